@@ -1,0 +1,109 @@
+#pragma once
+// The app framework: each app (vecadd, matmul, conv5x5, reduction) is host code written once
+// against the runtime API; runapp and the tests drive it through this interface.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <duet/duet.hpp>
+
+namespace duet::apps {
+
+// How much of the output is checked against the CPU reference.
+enum class Verify { full, sample, off };
+
+// What one run of one variant is asked to do.
+struct RunConfig {
+    std::vector<std::size_t> size;             // app-specific dims (empty: the app's default)
+    std::optional<std::array<std::size_t, 2>> local; // --local WxH (empty: the variant's own)
+    int reps = 10;                             // timed runs
+    int warmup = 2;                            // untimed runs first
+    Verify verify = Verify::full;
+    std::uint64_t seed = 42;                   // input seed (printed)
+    std::vector<std::pair<std::string, std::string>> defines; // extra/tuned defines
+};
+
+// One variant of an app's ladder.
+struct Variant {
+    std::string name;        // "tiled16"
+    std::string kernel;      // kernel name in kernels_cl/ and kernels_cu/
+    std::string description; // one line: what this step changes
+};
+
+// Everything measured in one run of one variant.
+struct Result {
+    std::string app, variant, device_id, device_name, backend;
+    std::string size_label;  // "4096x4096x4096"
+    std::string local_label; // "16x16"
+    Stats kernel_ms;         // device-event kernel time over the timed runs
+    double h2d_ms = 0, d2h_ms = 0;   // input upload, output download (device events)
+    double h2d_bytes = 0, d2h_bytes = 0;
+    double wall_ms = 0;      // end to end: build, upload, warm-up, timed runs, download, check
+    double build_ms = 0;
+    bool cache_hit = false;
+    std::string build_options;
+    double flops = 0;        // arithmetic per run (0: not an arithmetic metric)
+    double bytes = 0;        // bytes read + written per run (effective bandwidth)
+    double pixels = 0;       // output pixels per run (0: not an image app)
+    double max_error = 0;    // largest |result - reference| (relative where the app says)
+    double tolerance = 0;    // allowed error
+    std::string error_kind;  // "abs" or "rel"
+    bool verified = false;   // false with Verify::off
+    bool pass = false;       // verified and within tolerance (true when not verified)
+    std::uint64_t seed = 0;
+    std::string note;        // anything the reader must know (e.g. skipped, rounded sizes)
+
+    double gflops() const { return flops > 0 ? flops / (kernel_ms.median * 1e6) : 0; }
+    double gbs() const { return bytes > 0 ? bytes / (kernel_ms.median * 1e6) : 0; }
+    double mpixels() const { return pixels > 0 ? pixels / (kernel_ms.median * 1e3) : 0; }
+};
+
+// One app: a ladder of variants sharing inputs, reference and checks.
+class App {
+public:
+    virtual ~App() = default;
+    virtual std::string name() const = 0;
+    virtual std::string description() const = 0;
+    virtual std::vector<Variant> variants() const = 0;
+    // Default size: finishes in seconds on a 2-core CPU.
+    virtual std::vector<std::size_t> default_size() const = 0;
+    // Parses --size ("4096", "1024x512x256", "2^20", "16M"); bad input is a usage Error.
+    virtual std::vector<std::size_t> parse_size(const std::string& text) const;
+    // Runs one variant on `dev`; a device or build failure throws duet::Error.
+    virtual Result run(Device& dev, const Variant& variant, const RunConfig& cfg) const = 0;
+};
+
+// All apps, in the order runapp shows them.
+const std::vector<const App*>& all_apps();
+// The app called `name`; an unknown name is a usage Error listing the apps.
+const App& find_app(const std::string& name);
+// The variants of `app` named by `spec` ("all", or a comma-separated list); unknown is an Error.
+std::vector<Variant> select_variants(const App& app, const std::string& spec);
+
+// ---- helpers shared by the apps ----
+
+// Parses "4096", "2^20", "16M", "64k", "1024x768" into dims; rejects 0, negatives, junk.
+std::vector<std::size_t> parse_dims(const std::string& text);
+// "1024x768"
+std::string dims_label(const std::vector<std::size_t>& dims);
+// Seeded uniform floats in [lo, hi).
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f, float hi = 1.f);
+// Seeded uniform ints in [lo, hi].
+std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi);
+// Fills a buffer with NaN bytes (0xFF) so an output the kernel never wrote cannot pass.
+void poison(Queue& q, Buffer& buf);
+// Runs `launch` cfg.warmup times untimed, then cfg.reps times; each call returns the first
+// and last Event of one run (the same Event for single-launch variants). Returns ms per run.
+Stats time_runs(Queue& q, const RunConfig& cfg, const std::function<std::pair<Event, Event>()>& launch);
+// Indices to check: all of [0, n) for Verify::full, an even spread of up to 4096 for sample.
+std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed);
+// Fills the device fields and build facts of a Result.
+void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
+              const Variant& v);
+// The local size to use: cfg.local if given, else `fallback`, checked against the kernel.
+std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size_t, 2> fallback,
+                                      const Kernel& k);
+
+} // namespace duet::apps

@@ -1,0 +1,196 @@
+// Helpers every app shares: size parsing, seeded inputs, poisoning, timing, sampling.
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <random>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+namespace {
+
+// Parses one positive count: "4096", "2^20", "16M", "64k".
+std::size_t parse_count(const std::string& whole, const std::string& t) {
+    auto bad = [&](const std::string& why) {
+        return Error::usage("size '" + whole + "': " + why +
+                            " (give a positive count such as 4096, 2^20, 16M, or WxH)");
+    };
+    if (t.empty())
+        throw bad("an empty dimension");
+    if (t[0] == '-')
+        throw bad("negative");
+    std::size_t value = 0;
+    if (const auto caret = t.find('^'); caret != std::string::npos) {
+        const std::string base = t.substr(0, caret), exp = t.substr(caret + 1);
+        if (base != "2" || exp.empty() || exp.size() > 2 ||
+            !std::all_of(exp.begin(), exp.end(), ::isdigit) || std::stoi(exp) > 40)
+            throw bad("only powers of two up to 2^40 are understood");
+        value = std::size_t{1} << std::stoi(exp);
+    } else {
+        std::size_t digits = 0;
+        while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits])))
+            ++digits;
+        if (digits == 0 || digits > 12)
+            throw bad("'" + t + "' is not a number");
+        value = std::stoull(t.substr(0, digits));
+        const std::string suffix = t.substr(digits);
+        if (suffix == "k" || suffix == "K")
+            value <<= 10;
+        else if (suffix == "M" || suffix == "m")
+            value <<= 20;
+        else if (suffix == "G" || suffix == "g")
+            value <<= 30;
+        else if (!suffix.empty())
+            throw bad("'" + t + "' is not a number");
+    }
+    if (value == 0)
+        throw bad("zero");
+    return value;
+}
+
+} // namespace
+
+std::vector<std::size_t> parse_dims(const std::string& text) {
+    std::vector<std::size_t> dims;
+    std::size_t start = 0;
+    for (;;) {
+        const auto x = text.find('x', start);
+        dims.push_back(parse_count(text, text.substr(start, x == std::string::npos ? x : x - start)));
+        if (x == std::string::npos)
+            break;
+        start = x + 1;
+    }
+    return dims;
+}
+
+std::vector<std::size_t> App::parse_size(const std::string& text) const { return parse_dims(text); }
+
+std::string dims_label(const std::vector<std::size_t>& dims) {
+    std::string s;
+    for (auto d : dims)
+        s += (s.empty() ? "" : "x") + std::to_string(d);
+    return s;
+}
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (auto& x : v)
+        x = dist(rng);
+    return v;
+}
+
+std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> dist(lo, hi);
+    std::vector<int> v(n);
+    for (auto& x : v)
+        x = dist(rng);
+    return v;
+}
+
+void poison(Queue& q, Buffer& buf) {
+    const unsigned char ff = 0xFF; // all-ones is a NaN as float and -1 as int
+    q.fill_bytes(buf, &ff, 1, buf.size());
+    q.finish();
+}
+
+Stats time_runs(Queue& q, const RunConfig& cfg,
+                const std::function<std::pair<Event, Event>()>& launch) {
+    for (int i = 0; i < cfg.warmup; ++i)
+        launch();
+    q.finish();
+    std::vector<double> ms;
+    ms.reserve(static_cast<std::size_t>(std::max(cfg.reps, 0)));
+    for (int i = 0; i < cfg.reps; ++i) {
+        auto [first, last] = launch();
+        ms.push_back(Event::span_ms(first, last));
+    }
+    q.finish();
+    return summarize(std::move(ms));
+}
+
+std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed) {
+    std::vector<std::size_t> idx;
+    if (v == Verify::off || n == 0)
+        return idx;
+    if (v == Verify::full || n <= 4096) {
+        idx.resize(n);
+        std::iota(idx.begin(), idx.end(), std::size_t{0});
+        return idx;
+    }
+    // Sample: both ends (where boundary bugs live) and a seeded random spread between.
+    std::mt19937_64 rng(seed ^ 0x5eed);
+    std::uniform_int_distribution<std::size_t> dist(0, n - 1);
+    for (std::size_t i = 0; i < 512; ++i) {
+        idx.push_back(i);
+        idx.push_back(n - 1 - i);
+    }
+    for (int i = 0; i < 3072; ++i)
+        idx.push_back(dist(rng));
+    std::sort(idx.begin(), idx.end());
+    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    return idx;
+}
+
+void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
+              const Variant& v) {
+    r.app = app;
+    r.variant = v.name;
+    r.device_id = dev.info().id();
+    r.device_name = dev.info().name;
+    r.backend = dev.info().backend;
+    r.build_ms = k.build_ms();
+    r.cache_hit = k.cache_hit();
+    r.build_options = k.build_options();
+}
+
+std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size_t, 2> fallback,
+                                      const Kernel& k) {
+    const auto local = cfg.local ? *cfg.local : fallback;
+    if (local[0] * local[1] > k.max_work_group_size())
+        throw Error::usage("local size " + std::to_string(local[0]) + "x" +
+                           std::to_string(local[1]) + " is over the limit of " +
+                           std::to_string(k.max_work_group_size()) + " work-items for kernel " +
+                           k.name() + " on this device");
+    return local;
+}
+
+const App& find_app(const std::string& name) {
+    std::string names;
+    for (const App* a : all_apps()) {
+        if (a->name() == name)
+            return *a;
+        names += (names.empty() ? "" : ", ") + a->name();
+    }
+    throw Error::usage("unknown app '" + name + "'; the apps are: " + names);
+}
+
+std::vector<Variant> select_variants(const App& app, const std::string& spec) {
+    const auto all = app.variants();
+    if (spec.empty() || spec == "all")
+        return all;
+    std::vector<Variant> out;
+    std::size_t start = 0;
+    for (;;) {
+        const auto comma = spec.find(',', start);
+        const std::string name = spec.substr(start, comma == std::string::npos ? comma : comma - start);
+        auto it = std::find_if(all.begin(), all.end(), [&](const Variant& v) { return v.name == name; });
+        if (it == all.end()) {
+            std::string names;
+            for (const auto& v : all)
+                names += (names.empty() ? "" : ", ") + v.name;
+            throw Error::usage("app " + app.name() + " has no variant '" + name +
+                               "'; its variants are: " + names);
+        }
+        out.push_back(*it);
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+} // namespace duet::apps

@@ -1,0 +1,161 @@
+#include <algorithm>
+#include <cstdlib>
+
+#include "cli.hpp"
+
+namespace runapp {
+
+namespace {
+
+using duet::Error;
+
+const std::vector<std::string> commands = {"list", "info", "run", "compare", "bandwidth",
+                                           "doctor", "cache", "help", "version"};
+
+int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
+    const bool digits = !v.empty() && v.size() < 10 &&
+                        std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); });
+    const long x = digits ? std::stol(v) : -1;
+    if (!digits || x < lo || x > hi)
+        throw Error::usage(opt + " '" + v + "': give a whole number from " + std::to_string(lo) +
+                           " to " + std::to_string(hi));
+    return static_cast<int>(x);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const auto p = s.find(sep, start);
+        out.push_back(s.substr(start, p == std::string::npos ? p : p - start));
+        if (p == std::string::npos)
+            return out;
+        start = p + 1;
+    }
+}
+
+} // namespace
+
+const char* usage_text() {
+    return R"(runapp: run the same GPU apps on every CUDA and OpenCL device and time them side by side
+
+usage:
+  runapp list                                 devices of every backend, and why a backend has none
+  runapp info DEVICE                          one device in full
+  runapp [run] APP [options]                  run one app (all variants, or --variant NAME)
+  runapp compare [APP...] [--devices all|LIST] [--html FILE]
+                                              every variant on every device, one table
+  runapp bandwidth [--device D]               host<->device and device<->device copies
+  runapp doctor [--format json]               check loader, ICD files, libraries, devices
+  runapp cache ls|clear                       the on-disk program cache
+  runapp --version | help
+
+apps: vecadd, matmul, conv5x5, reduction
+
+devices: an index from `runapp list` (3), backend:index (opencl:1, cuda:0), a backend (cuda),
+         uuid:HEX, or part of the name; with --backend B, --device N is B's N-th device.
+
+options:
+  --backend cuda|opencl     --device D           --devices all|D1,D2,...
+  --size S[,S...]           sizes: 4096, 2^20, 16M, 1024x768, MxNxK
+  --variant NAME[,NAME]|all --local WxH[,WxH]    work-group shape(s)
+  --reps N (10)             --warmup N (2)       --verify full|sample|off (full)
+  --format table|json|csv   --output FILE        --seed N (42)
+  --define NAME=VALUE       --timeout SECONDS    --quiet
+
+exit codes: 0 success, 1 a result was wrong, 2 a usage error, 3 a device or runtime error
+environment: DUET_LOG_LEVEL=debug, DUET_CACHE_DIR, DUET_KERNEL_DIR, DUET_BACKEND_PATH
+)";
+}
+
+Cli parse(int argc, char** argv) {
+    Cli c;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string a = args[i];
+        if (a.size() > 2 && a.rfind("--", 0) == 0) {
+            std::string name = a, value;
+            bool has_value = false;
+            if (auto eq = a.find('='); eq != std::string::npos) {
+                name = a.substr(0, eq);
+                value = a.substr(eq + 1);
+                has_value = true;
+            }
+            auto need = [&]() -> std::string {
+                if (has_value)
+                    return value;
+                if (i + 1 >= args.size())
+                    throw Error::usage("option " + name + " needs a value (see runapp --help)");
+                return args[++i];
+            };
+            if (name == "--help") { c.command = "help"; continue; }
+            if (name == "--version") { c.command = "version"; continue; }
+            if (name == "--quiet") { c.quiet = true; continue; }
+            const std::string v = need();
+            if (v.empty())
+                throw Error::usage("option " + name + " has an empty value");
+            if (name == "--backend") c.backend = v;
+            else if (name == "--device") c.device = v;
+            else if (name == "--devices") c.devices = v;
+            else if (name == "--size") { for (auto& s : split(v, ',')) c.sizes.push_back(s); }
+            else if (name == "--variant") c.variant = v;
+            else if (name == "--local") {
+                for (auto& s : split(v, ',')) {
+                    auto d = duet::apps::parse_dims(s);
+                    if (d.size() > 2)
+                        throw Error::usage("--local '" + s + "': give W or WxH");
+                    c.locals.push_back({d[0], d.size() > 1 ? d[1] : 1});
+                }
+            }
+            else if (name == "--reps") c.reps = parse_int(name, v, 1, 100000);
+            else if (name == "--warmup") c.warmup = parse_int(name, v, 0, 100000);
+            else if (name == "--seed") c.seed = static_cast<std::uint64_t>(parse_int(name, v, 0, 2147483647));
+            else if (name == "--verify") {
+                c.verify_given = true;
+                if (v == "full") c.verify = duet::apps::Verify::full;
+                else if (v == "sample") c.verify = duet::apps::Verify::sample;
+                else if (v == "off") c.verify = duet::apps::Verify::off;
+                else throw Error::usage("--verify '" + v + "': give full, sample or off");
+            }
+            else if (name == "--format") {
+                if (v == "table") c.format = Format::table;
+                else if (v == "json") c.format = Format::json;
+                else if (v == "csv") c.format = Format::csv;
+                else throw Error::usage("--format '" + v + "': give table, json or csv");
+            }
+            else if (name == "--output") c.output = v;
+            else if (name == "--html") c.html = v;
+            else if (name == "--define") {
+                const auto eq = v.find('=');
+                if (eq == 0)
+                    throw Error::usage("--define '" + v + "': give NAME=VALUE");
+                c.defines.emplace_back(v.substr(0, eq), eq == std::string::npos ? "" : v.substr(eq + 1));
+            }
+            else if (name == "--timeout") {
+                char* end = nullptr;
+                c.timeout_s = std::strtod(v.c_str(), &end);
+                if (!end || *end || !(c.timeout_s > 0) || c.timeout_s > 86400)
+                    throw Error::usage("--timeout '" + v + "': give seconds, more than 0");
+            }
+            else throw Error::usage("unknown option '" + name + "' (see runapp --help)");
+            continue;
+        }
+        if (a.size() > 1 && a[0] == '-' && !std::isdigit(static_cast<unsigned char>(a[1])))
+            throw Error::usage("unknown option '" + a + "' (options start with --; see runapp --help)");
+        if (c.command.empty()) {
+            if (std::find(commands.begin(), commands.end(), a) != commands.end()) {
+                c.command = a;
+            } else {
+                c.command = "run"; // `runapp matmul` runs the app
+                c.positional.push_back(a);
+            }
+        } else {
+            c.positional.push_back(a);
+        }
+    }
+    if (c.command.empty())
+        c.command = "help";
+    return c;
+}
+
+} // namespace runapp

@@ -1,0 +1,155 @@
+// runapp list and runapp info.
+#include <iostream>
+
+#include <duet/duet.hpp>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "output.hpp"
+
+namespace runapp {
+
+namespace {
+
+std::string mib(std::uint64_t b) { return fmt("%.0f MiB", double(b) / (1 << 20)); }
+
+std::string other_ids(const duet::Device& d) {
+    std::string s;
+    for (auto* o : duet::same_physical_device(d))
+        s += (s.empty() ? "" : ", ") + o->info().id();
+    return s;
+}
+
+} // namespace
+
+duet::Device& chosen_device(const Cli& c) {
+    if (!c.backend.empty())
+        return duet::select_device(c.device, c.backend);
+    return duet::select_device(c.device);
+}
+
+int cmd_list(const Cli& c) {
+    const auto reports = duet::backend_reports();
+    const auto devs = duet::devices();
+    if (c.format == Format::json) {
+        nlohmann::json j;
+        j["backends"] = nlohmann::json::array();
+        for (const auto& r : reports) {
+            nlohmann::json b = {{"name", r.name}, {"plugin", r.plugin}, {"loaded", r.loaded},
+                                {"version", r.version}, {"devices", r.device_count},
+                                {"reason", r.reason}};
+            b["platforms"] = nlohmann::json::array();
+            for (const auto& p : r.platforms)
+                b["platforms"].push_back({{"name", p.name}, {"vendor", p.vendor},
+                                          {"version", p.version}, {"library", p.library},
+                                          {"devices", p.device_count}, {"note", p.note}});
+            j["backends"].push_back(b);
+        }
+        j["devices"] = nlohmann::json::array();
+        for (auto* d : devs) {
+            const auto& i = d->info();
+            nlohmann::json same = nlohmann::json::array();
+            for (auto* o : duet::same_physical_device(*d))
+                same.push_back(o->info().id());
+            j["devices"].push_back({{"index", duet::global_index(*d)}, {"id", i.id()},
+                                    {"name", i.name}, {"type", i.type}, {"vendor", i.vendor},
+                                    {"platform", i.platform}, {"uuid", i.uuid},
+                                    {"pci_bus_id", i.pci_bus_id}, {"same_device_as", same}});
+        }
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    for (const auto& r : reports) {
+        std::cout << r.name << ": ";
+        if (r.device_count > 0)
+            std::cout << r.device_count << " device" << (r.device_count > 1 ? "s" : "");
+        else
+            std::cout << "no devices: " << r.reason;
+        if (!r.version.empty())
+            std::cout << " (" << r.version << ")";
+        std::cout << "\n";
+        for (const auto& p : r.platforms) {
+            std::cout << "  platform " << p.name << " | " << p.version;
+            if (!p.library.empty())
+                std::cout << " | " << p.library;
+            std::cout << " | " << p.device_count << " device" << (p.device_count == 1 ? "" : "s");
+            if (!p.note.empty())
+                std::cout << " | " << p.note;
+            std::cout << "\n";
+        }
+    }
+    std::cout << "\n";
+    if (devs.empty()) {
+        std::cout << "no devices found; `runapp doctor` walks through why\n";
+        return 0;
+    }
+    Table t({"#", "id", "type", "name", "CUs", "memory", "platform", "same GPU as"});
+    for (auto* d : devs) {
+        const auto& i = d->info();
+        t.add({std::to_string(duet::global_index(*d)), i.id(), i.type, i.name,
+               std::to_string(i.compute_units), mib(i.global_mem_bytes), i.platform, other_ids(*d)});
+    }
+    t.print(std::cout);
+    return 0;
+}
+
+int cmd_info(const Cli& c) {
+    if (c.positional.size() > 1)
+        throw duet::Error::usage("runapp info takes one device, got " + std::to_string(c.positional.size()));
+    Cli pick = c;
+    if (!c.positional.empty())
+        pick.device = c.positional[0];
+    duet::Device& d = chosen_device(pick);
+    const auto& i = d.info();
+    std::vector<std::pair<std::string, std::string>> rows = {
+        {"Index", std::to_string(duet::global_index(d))},
+        {"Id", i.id()},
+        {"Name", i.name},
+        {"Vendor", i.vendor},
+        {"Type", i.type},
+        {"Backend", i.backend},
+        {"Platform", i.platform},
+        {"Platform version", i.platform_version},
+        {"Device version", i.device_version},
+        {"Driver version", i.driver_version},
+        {"Library", i.library},
+        {"UUID", i.uuid.empty() ? "(not reported)" : i.uuid},
+        {"PCI bus id", i.pci_bus_id.empty() ? "(not reported)" : i.pci_bus_id},
+        {"Same device as", other_ids(d).empty() ? "-" : other_ids(d)},
+        {"Compute units", std::to_string(i.compute_units)},
+        {"Max clock", std::to_string(i.clock_mhz) + " MHz"},
+        {"Global memory", mib(i.global_mem_bytes)},
+        {"Max allocation", mib(i.max_alloc_bytes)},
+        {"Local/shared memory per group", std::to_string(i.local_mem_bytes / 1024) + " KiB"},
+        {"Constant memory", std::to_string(i.constant_mem_bytes / 1024) + " KiB"},
+        {"Max work-group size", std::to_string(i.max_work_group_size)},
+        {"Max work-item sizes", std::to_string(i.max_work_item_sizes[0]) + " x " +
+                                    std::to_string(i.max_work_item_sizes[1]) + " x " +
+                                    std::to_string(i.max_work_item_sizes[2])},
+        {"Sub-group / warp width", i.subgroup_width ? std::to_string(i.subgroup_width) : "unknown"},
+        {"Unified host memory", i.unified_memory ? "yes" : "no"},
+    };
+    if (i.memory_clock_mhz)
+        rows.emplace_back("Memory clock", std::to_string(i.memory_clock_mhz) + " MHz");
+    if (i.memory_bus_bits)
+        rows.emplace_back("Memory bus", std::to_string(i.memory_bus_bits) + " bits");
+    if (i.peak_bandwidth_gbs() > 0)
+        rows.emplace_back("Peak memory bandwidth", fmt("%.0f GB/s (theoretical)", i.peak_bandwidth_gbs()));
+    for (const auto& kv : i.details)
+        rows.push_back(kv);
+    if (c.format == Format::json) {
+        nlohmann::json j;
+        for (const auto& [k, v] : rows)
+            j[k] = v;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::size_t w = 0;
+    for (const auto& r : rows)
+        w = std::max(w, r.first.size());
+    for (const auto& [k, v] : rows)
+        std::cout << k << std::string(w - k.size() + 2, ' ') << v << "\n";
+    return 0;
+}
+
+} // namespace runapp

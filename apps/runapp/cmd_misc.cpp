@@ -1,0 +1,115 @@
+// runapp cache and runapp bandwidth.
+#include <iostream>
+
+#include <duet/backend/program_cache.hpp>
+#include <duet/duet.hpp>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "output.hpp"
+
+namespace runapp {
+
+int cmd_cache(const Cli& c) {
+    auto& cache = duet::ProgramCache::instance();
+    const std::string sub = c.positional.empty() ? "ls" : c.positional[0];
+    if (c.positional.size() > 1 || (sub != "ls" && sub != "clear"))
+        throw duet::Error::usage("runapp cache takes ls or clear");
+    if (cache.dir().empty()) {
+        std::cout << "the program cache is off (DUET_CACHE_DIR is empty and no HOME)\n";
+        return 0;
+    }
+    if (sub == "clear") {
+        std::cout << "removed " << cache.clear() << " entries from " << cache.dir() << "\n";
+        return 0;
+    }
+    const auto entries = cache.list();
+    std::uint64_t total = 0;
+    Table t({"bytes", "program", "file"});
+    for (const auto& e : entries) {
+        total += e.bytes;
+        t.add({std::to_string(e.bytes), e.description, e.path});
+    }
+    std::cout << "cache " << cache.dir() << (cache.enabled() ? "" : " (not writable: off)") << ": "
+              << entries.size() << " entries, " << total << " bytes\n";
+    if (!t.empty())
+        t.print(std::cout);
+    return 0;
+}
+
+namespace {
+
+struct Sample {
+    std::string what;
+    double ms, gbs;
+};
+
+} // namespace
+
+int cmd_bandwidth(const Cli& c) {
+    std::vector<duet::Device*> devs;
+    if (!c.device.empty() || !c.backend.empty())
+        devs.push_back(&chosen_device(c));
+    else
+        devs = duet::devices();
+    if (devs.empty())
+        throw duet::Error(duet::ErrorKind::unavailable, "", "", 0, "",
+                          "no device to measure; run `runapp list` or `runapp doctor`");
+    std::size_t bytes = 64u << 20;
+    if (!c.sizes.empty()) {
+        auto d = duet::apps::parse_dims(c.sizes[0]);
+        if (d.size() != 1)
+            throw duet::Error::usage("bandwidth --size is one byte count, e.g. 256M");
+        bytes = d[0];
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (auto* dev : devs) {
+        auto q = dev->create_queue();
+        auto a = dev->alloc_bytes(bytes), b = dev->alloc_bytes(bytes);
+        std::vector<unsigned char> pageable(bytes, 1);
+        auto pinned = dev->alloc_host(bytes);
+        std::fill_n(static_cast<unsigned char*>(pinned->data()), bytes, 1);
+        auto measure = [&](const std::string& what, auto op) {
+            for (int i = 0; i < c.warmup; ++i)
+                op();
+            std::vector<double> ms;
+            for (int i = 0; i < c.reps; ++i)
+                ms.push_back(op().elapsed_ms());
+            const auto s = duet::summarize(ms);
+            return Sample{what, s.median, double(bytes) / (s.median * 1e6)};
+        };
+        std::vector<Sample> samples = {
+            measure("host->device pageable", [&] { return q->write_bytes(*a, pageable.data(), bytes); }),
+            measure("device->host pageable", [&] { return q->read_bytes(*a, pageable.data(), bytes); }),
+            measure(std::string("host->device ") + (pinned->pinned() ? "pinned" : "pinned (unavailable)"),
+                    [&] { return q->write_bytes(*a, pinned->data(), bytes); }),
+            measure(std::string("device->host ") + (pinned->pinned() ? "pinned" : "pinned (unavailable)"),
+                    [&] { return q->read_bytes(*a, pinned->data(), bytes); }),
+            measure("device->device", [&] { return q->copy(*a, *b, bytes); }),
+        };
+        // Device-to-device moves the bytes twice (read + write), as bandwidthTest counts it.
+        samples.back().gbs *= 2;
+        if (c.format == Format::table) {
+            std::cout << dev->label() << ", " << bytes << " bytes, median of " << c.reps << "\n";
+            Table t({"transfer", "ms", "GB/s"});
+            for (const auto& s : samples)
+                t.add({s.what, fmt("%.3f", s.ms), fmt("%.2f", s.gbs)});
+            t.print(std::cout);
+            std::cout << "\n";
+        }
+        for (const auto& s : samples)
+            out.push_back({{"device_id", dev->info().id()}, {"device", dev->info().name},
+                           {"transfer", s.what}, {"bytes", bytes}, {"ms", s.ms}, {"gbs", s.gbs}});
+    }
+    if (c.format == Format::json)
+        std::cout << nlohmann::json{{"duet_version", duet::version}, {"results", out}}.dump(2) << "\n";
+    else if (c.format == Format::csv) {
+        std::cout << "device_id,transfer,bytes,ms,gbs\n";
+        for (const auto& r : out)
+            std::cout << r["device_id"].get<std::string>() << "," << r["transfer"].get<std::string>()
+                      << "," << r["bytes"] << "," << r["ms"] << "," << r["gbs"] << "\n";
+    }
+    return 0;
+}
+
+} // namespace runapp

@@ -1,0 +1,169 @@
+// runapp run and runapp compare.
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <unistd.h>
+
+#include <duet/duet.hpp>
+
+#include "commands.hpp"
+#include "report.hpp"
+#include "output.hpp"
+
+namespace runapp {
+
+namespace {
+
+using duet::apps::App;
+using duet::apps::Result;
+using duet::apps::RunConfig;
+
+RunConfig base_config(const Cli& c) {
+    RunConfig cfg;
+    cfg.reps = c.reps;
+    cfg.warmup = c.warmup;
+    cfg.verify = c.verify;
+    cfg.seed = c.seed;
+    cfg.defines = c.defines;
+    return cfg;
+}
+
+// Writes to --output FILE when given, else to stdout.
+void emit(const Cli& c, const std::vector<Result>& results, int argc, char** argv) {
+    const auto prov = provenance(argc, argv);
+    if (c.output.empty()) {
+        print_results(std::cout, results, c.format, prov);
+        return;
+    }
+    std::ofstream out(c.output);
+    if (!out)
+        throw duet::Error::usage("cannot write --output file " + c.output);
+    print_results(out, results, c.format, prov);
+    if (c.format == Format::table)
+        print_results(std::cout, results, Format::table, prov);
+    std::cerr << "results written to " << c.output << "\n";
+}
+
+int exit_code(const std::vector<Result>& results) {
+    for (const auto& r : results)
+        if (r.verified && !r.pass)
+            return 1;
+    return 0;
+}
+
+// Runs the variants of one app on one device over every size and local size asked for.
+std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, bool progress) {
+    std::vector<Result> out;
+    std::vector<std::vector<std::size_t>> sizes;
+    for (const auto& s : c.sizes)
+        sizes.push_back(app.parse_size(s));
+    if (sizes.empty())
+        sizes.push_back({});
+    std::vector<std::optional<std::array<std::size_t, 2>>> locals;
+    for (const auto& l : c.locals)
+        locals.emplace_back(l);
+    if (locals.empty())
+        locals.emplace_back(std::nullopt);
+    const auto variants = duet::apps::select_variants(app, c.variant);
+    for (const auto& size : sizes)
+        for (const auto& local : locals)
+            for (const auto& v : variants) {
+                RunConfig cfg = base_config(c);
+                cfg.size = size;
+                cfg.local = local;
+                if (progress)
+                    std::cerr << "\r\033[K" << app.name() << " " << v.name << " on " << dev.info().id()
+                              << " ..." << std::flush;
+                out.push_back(app.run(dev, v, cfg));
+            }
+    if (progress)
+        std::cerr << "\r\033[K" << std::flush;
+    return out;
+}
+
+} // namespace
+
+int cmd_run(const Cli& c, int argc, char** argv) {
+    if (c.positional.empty())
+        throw duet::Error::usage("which app? runapp run APP (apps: vecadd, matmul, conv5x5, reduction)");
+    std::vector<const App*> apps;
+    for (const auto& name : c.positional)
+        apps.push_back(&duet::apps::find_app(name));
+    if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
+        throw duet::Error::usage("--variant and --size apply to one app; run the apps one at a time");
+    duet::Device& dev = chosen_device(c);
+    const bool progress = !c.quiet && isatty(STDERR_FILENO);
+    std::vector<Result> results;
+    for (const App* app : apps)
+        for (auto& r : run_app(*app, dev, c, progress))
+            results.push_back(std::move(r));
+    emit(c, results, argc, argv);
+    return exit_code(results);
+}
+
+int cmd_compare(const Cli& c, int argc, char** argv) {
+    std::vector<const App*> apps;
+    for (const auto& name : c.positional)
+        apps.push_back(&duet::apps::find_app(name));
+    if (apps.empty())
+        apps = duet::apps::all_apps();
+    if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
+        throw duet::Error::usage("--variant and --size apply to one app; compare one app at a time");
+    std::vector<duet::Device*> devs;
+    if (c.devices == "all") {
+        devs = duet::devices();
+        if (!c.backend.empty()) {
+            std::erase_if(devs, [&](auto* d) { return d->info().backend != c.backend; });
+            if (devs.empty())
+                duet::select_device("0", c.backend); // throws with the backend's reason
+        }
+    } else {
+        std::size_t start = 0;
+        for (;;) {
+            const auto comma = c.devices.find(',', start);
+            devs.push_back(&duet::select_device(c.devices.substr(start, comma == std::string::npos ? comma : comma - start)));
+            if (comma == std::string::npos)
+                break;
+            start = comma + 1;
+        }
+    }
+    if (devs.empty())
+        throw duet::Error(duet::ErrorKind::unavailable, "", "", 0, "",
+                          "no device to compare on; run `runapp list` or `runapp doctor`");
+    const bool progress = !c.quiet && isatty(STDERR_FILENO);
+    std::vector<Result> results;
+    std::vector<std::string> failures;
+    for (const App* app : apps)
+        for (auto* dev : devs) {
+            try {
+                for (auto& r : run_app(*app, *dev, c, progress))
+                    results.push_back(std::move(r));
+            } catch (const duet::Error& e) {
+                if (e.kind() == duet::ErrorKind::usage)
+                    throw;
+                failures.push_back(app->name() + " on " + dev->label() + ": " + e.what());
+            }
+        }
+    if (c.format != Format::table) {
+        emit(c, results, argc, argv);
+    } else {
+        print_comparison(std::cout, results);
+        if (!c.output.empty())
+            emit(c, results, argc, argv);
+    }
+    if (!c.html.empty()) {
+        std::ofstream out(c.html);
+        if (!out)
+            throw duet::Error::usage("cannot write --html file " + c.html);
+        write_html(out, results, provenance(argc, argv));
+        std::cerr << "HTML report written to " << c.html << "\n";
+    }
+    for (const auto& f : failures)
+        std::cerr << "runapp: error: " << f << "\n";
+    if (exit_code(results))
+        return 1;
+    return failures.empty() ? 0 : 3;
+}
+
+} // namespace runapp

@@ -1,0 +1,17 @@
+#pragma once
+// runapp's commands; each returns the process exit code.
+#include "cli.hpp"
+
+namespace runapp {
+
+int cmd_list(const Cli& c);
+int cmd_info(const Cli& c);
+int cmd_run(const Cli& c, int argc, char** argv);
+int cmd_compare(const Cli& c, int argc, char** argv);
+int cmd_bandwidth(const Cli& c);
+int cmd_doctor(const Cli& c);
+int cmd_cache(const Cli& c);
+// The device a command works on: --backend/--device, or the default device.
+duet::Device& chosen_device(const Cli& c);
+
+} // namespace runapp

@@ -1,0 +1,188 @@
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <ostream>
+
+#include <duet/duet.hpp>
+
+#include "output.hpp"
+
+namespace runapp {
+
+using duet::apps::Result;
+
+void Table::print(std::ostream& out) const {
+    std::vector<std::size_t> width;
+    for (const auto& r : rows_)
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            if (width.size() <= i)
+                width.push_back(0);
+            width[i] = std::max(width[i], r[i].size());
+        }
+    for (std::size_t k = 0; k < rows_.size(); ++k) {
+        std::string line;
+        for (std::size_t i = 0; i < rows_[k].size(); ++i) {
+            std::string cell = rows_[k][i];
+            if (i + 1 < rows_[k].size())
+                cell.resize(width[i], ' ');
+            line += cell + (i + 1 < rows_[k].size() ? "  " : "");
+        }
+        out << line << "\n";
+        if (k == 0) {
+            std::size_t total = 0;
+            for (auto w : width)
+                total += w + 2;
+            out << std::string(total > 2 ? total - 2 : 0, '-') << "\n";
+        }
+    }
+}
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+double throughput_value(const Result& r) {
+    if (r.flops > 0)
+        return r.gflops();
+    if (r.pixels > 0)
+        return r.mpixels();
+    return r.gbs();
+}
+
+std::string throughput(const Result& r) {
+    if (r.kernel_ms.median <= 0)
+        return "-";
+    if (r.flops > 0)
+        return r.gflops() >= 1000 ? fmt("%.2f TFLOP/s", r.gflops() / 1000) : fmt("%.1f GFLOP/s", r.gflops());
+    if (r.pixels > 0)
+        return fmt("%.0f Mpx/s", r.mpixels());
+    if (r.bytes > 0)
+        return fmt("%.1f GB/s", r.gbs());
+    return "-";
+}
+
+nlohmann::json to_json(const Result& r) {
+    nlohmann::json j;
+    j["app"] = r.app;
+    j["variant"] = r.variant;
+    j["backend"] = r.backend;
+    j["device_id"] = r.device_id;
+    j["device"] = r.device_name;
+    j["size"] = r.size_label;
+    j["local"] = r.local_label;
+    j["seed"] = r.seed;
+    j["kernel_ms"] = {{"median", r.kernel_ms.median}, {"min", r.kernel_ms.min},
+                      {"max", r.kernel_ms.max}, {"mean", r.kernel_ms.mean},
+                      {"runs", r.kernel_ms.count}};
+    j["h2d_ms"] = r.h2d_ms;
+    j["d2h_ms"] = r.d2h_ms;
+    j["h2d_gbs"] = r.h2d_ms > 0 ? r.h2d_bytes / (r.h2d_ms * 1e6) : 0.0;
+    j["d2h_gbs"] = r.d2h_ms > 0 ? r.d2h_bytes / (r.d2h_ms * 1e6) : 0.0;
+    j["wall_ms"] = r.wall_ms;
+    j["build_ms"] = r.build_ms;
+    j["cache_hit"] = r.cache_hit;
+    j["build_options"] = r.build_options;
+    if (r.flops > 0)
+        j["gflops"] = r.gflops();
+    if (r.bytes > 0)
+        j["effective_gbs"] = r.gbs();
+    if (r.pixels > 0)
+        j["mpixels_per_s"] = r.mpixels();
+    j["verified"] = r.verified;
+    j["pass"] = r.pass;
+    j["max_error"] = r.max_error;
+    j["tolerance"] = r.tolerance;
+    j["error_kind"] = r.error_kind;
+    if (!r.note.empty())
+        j["note"] = r.note;
+    return j;
+}
+
+nlohmann::json provenance(int argc, char** argv) {
+    nlohmann::json p;
+    p["duet_version"] = duet::version;
+    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    p["time"] = buf;
+    std::string cmd;
+    for (int i = 0; i < argc; ++i)
+        cmd += (i ? " " : "") + std::string(argv[i]);
+    p["command"] = cmd;
+    nlohmann::json devs = nlohmann::json::array();
+    for (auto* d : duet::devices()) {
+        const auto& i = d->info();
+        devs.push_back({{"index", duet::global_index(*d)}, {"id", i.id()}, {"name", i.name},
+                        {"backend", i.backend}, {"platform", i.platform},
+                        {"platform_version", i.platform_version}, {"driver", i.driver_version},
+                        {"device_version", i.device_version}, {"library", i.library},
+                        {"uuid", i.uuid}, {"pci_bus_id", i.pci_bus_id}});
+    }
+    p["devices"] = devs;
+    return p;
+}
+
+void print_results(std::ostream& out, const std::vector<Result>& results, Format f,
+                   const nlohmann::json& prov) {
+    if (f == Format::json) {
+        nlohmann::json j = prov;
+        j["results"] = nlohmann::json::array();
+        for (const auto& r : results)
+            j["results"].push_back(to_json(r));
+        out << j.dump(2) << "\n";
+        return;
+    }
+    if (f == Format::csv) {
+        out << "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_min,"
+               "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,gflops,effective_gbs,"
+               "mpixels_per_s,verified,pass,max_error,tolerance\n";
+        for (const auto& r : results) {
+            std::string name = r.device_name;
+            std::replace(name.begin(), name.end(), ',', ' ');
+            out << r.app << ',' << r.variant << ',' << r.backend << ',' << r.device_id << ','
+                << name << ',' << r.size_label << ',' << r.local_label << ',' << r.seed << ','
+                << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max << ','
+                << r.h2d_ms << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms << ','
+                << (r.cache_hit ? 1 : 0) << ',' << r.gflops() << ',' << r.gbs() << ','
+                << r.mpixels() << ',' << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ','
+                << r.max_error << ',' << r.tolerance << "\n";
+        }
+        return;
+    }
+    std::string last_header;
+    Table t({"variant", "size", "local", "kernel ms (med)", "min", "max", "throughput",
+             "eff. GB/s", "h2d GB/s", "d2h GB/s", "build ms", "cache", "max error", "check"});
+    auto flush = [&] {
+        if (!t.empty()) {
+            t.print(out);
+            out << "\n";
+        }
+        t = Table({"variant", "size", "local", "kernel ms (med)", "min", "max", "throughput",
+                   "eff. GB/s", "h2d GB/s", "d2h GB/s", "build ms", "cache", "max error", "check"});
+    };
+    for (const auto& r : results) {
+        const std::string header = r.app + " on " + r.device_id + " (" + r.device_name + ")";
+        if (header != last_header) {
+            flush();
+            out << header << ", seed " << r.seed << "\n";
+            last_header = header;
+        }
+        t.add({r.variant, r.size_label, r.local_label, fmt("%.4f", r.kernel_ms.median),
+               fmt("%.4f", r.kernel_ms.min), fmt("%.4f", r.kernel_ms.max), throughput(r),
+               r.bytes > 0 ? fmt("%.1f", r.gbs()) : "-",
+               r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
+               r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
+               fmt("%.1f", r.build_ms), r.cache_hit ? "hit" : "miss",
+               r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-",
+               !r.verified ? "UNVERIFIED" : r.pass ? "PASS" : "FAIL"});
+    }
+    flush();
+    for (const auto& r : results)
+        if (!r.note.empty())
+            out << "note (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.note << "\n";
+}
+
+} // namespace runapp

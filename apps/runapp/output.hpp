@@ -1,0 +1,40 @@
+#pragma once
+// Printing results: aligned tables for people, JSON (with provenance) and CSV for scripts.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app.hpp"
+#include "cli.hpp"
+
+namespace runapp {
+
+// A simple aligned text table.
+class Table {
+public:
+    explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
+    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    void print(std::ostream& out) const;
+    bool empty() const { return rows_.size() <= 1; }
+
+private:
+    std::vector<std::vector<std::string>> rows_;
+};
+
+// printf-style formatting into a std::string.
+std::string fmt(const char* f, double v);
+// The result's throughput as "123.4 GB/s", "5.6 TFLOP/s", "789 Mpx/s" (the app's main metric).
+std::string throughput(const duet::apps::Result& r);
+// The main metric as a number and its unit, for ratios.
+double throughput_value(const duet::apps::Result& r);
+// One result in JSON, with everything needed to reproduce it.
+nlohmann::json to_json(const duet::apps::Result& r);
+// Provenance common to a whole run: duet version, time, command line, devices.
+nlohmann::json provenance(int argc, char** argv);
+// Prints results in the chosen format.
+void print_results(std::ostream& out, const std::vector<duet::apps::Result>& results, Format f,
+                   const nlohmann::json& prov);
+
+} // namespace runapp

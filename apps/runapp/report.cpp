@@ -1,0 +1,158 @@
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+#include <duet/duet.hpp>
+
+#include "output.hpp"
+#include "report.hpp"
+
+namespace runapp {
+
+namespace {
+
+using duet::apps::Result;
+
+// Results of one app at one size, in the order they ran.
+struct Group {
+    std::string app, size;
+    std::vector<std::string> variants, devices;
+    std::map<std::pair<std::string, std::string>, const Result*> cell; // (variant, device)
+};
+
+std::vector<Group> group(const std::vector<Result>& results) {
+    std::vector<Group> groups;
+    for (const auto& r : results) {
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const Group& g) { return g.app == r.app && g.size == r.size_label; });
+        if (it == groups.end()) {
+            groups.push_back({r.app, r.size_label, {}, {}, {}});
+            it = groups.end() - 1;
+        }
+        const std::string variant = r.local_label.empty() ? r.variant : r.variant + " @" + r.local_label;
+        if (std::find(it->variants.begin(), it->variants.end(), variant) == it->variants.end())
+            it->variants.push_back(variant);
+        if (std::find(it->devices.begin(), it->devices.end(), r.device_id) == it->devices.end())
+            it->devices.push_back(r.device_id);
+        it->cell[{variant, r.device_id}] = &r;
+    }
+    return groups;
+}
+
+// The ids of other devices in the group that are the same GPU as `id`, through CUDA.
+std::string cuda_twin(const std::string& opencl_id, const std::vector<std::string>& ids) {
+    for (auto* d : duet::devices())
+        if (d->info().id() == opencl_id)
+            for (auto* o : duet::same_physical_device(*d))
+                if (o->info().backend == "cuda" &&
+                    std::find(ids.begin(), ids.end(), o->info().id()) != ids.end())
+                    return o->info().id();
+    return {};
+}
+
+std::string esc(const std::string& s) {
+    std::string o;
+    for (char c : s)
+        o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" : std::string(1, c);
+    return o;
+}
+
+} // namespace
+
+void print_comparison(std::ostream& out, const std::vector<Result>& results) {
+    for (const auto& g : group(results)) {
+        out << g.app << ", size " << g.size << "\n";
+        std::vector<std::string> header = {"variant"};
+        for (const auto& d : g.devices) {
+            header.push_back(d + " ms");
+            header.push_back("throughput");
+            header.push_back("step");
+            header.push_back("total");
+        }
+        std::vector<std::pair<std::string, std::string>> twins; // (opencl id, cuda id)
+        for (const auto& d : g.devices)
+            if (auto t = cuda_twin(d, g.devices); !t.empty()) {
+                twins.emplace_back(d, t);
+                header.push_back(d + "/" + t);
+            }
+        header.push_back("check");
+        Table t(header);
+        std::map<std::string, double> first, prev;
+        for (const auto& v : g.variants) {
+            std::vector<std::string> row = {v};
+            bool all_pass = true, any_unverified = false;
+            for (const auto& d : g.devices) {
+                auto it = g.cell.find({v, d});
+                if (it == g.cell.end()) {
+                    row.insert(row.end(), {"-", "-", "-", "-"});
+                    continue;
+                }
+                const Result& r = *it->second;
+                const double ms = r.kernel_ms.median;
+                row.push_back(fmt("%.4f", ms));
+                row.push_back(throughput(r));
+                row.push_back(prev.count(d) && ms > 0 ? fmt("%.2fx", prev[d] / ms) : "-");
+                row.push_back(first.count(d) && ms > 0 ? fmt("%.2fx", first[d] / ms) : "1.00x");
+                if (!first.count(d))
+                    first[d] = ms;
+                prev[d] = ms;
+                all_pass = all_pass && (r.pass || !r.verified);
+                any_unverified = any_unverified || !r.verified;
+            }
+            for (const auto& [ocl, cu] : twins) {
+                auto a = g.cell.find({v, ocl}), b = g.cell.find({v, cu});
+                row.push_back(a != g.cell.end() && b != g.cell.end() && b->second->kernel_ms.median > 0
+                                  ? fmt("%.2f", a->second->kernel_ms.median / b->second->kernel_ms.median)
+                                  : "-");
+            }
+            row.push_back(!all_pass ? "FAIL" : any_unverified ? "UNVERIFIED" : "PASS");
+            t.add(row);
+        }
+        t.print(out);
+        out << "step: speed-up over the variant above; total: over the first variant";
+        if (!twins.empty())
+            out << "; A/B: OpenCL time over CUDA time on the same GPU";
+        out << "\n\n";
+    }
+}
+
+void write_html(std::ostream& out, const std::vector<Result>& results, const nlohmann::json& prov) {
+    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Duet comparison</title>\n"
+           "<style>body{font-family:sans-serif;margin:2em;max-width:70em}"
+           "table{border-collapse:collapse;margin-bottom:2em}td,th{padding:2px 8px;text-align:left}"
+           ".bar{background:#4a7ebb;height:14px;display:inline-block}.fail{background:#c0392b}"
+           "td.n{text-align:right;font-variant-numeric:tabular-nums}h2{margin-top:2em}</style></head><body>\n";
+    out << "<h1>Duet: side by side</h1>\n<p>duet " << esc(prov.value("duet_version", "")) << ", "
+        << esc(prov.value("time", "")) << "<br><code>" << esc(prov.value("command", "")) << "</code></p>\n";
+    for (const auto& g : group(results)) {
+        out << "<h2>" << esc(g.app) << ", size " << esc(g.size) << "</h2>\n";
+        for (const auto& d : g.devices) {
+            double best = 0;
+            std::string name;
+            for (const auto& v : g.variants)
+                if (auto it = g.cell.find({v, d}); it != g.cell.end()) {
+                    best = std::max(best, throughput_value(*it->second));
+                    name = it->second->device_name;
+                }
+            out << "<h3>" << esc(d) << " &mdash; " << esc(name) << "</h3>\n<table>"
+                << "<tr><th>variant</th><th>median ms</th><th>throughput</th><th></th><th>check</th></tr>\n";
+            for (const auto& v : g.variants) {
+                auto it = g.cell.find({v, d});
+                if (it == g.cell.end())
+                    continue;
+                const Result& r = *it->second;
+                const double w = best > 0 ? 400.0 * throughput_value(r) / best : 0;
+                const bool ok = r.pass || !r.verified;
+                out << "<tr><td>" << esc(v) << "</td><td class=n>" << fmt("%.4f", r.kernel_ms.median)
+                    << "</td><td class=n>" << esc(throughput(r)) << "</td><td><span class=\"bar"
+                    << (ok ? "" : " fail") << "\" style=\"width:" << fmt("%.0f", std::max(w, 1.0))
+                    << "px\"></span></td><td>" << (!r.verified ? "unverified" : r.pass ? "PASS" : "FAIL")
+                    << "</td></tr>\n";
+            }
+            out << "</table>\n";
+        }
+    }
+    out << "</body></html>\n";
+}
+
+} // namespace runapp

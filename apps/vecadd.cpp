@@ -1,0 +1,94 @@
+// vecadd: c = a + b over n floats. The model app: inputs, poisoned output, timed runs,
+// a double-precision CPU reference and effective bandwidth.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "app.hpp"
+
+namespace duet::apps {
+namespace {
+
+class VecAdd final : public App {
+public:
+    std::string name() const override { return "vecadd"; }
+    std::string description() const override { return "c = a + b, float32 (memory bound)"; }
+    std::vector<Variant> variants() const override {
+        return {{"naive", "vecadd_naive", "one element per work-item, bounds check"},
+                {"vec4", "vecadd_vec4", "grid-stride loop, float4 loads and stores"}};
+    }
+    std::vector<std::size_t> default_size() const override { return {1u << 22}; }
+
+    Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::size_t n = cfg.size.empty() ? default_size()[0] : cfg.size.at(0);
+        if (cfg.size.size() > 1)
+            throw Error::usage("vecadd takes one size (the vector length), got " +
+                               dims_label(cfg.size));
+        if (n > static_cast<std::size_t>(INT32_MAX))
+            throw Error::usage("vecadd size " + std::to_string(n) + " is over 2^31-1 elements");
+        const int ni = static_cast<int>(n);
+
+        Result r;
+        r.seed = cfg.seed;
+        r.size_label = std::to_string(n);
+        BuildOptions opts;
+        opts.defines = cfg.defines;
+        auto kernel = dev.load_kernel(v.kernel, opts);
+        describe(r, dev, *kernel, name(), v);
+
+        const auto a = random_floats(n, cfg.seed);
+        const auto b = random_floats(n, cfg.seed + 1);
+        auto q = dev.create_queue();
+        auto da = dev.alloc<float>(n), db = dev.alloc<float>(n), dc = dev.alloc<float>(n);
+        r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
+        r.h2d_bytes = 2.0 * n * sizeof(float);
+
+        const auto local = pick_local(cfg, {256, 1}, *kernel);
+        // vec4: one float4 per work-item up to a grid that fills a GPU (2048 work-items per
+        // compute unit), then the grid-stride loop. CPUs get the whole range: their OpenCL
+        // compilers vectorise across work-items, not along a loop.
+        const std::size_t quads = (n + 3) / 4;
+        const std::size_t grid = dev.info().type == "CPU"
+                                     ? quads
+                                     : std::min<std::size_t>(quads, std::size_t(dev.info().compute_units) * 2048);
+        Range range = Range(round_up(v.name == "naive" ? n : grid, local[0])).local(local[0]);
+        r.local_label = std::to_string(local[0]);
+        poison(*q, *dc);
+        r.kernel_ms = time_runs(*q, cfg, [&] {
+            auto e = q->launch(*kernel, range, *da, *db, *dc, ni);
+            return std::pair{e, e};
+        });
+        std::vector<float> c(n);
+        r.d2h_ms = q->read(*dc, c).elapsed_ms();
+        r.d2h_bytes = double(n) * sizeof(float);
+        r.bytes = 3.0 * n * sizeof(float);
+
+        r.error_kind = "abs";
+        r.tolerance = 0; // one IEEE add, correctly rounded on every device
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        for (std::size_t i : check_indices(n, cfg.verify, cfg.seed)) {
+            const double ref = static_cast<float>(double(a[i]) + double(b[i]));
+            const double err = std::fabs(double(c[i]) - ref);
+            if (!(err <= r.tolerance)) { // NaN fails too
+                r.pass = false;
+                r.max_error = std::isnan(err) ? err : std::max(r.max_error, err);
+                if (std::isnan(err)) break;
+            } else {
+                r.max_error = std::max(r.max_error, err);
+            }
+        }
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
+};
+
+} // namespace
+
+const App& vecadd_app() {
+    static const VecAdd app;
+    return app;
+}
+
+} // namespace duet::apps

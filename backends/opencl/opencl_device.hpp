@@ -1,0 +1,76 @@
+#pragma once
+// The OpenCL device, its buffers and pinned host memory.
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <duet/device.hpp>
+
+#include "opencl_common.hpp"
+
+namespace duet::opencl {
+
+struct ProgramEntry;
+
+// Device memory: a cl::Buffer of the device's own context.
+class OpenclBuffer final : public Buffer {
+public:
+    OpenclBuffer(cl::Buffer b, std::size_t size, const void* owner)
+        : buffer_(std::move(b)), size_(size), owner_(owner) {}
+    std::size_t size() const override { return size_; }
+    const cl::Buffer& get() const { return buffer_; }
+    const void* owner() const { return owner_; }
+
+private:
+    cl::Buffer buffer_;
+    std::size_t size_;
+    const void* owner_; // the OpenclDevice that made it, to catch cross-device use
+};
+
+// Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped for its lifetime.
+class OpenclHostBuffer final : public HostBuffer {
+public:
+    OpenclHostBuffer(cl::CommandQueue q, cl::Buffer b, void* ptr, std::size_t size)
+        : queue_(std::move(q)), buffer_(std::move(b)), ptr_(ptr), size_(size) {}
+    ~OpenclHostBuffer() override;
+    void* data() override { return ptr_; }
+    std::size_t size() const override { return size_; }
+    bool pinned() const override { return true; }
+
+private:
+    cl::CommandQueue queue_;
+    cl::Buffer buffer_;
+    void* ptr_;
+    std::size_t size_;
+};
+
+// One OpenCL device with its own context (created on first use).
+class OpenclDevice final : public Device {
+public:
+    OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info);
+    const DeviceInfo& info() const override { return info_; }
+    std::unique_ptr<Queue> create_queue() override;
+    std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
+    std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
+    std::unique_ptr<Kernel> load_kernel(const std::string& name, const BuildOptions& options) override;
+
+    const cl::Device& cl_device() const { return device_; }
+    cl::Context& context();
+    // "opencl:0 (name)" for messages.
+    std::string where() const { return label(); }
+
+private:
+    cl::Platform platform_;
+    cl::Device device_;
+    DeviceInfo info_;
+    std::once_flag context_once_;
+    cl::Context context_;
+    std::mutex programs_mutex_;
+    std::map<std::string, std::shared_ptr<ProgramEntry>> programs_; // by cache key
+};
+
+// Reads everything runapp info shows about a device.
+DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& device, int index,
+                           const std::string& library);
+
+} // namespace duet::opencl

@@ -1,0 +1,52 @@
+#pragma once
+// Building programs (embedded sources, user sources, the binary cache) and kernels.
+#include <memory>
+#include <string>
+
+#include <duet/device.hpp>
+
+#include "opencl_common.hpp"
+
+namespace duet::opencl {
+
+class OpenclDevice;
+
+// A built program, shared by the kernels made from it.
+struct ProgramEntry {
+    cl::Program program;
+    std::string options;
+    std::string origin; // file name or the user's source origin
+    double build_ms = 0;
+    bool cache_hit = false;
+};
+
+// A kernel of a built program.
+class OpenclKernel final : public Kernel {
+public:
+    OpenclKernel(cl::Kernel k, std::string name, std::shared_ptr<ProgramEntry> program,
+                 std::size_t max_wg, double build_ms, bool hit)
+        : kernel_(std::move(k)), name_(std::move(name)), program_(std::move(program)),
+          max_wg_(max_wg), build_ms_(build_ms), hit_(hit) {}
+    const std::string& name() const override { return name_; }
+    std::size_t max_work_group_size() const override { return max_wg_; }
+    double build_ms() const override { return build_ms_; }
+    bool cache_hit() const override { return hit_; }
+    const std::string& build_options() const override { return program_->options; }
+    cl::Kernel& get() { return kernel_; }
+
+private:
+    cl::Kernel kernel_;
+    std::string name_;
+    std::shared_ptr<ProgramEntry> program_;
+    std::size_t max_wg_;
+    double build_ms_;
+    bool hit_;
+};
+
+// The compiler options for a build: the defines, fast math only when asked for.
+std::string build_options(const BuildOptions& options);
+// Builds `source` for the device, through the on-disk cache. Throws a build Error with the log.
+std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string& source,
+                                            const std::string& options, const std::string& origin);
+
+} // namespace duet::opencl

@@ -1,0 +1,209 @@
+// Queue operations. Sizes, offsets, ranges and argument kinds are checked here, before the
+// driver sees them, so a mistake is reported with the numbers that make it one.
+#include <duet/backend/log.hpp>
+
+#include "opencl_check.hpp"
+#include "opencl_device.hpp"
+#include "opencl_program.hpp"
+#include "opencl_queue.hpp"
+
+namespace duet::opencl {
+
+namespace {
+
+void check_span(const Buffer& b, std::size_t offset, std::size_t bytes, const char* op) {
+    if (bytes == 0)
+        throw Error::usage(std::string(op) + " of 0 bytes");
+    if (offset > b.size() || bytes > b.size() - offset)
+        throw Error::usage(std::string(op) + " of " + std::to_string(bytes) + " bytes at offset " +
+                           std::to_string(offset) + " does not fit a buffer of " +
+                           std::to_string(b.size()) + " bytes");
+}
+
+Event wrap(const cl::Event& e) { return Event(std::make_shared<OpenclEvent>(e)); }
+
+} // namespace
+
+void OpenclEvent::wait() {
+    try {
+        event_.wait();
+    } catch (const cl::Error& e) {
+        rethrow(e, "waiting for an operation (it failed on the device)");
+    }
+}
+
+cl_ulong OpenclEvent::profile(cl_profiling_info what) {
+    wait();
+    cl_ulong t = 0;
+    check(clGetEventProfilingInfo(event_(), what, sizeof t, &t, nullptr), "clGetEventProfilingInfo",
+          "reading an event's device timestamps");
+    return t;
+}
+
+double OpenclEvent::elapsed_ms() {
+    return double(profile(CL_PROFILING_COMMAND_END) - profile(CL_PROFILING_COMMAND_START)) * 1e-6;
+}
+
+double OpenclEvent::elapsed_ms_until(EventImpl& last) {
+    auto* other = dynamic_cast<OpenclEvent*>(&last);
+    if (!other)
+        throw Error::usage("timing between events of different backends");
+    const cl_ulong start = profile(CL_PROFILING_COMMAND_START);
+    const cl_ulong end = other->profile(CL_PROFILING_COMMAND_END);
+    return end >= start ? double(end - start) * 1e-6 : 0.0;
+}
+
+OpenclQueue::OpenclQueue(OpenclDevice& dev) : dev_(dev) {
+    try {
+        log().debug("clCreateCommandQueue(profiling, {})", dev.info().name);
+        queue_ = cl::CommandQueue(dev.context(), dev.cl_device(), CL_QUEUE_PROFILING_ENABLE);
+    } catch (const cl::Error& e) {
+        rethrow(e, "creating a queue on " + dev.where());
+    }
+}
+
+const cl::Buffer& OpenclQueue::buffer_of(const Buffer& b, const char* role) const {
+    auto* ob = dynamic_cast<const OpenclBuffer*>(&b);
+    if (!ob || ob->owner() != &dev_)
+        throw Error::usage(std::string(role) + " buffer belongs to another device or backend, not " +
+                           dev_.where());
+    return ob->get();
+}
+
+Event OpenclQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
+                               bool blocking) {
+    check_span(dst, offset, bytes, "write");
+    const auto& b = buffer_of(dst, "destination");
+    cl::Event e;
+    try {
+        log().debug("clEnqueueWriteBuffer({} bytes)", bytes);
+        queue_.enqueueWriteBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, src, nullptr, &e);
+    } catch (const cl::Error& err) {
+        rethrow(err, "writing " + std::to_string(bytes) + " bytes to " + dev_.where());
+    }
+    return wrap(e);
+}
+
+Event OpenclQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
+                              bool blocking) {
+    check_span(src, offset, bytes, "read");
+    const auto& b = buffer_of(src, "source");
+    cl::Event e;
+    try {
+        log().debug("clEnqueueReadBuffer({} bytes)", bytes);
+        queue_.enqueueReadBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, dst, nullptr, &e);
+    } catch (const cl::Error& err) {
+        rethrow(err, "reading " + std::to_string(bytes) + " bytes from " + dev_.where());
+    }
+    return wrap(e);
+}
+
+Event OpenclQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
+    check_span(src, 0, bytes, "copy");
+    check_span(dst, 0, bytes, "copy");
+    cl::Event e;
+    try {
+        log().debug("clEnqueueCopyBuffer({} bytes)", bytes);
+        queue_.enqueueCopyBuffer(buffer_of(src, "source"), buffer_of(dst, "destination"), 0, 0,
+                                 bytes, nullptr, &e);
+    } catch (const cl::Error& err) {
+        rethrow(err, "copying " + std::to_string(bytes) + " bytes on " + dev_.where());
+    }
+    return wrap(e);
+}
+
+Event OpenclQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                              std::size_t bytes) {
+    check_span(dst, 0, bytes, "fill");
+    if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)) ||
+        bytes % pattern_size)
+        throw Error::usage("fill pattern of " + std::to_string(pattern_size) +
+                           " bytes: it must be a power of two up to 128 that divides the " +
+                           std::to_string(bytes) + " bytes filled");
+    cl::Event e;
+    try {
+        log().debug("clEnqueueFillBuffer({} bytes)", bytes);
+        cl_int err = clEnqueueFillBuffer(queue_(), buffer_of(dst, "destination")(), pattern,
+                                         pattern_size, 0, bytes, 0, nullptr, &e());
+        check(err, "clEnqueueFillBuffer", "filling " + std::to_string(bytes) + " bytes on " + dev_.where());
+    } catch (const cl::Error& err) {
+        rethrow(err, "filling a buffer on " + dev_.where());
+    }
+    return wrap(e);
+}
+
+Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<const KernelArg> args) {
+    auto* k = dynamic_cast<OpenclKernel*>(&kernel);
+    if (!k)
+        throw Error::usage("kernel " + kernel.name() + " was not built for " + dev_.where());
+    range.validate();
+    const auto& info = dev_.info();
+    const std::string doing = "launching " + k->name() + " over " + range.to_string() + " on " + dev_.where();
+    if (range.has_local()) {
+        if (range.local_items() > info.max_work_group_size)
+            throw Error::usage(doing + ": local size of " + std::to_string(range.local_items()) +
+                               " work-items is over the device's limit of " +
+                               std::to_string(info.max_work_group_size));
+        if (range.local_items() > k->max_work_group_size())
+            throw Error::usage(doing + ": local size of " + std::to_string(range.local_items()) +
+                               " work-items is over this kernel's limit of " +
+                               std::to_string(k->max_work_group_size()) +
+                               " on this device (registers or local memory)");
+        for (int d = 0; d < range.dims(); ++d)
+            if (info.max_work_item_sizes[d] && range.local_size()[d] > info.max_work_item_sizes[d])
+                throw Error::usage(doing + ": local size " + std::to_string(range.local_size()[d]) +
+                                   " in dimension " + std::to_string(d) + " is over the limit of " +
+                                   std::to_string(info.max_work_item_sizes[d]));
+    }
+    std::size_t local_total = 0;
+    try {
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            const auto& a = args[i];
+            const cl_uint idx = static_cast<cl_uint>(i);
+            switch (a.kind) {
+            case KernelArg::Kind::buffer:
+                k->get().setArg(idx, buffer_of(*a.buffer, "argument"));
+                break;
+            case KernelArg::Kind::scalar:
+                check(clSetKernelArg(k->get()(), idx, a.size, a.value.data()), "clSetKernelArg",
+                      doing + ": argument " + std::to_string(i) + " (a " + std::to_string(a.size) +
+                          "-byte scalar)");
+                break;
+            case KernelArg::Kind::local:
+                local_total += a.size;
+                check(clSetKernelArg(k->get()(), idx, a.size, nullptr), "clSetKernelArg",
+                      doing + ": argument " + std::to_string(i) + " (local memory)");
+                break;
+            }
+        }
+        if (local_total > info.local_mem_bytes)
+            throw Error::usage(doing + ": " + std::to_string(local_total) +
+                               " bytes of local memory asked for, the device has " +
+                               std::to_string(info.local_mem_bytes));
+        const auto& g = range.global();
+        const auto& l = range.local_size();
+        cl::NDRange global = range.dims() == 1 ? cl::NDRange(g[0])
+                             : range.dims() == 2 ? cl::NDRange(g[0], g[1])
+                                                 : cl::NDRange(g[0], g[1], g[2]);
+        cl::NDRange local = !range.has_local() ? cl::NullRange
+                            : range.dims() == 1 ? cl::NDRange(l[0])
+                            : range.dims() == 2 ? cl::NDRange(l[0], l[1])
+                                                : cl::NDRange(l[0], l[1], l[2]);
+        cl::Event e;
+        log().debug("clEnqueueNDRangeKernel({}, {})", k->name(), range.to_string());
+        queue_.enqueueNDRangeKernel(k->get(), cl::NullRange, global, local, nullptr, &e);
+        return wrap(e);
+    } catch (const cl::Error& err) {
+        rethrow(err, doing);
+    }
+}
+
+void OpenclQueue::finish() {
+    try {
+        queue_.finish();
+    } catch (const cl::Error& e) {
+        rethrow(e, "waiting for the queue on " + dev_.where() + " (an operation failed)");
+    }
+}
+
+} // namespace duet::opencl

@@ -1,0 +1,44 @@
+#pragma once
+// In-order profiling queues and their events.
+#include <duet/device.hpp>
+
+#include "opencl_common.hpp"
+
+namespace duet::opencl {
+
+class OpenclDevice;
+
+// An event with device timestamps (CL_QUEUE_PROFILING_ENABLE).
+class OpenclEvent final : public EventImpl {
+public:
+    explicit OpenclEvent(cl::Event e) : event_(std::move(e)) {}
+    void wait() override;
+    double elapsed_ms() override;
+    double elapsed_ms_until(EventImpl& last) override;
+
+private:
+    cl_ulong profile(cl_profiling_info what);
+    cl::Event event_;
+};
+
+// An in-order queue on one device.
+class OpenclQueue final : public Queue {
+public:
+    explicit OpenclQueue(OpenclDevice& dev);
+    Event write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
+                      bool blocking) override;
+    Event read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
+                     bool blocking) override;
+    Event copy(const Buffer& src, Buffer& dst, std::size_t bytes) override;
+    Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                     std::size_t bytes) override;
+    Event launch_args(Kernel& kernel, const Range& range, std::span<const KernelArg> args) override;
+    void finish() override;
+
+private:
+    const cl::Buffer& buffer_of(const Buffer& b, const char* role) const;
+    OpenclDevice& dev_;
+    cl::CommandQueue queue_;
+};
+
+} // namespace duet::opencl

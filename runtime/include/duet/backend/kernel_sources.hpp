@@ -1,0 +1,27 @@
+#pragma once
+// Duet's own kernel sources: embedded at build time, or read from DUET_KERNEL_DIR.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace duet {
+
+// The two kernel languages.
+enum class Language { opencl, cuda };
+
+// One source file.
+struct SourceFile {
+    std::string name; // file name, e.g. "matmul.cl"
+    std::string text; // contents
+};
+
+// The file of Duet's own kernels that defines `kernel` in `lang`, or nothing.
+std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language lang);
+// Every source file of a language (headers included), for NVRTC include lists.
+std::vector<SourceFile> kernel_files(Language lang);
+// Kernel names defined in a language's files, sorted.
+std::vector<std::string> kernel_names(Language lang);
+// Names of the kernels a source text defines (`__kernel void x` / `extern "C" __global__ void x`).
+std::vector<std::string> kernels_defined_in(const std::string& text, Language lang);
+
+} // namespace duet

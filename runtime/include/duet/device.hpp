@@ -1,0 +1,139 @@
+#pragma once
+// The runtime API every backend implements: Device, Buffer, HostBuffer, Kernel, Queue.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <duet/device_info.hpp>
+#include <duet/error.hpp>
+#include <duet/event.hpp>
+#include <duet/kernel_arg.hpp>
+#include <duet/range.hpp>
+
+namespace duet {
+
+// Device memory. Released when destroyed.
+class Buffer {
+public:
+    virtual ~Buffer() = default;
+    // Size in bytes.
+    virtual std::size_t size() const = 0;
+};
+
+// Page-locked (pinned) host memory for fast, asynchronous transfers. Released when destroyed.
+class HostBuffer {
+public:
+    virtual ~HostBuffer() = default;
+    // Host address of the memory, valid for the buffer's lifetime.
+    virtual void* data() = 0;
+    // Size in bytes.
+    virtual std::size_t size() const = 0;
+    // True when the memory really is page-locked (false: plain host memory as a fallback).
+    virtual bool pinned() const = 0;
+};
+
+// A kernel's sources given by the app, one per language (either may be empty).
+struct KernelSources {
+    std::string opencl;      // OpenCL C source text
+    std::string cuda;        // CUDA C++ source text (compiled with NVRTC)
+    std::string origin;      // where the text came from, for messages ("my.cl", "<string>")
+    // Reads the files; a path that is empty is skipped, one that cannot be read is an Error.
+    static KernelSources from_files(const std::string& cl_path, const std::string& cu_path);
+};
+
+// How to build a kernel. Defines mean the same on both backends.
+struct BuildOptions {
+    std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
+    bool fast_math = false;  // off unless asked for, then on both backends
+    KernelSources sources;   // empty: the kernel is looked up among Duet's own kernels
+};
+
+// A compiled kernel ready to launch.
+class Kernel {
+public:
+    virtual ~Kernel() = default;
+    // Kernel name.
+    virtual const std::string& name() const = 0;
+    // Largest work-group size this kernel can launch with on its device.
+    virtual std::size_t max_work_group_size() const = 0;
+    // Milliseconds spent building (0 when found in memory); includes cache lookups.
+    virtual double build_ms() const = 0;
+    // True when the program came from the on-disk cache or the embedded binary.
+    virtual bool cache_hit() const = 0;
+    // Compiler options used, as the backend passed them.
+    virtual const std::string& build_options() const = 0;
+};
+
+// An in-order command queue (a CUDA stream). Transfers and launches return timing Events.
+class Queue {
+public:
+    virtual ~Queue() = default;
+    // Copies `bytes` from host `src` into `dst` at byte `offset`. Blocking unless asked.
+    virtual Event write_bytes(Buffer& dst, const void* src, std::size_t bytes,
+                              std::size_t offset = 0, bool blocking = true) = 0;
+    // Copies `bytes` from `src` at byte `offset` into host `dst`. Blocking unless asked.
+    virtual Event read_bytes(const Buffer& src, void* dst, std::size_t bytes,
+                             std::size_t offset = 0, bool blocking = true) = 0;
+    // Device-to-device copy of `bytes`.
+    virtual Event copy(const Buffer& src, Buffer& dst, std::size_t bytes) = 0;
+    // Fills `bytes` of `dst` with a repeated pattern of 1, 2, 4, 8 or 16 bytes.
+    virtual Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                             std::size_t bytes) = 0;
+    // Launches `kernel` over `range` with already converted arguments.
+    virtual Event launch_args(Kernel& kernel, const Range& range,
+                              std::span<const KernelArg> args) = 0;
+    // Waits until everything queued has finished.
+    virtual void finish() = 0;
+
+    // Launches with typed arguments: Buffers, scalars by value, duet::local(bytes).
+    template <class... Args> Event launch(Kernel& kernel, const Range& range, const Args&... args) {
+        const KernelArg converted[] = {KernelArg::from(args)..., KernelArg{}};
+        return launch_args(kernel, range, std::span<const KernelArg>(converted, sizeof...(Args)));
+    }
+    // Writes a whole host vector at the start of `dst`.
+    template <class T> Event write(Buffer& dst, const std::vector<T>& src, bool blocking = true) {
+        return write_bytes(dst, src.data(), src.size() * sizeof(T), 0, blocking);
+    }
+    // Reads `dst.size()` elements from the start of `src`.
+    template <class T> Event read(const Buffer& src, std::vector<T>& dst, bool blocking = true) {
+        return read_bytes(src, dst.data(), dst.size() * sizeof(T), 0, blocking);
+    }
+    // Fills `count` elements of type T with `value`.
+    template <class T> Event fill(Buffer& dst, const T& value, std::size_t count) {
+        return fill_bytes(dst, &value, sizeof(T), count * sizeof(T));
+    }
+};
+
+// One device as seen by one backend.
+class Device {
+public:
+    virtual ~Device() = default;
+    // What the device is.
+    virtual const DeviceInfo& info() const = 0;
+    // A new in-order queue with timing enabled.
+    virtual std::unique_ptr<Queue> create_queue() = 0;
+    // Allocates `bytes` of device memory; over the device's limit is an Error naming the limit.
+    virtual std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) = 0;
+    // Allocates page-locked host memory (falls back to plain memory, reported by pinned()).
+    virtual std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) = 0;
+    // Builds (or finds in the caches) and returns the named kernel.
+    virtual std::unique_ptr<Kernel> load_kernel(const std::string& name,
+                                                const BuildOptions& options = {}) = 0;
+
+    // Allocates room for `count` elements of T.
+    template <class T> std::unique_ptr<Buffer> alloc(std::size_t count) {
+        if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
+            throw Error::usage("allocation of " + std::to_string(count) +
+                               " elements overflows size_t");
+        return alloc_bytes(count * sizeof(T));
+    }
+    // "opencl:0 (NVIDIA H100 80GB HBM3)"
+    std::string label() const { return info().id() + " (" + info().name + ")"; }
+};
+
+} // namespace duet

@@ -1,0 +1,54 @@
+#pragma once
+// What a device is and can do: the facts runapp info prints and apps size their launches by.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace duet {
+
+// Static description of one device as one backend sees it.
+struct DeviceInfo {
+    std::string backend;          // "opencl" or "cuda"
+    int local_index = 0;          // index among this backend's devices
+    std::string name;             // marketing name
+    std::string vendor;           // "NVIDIA Corporation", "AMD", "Intel(R) Corporation", ...
+    std::string type;             // "GPU", "CPU", "Accelerator"
+    std::string platform;         // OpenCL platform name, or "CUDA"
+    std::string platform_version; // OpenCL platform version, or the CUDA runtime version
+    std::string driver_version;   // driver version string
+    std::string device_version;   // OpenCL device version / CUDA compute capability "9.0"
+    std::string library;          // OpenCL ICD (vendor) library path, or the CUDA driver library
+    std::string uuid;             // 32 hex digits, empty when the device does not report one
+    std::string pci_bus_id;       // "0000:3b:00.0", empty when unknown
+
+    int compute_units = 0;                 // SMs / compute units
+    int clock_mhz = 0;                     // max core clock
+    int memory_clock_mhz = 0;              // 0 when unknown
+    int memory_bus_bits = 0;               // 0 when unknown
+    std::uint64_t global_mem_bytes = 0;    // device memory
+    std::uint64_t max_alloc_bytes = 0;     // largest single allocation
+    std::uint64_t local_mem_bytes = 0;     // shared/local memory per work-group
+    std::uint64_t constant_mem_bytes = 0;  // constant memory
+    std::size_t max_work_group_size = 0;   // threads per block / work-items per group
+    std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
+    int subgroup_width = 0;                // warp / wavefront / sub-group width (0 = unknown)
+    int preferred_work_group_multiple = 0; // from a probe kernel or the warp size
+    bool unified_memory = false;           // host and device share memory (CPUs, iGPUs)
+
+    // Backend-specific facts as ordered label/value pairs (extensions, cache sizes, ...).
+    std::vector<std::pair<std::string, std::string>> details;
+
+    // "opencl:0", "cuda:1"
+    std::string id() const { return backend + ":" + std::to_string(local_index); }
+    // Theoretical peak memory bandwidth in GB/s from clock and bus width, 0 when unknown.
+    double peak_bandwidth_gbs() const {
+        return memory_clock_mhz > 0 && memory_bus_bits > 0
+                   ? 2.0 * memory_clock_mhz * 1e6 * (memory_bus_bits / 8.0) / 1e9
+                   : 0.0;
+    }
+};
+
+} // namespace duet

@@ -1,0 +1,8 @@
+#pragma once
+// Duet: one API over CUDA and OpenCL. Include this and pick a device with duet::select_device.
+#include <duet/device.hpp>
+#include <duet/error.hpp>
+#include <duet/range.hpp>
+#include <duet/registry.hpp>
+#include <duet/stats.hpp>
+#include <duet/version.hpp>

@@ -1,0 +1,48 @@
+#pragma once
+// Finding devices: every backend plugin loaded once, devices in one global order.
+#include <string>
+#include <vector>
+
+#include <duet/device.hpp>
+
+namespace duet {
+
+// One OpenCL platform (or the CUDA driver) as a backend found it.
+struct PlatformReport {
+    std::string name;     // platform name
+    std::string vendor;   // platform vendor
+    std::string version;  // platform version string
+    std::string library;  // vendor library (ICD) the platform came from, when known
+    int device_count = 0; // devices it reported (0 is not an error)
+    std::string note;     // why it has no devices, or anything odd
+};
+
+// What one backend found, and why it has no devices when it has none.
+struct BackendReport {
+    std::string name;        // "opencl", "cuda"
+    std::string plugin;      // path of the plugin module ("" when it could not be found)
+    bool loaded = false;     // the plugin module opened and initialised
+    std::string reason;      // why there are no devices (empty when there are some)
+    std::string version;     // backend/runtime version, when known
+    std::vector<PlatformReport> platforms;
+    int device_count = 0;
+};
+
+// All devices of all backends, in global-index order (the order runapp list shows).
+std::vector<Device*> devices();
+// The device's index in devices() (the number runapp list shows).
+int global_index(const Device& dev);
+// What every backend found, including the ones that found nothing.
+std::vector<BackendReport> backend_reports();
+// Picks a device: "" (the first), "3" (global index), "opencl:1", "cuda" (its first device),
+// "uuid:<hex>", or a case-insensitive name substring. No match is an Error listing the devices.
+Device& select_device(const std::string& spec);
+// Picks device `spec` among one backend's devices ("0" is that backend's first device).
+Device& select_device(const std::string& spec, const std::string& backend);
+// Every device seen through another backend that is the same physical device as `dev`
+// (matched by UUID, then PCI bus id).
+std::vector<Device*> same_physical_device(const Device& dev);
+// The names of the backends Duet knows ("cuda", "opencl").
+std::vector<std::string> known_backends();
+
+} // namespace duet

@@ -1,0 +1,127 @@
+// Duet's own kernels: the sources embedded at build time (embedded_kernels.cpp, generated),
+// or, when DUET_KERNEL_DIR is set, the files of that source tree, read on each lookup so that
+// kernels can be edited without rebuilding.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <duet/backend/kernel_sources.hpp>
+#include <duet/device.hpp>
+
+namespace duet {
+
+// Defined in the generated embedded_kernels.cpp.
+struct EmbeddedFile {
+    const char* name;
+    const unsigned char* data;
+    unsigned long size;
+};
+extern const EmbeddedFile duet_embedded_kernels[];
+extern const unsigned long duet_embedded_kernels_count;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_language(const std::string& name, Language lang) {
+    const std::string ext = fs::path(name).extension().string();
+    return lang == Language::opencl ? ext == ".cl" || ext == ".clh"
+                                    : ext == ".cu" || ext == ".cuh";
+}
+
+bool is_main_file(const std::string& name, Language lang) {
+    const std::string ext = fs::path(name).extension().string();
+    return lang == Language::opencl ? ext == ".cl" : ext == ".cu";
+}
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        throw Error(ErrorKind::not_found, "", "", 0, "",
+                    "cannot read kernel source file " + p.string() +
+                        ": check the path and its permissions");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
+    const fs::path dir = root / (lang == Language::opencl ? "kernels_cl" : "kernels_cu");
+    std::vector<SourceFile> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(fs::exists(dir) ? dir : root, ec))
+        if (e.is_regular_file() && is_language(e.path().filename().string(), lang))
+            out.push_back({e.path().filename().string(), read_file(e.path())});
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    return out;
+}
+
+} // namespace
+
+std::vector<SourceFile> kernel_files(Language lang) {
+    if (const char* dir = std::getenv("DUET_KERNEL_DIR"); dir && *dir)
+        return files_from_dir(dir, lang);
+    std::vector<SourceFile> out;
+    for (unsigned long i = 0; i < duet_embedded_kernels_count; ++i) {
+        const auto& f = duet_embedded_kernels[i];
+        if (is_language(f.name, lang))
+            out.push_back({f.name, std::string(reinterpret_cast<const char*>(f.data), f.size)});
+    }
+    return out;
+}
+
+std::vector<std::string> kernels_defined_in(const std::string& text, Language lang) {
+    // Attributes may sit between the qualifier and the return type in OpenCL C.
+    static const std::regex cl_re(
+        R"((?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+(\w+)\s*\()");
+    static const std::regex cu_re(R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\()");
+    std::set<std::string> names;
+    const auto& re = lang == Language::opencl ? cl_re : cu_re;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+         ++it)
+        names.insert((*it)[1].str());
+    return {names.begin(), names.end()};
+}
+
+std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language lang) {
+    auto files = kernel_files(lang);
+    for (auto& f : files)
+        if (is_main_file(f.name, lang)) {
+            const auto names = kernels_defined_in(f.text, lang);
+            if (std::find(names.begin(), names.end(), kernel) != names.end())
+                return std::move(f);
+        }
+    // Kernels stamped out by macros are invisible to the scan above; such files name their
+    // kernels after the file ("reduction.cl" defines "reduction_*").
+    for (auto& f : files)
+        if (is_main_file(f.name, lang) &&
+            kernel.rfind(fs::path(f.name).stem().string() + "_", 0) == 0)
+            return std::move(f);
+    return std::nullopt;
+}
+
+std::vector<std::string> kernel_names(Language lang) {
+    std::set<std::string> all;
+    for (const auto& f : kernel_files(lang))
+        if (is_main_file(f.name, lang))
+            for (auto& n : kernels_defined_in(f.text, lang))
+                all.insert(n);
+    return {all.begin(), all.end()};
+}
+
+KernelSources KernelSources::from_files(const std::string& cl_path, const std::string& cu_path) {
+    KernelSources s;
+    if (!cl_path.empty())
+        s.opencl = read_file(cl_path);
+    if (!cu_path.empty())
+        s.cuda = read_file(cu_path);
+    s.origin = cl_path.empty() ? cu_path : cu_path.empty() ? cl_path : cl_path + ", " + cu_path;
+    return s;
+}
+
+} // namespace duet
