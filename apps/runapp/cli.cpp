@@ -91,6 +91,12 @@ Cli parse(int argc, char** argv) {
             if (name == "--help") { c.command = "help"; continue; }
             if (name == "--version") { c.command = "version"; continue; }
             if (name == "--quiet") { c.quiet = true; continue; }
+            static const std::vector<std::string> valued = {
+                "--backend", "--device", "--devices", "--size", "--variant", "--local", "--reps",
+                "--warmup", "--seed", "--verify", "--format", "--output", "--html", "--define",
+                "--timeout"};
+            if (std::find(valued.begin(), valued.end(), name) == valued.end())
+                throw Error::usage("unknown option '" + name + "' (see runapp --help)");
             const std::string v = need();
             if (v.empty())
                 throw Error::usage("option " + name + " has an empty value");

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Duet's one entry point for a fresh Debian or Ubuntu machine: installs what is missing,
+# configures and builds, then runs the main job or the tests.
+#
+#   bash scripts/duet.sh compare [runapp compare options]   # every app on every device
+#   bash scripts/duet.sh test                               # the whole test suite
+#   bash scripts/duet.sh build                              # set-up and build only
+#
+# Environment: BUILD_DIR (default build), DUET_CMAKE_ARGS (extra CMake options),
+# DUET_SKIP_INSTALL=1 (do not touch system packages).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$here/build}
+mode=${1:-compare}
+[ $# -gt 0 ] && shift
+
+packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers
+          opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev
+          pocl-opencl-icd oclgrind clinfo)
+
+install_packages() {
+    [ "${DUET_SKIP_INSTALL:-0}" = 1 ] && return 0
+    local missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "duet: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+configure_and_build() {
+    local cuda_args=()
+    # The CUDA toolkit is optional; where it is installed in the usual place, use it.
+    if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+        cuda_args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+    fi
+    cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${DUET_CMAKE_ARGS:-} >&2
+    cmake --build "$build" -j "$(nproc)" >&2
+}
+
+install_packages
+configure_and_build
+case "$mode" in
+    build) ;;
+    compare) exec "$build/bin/runapp" compare "$@" ;;
+    test)
+        # The CPU OpenCL device (PoCL) is installed above, so the device tests must find it.
+        export DUET_REQUIRE_OPENCL=1
+        cd "$build" && exec ctest --output-on-failure --timeout 3000 "$@" ;;
+    *) echo "usage: scripts/duet.sh compare|test|build [options]" >&2; exit 2 ;;
+esac

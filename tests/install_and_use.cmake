@@ -1,0 +1,16 @@
+# Installs Duet from BUILD_DIR into WORK_DIR/prefix, moves the prefix (it must be relocatable),
+# then configures, builds and runs the out-of-tree app in SOURCE_DIR against it.
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
+  endif()
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+file(RENAME ${WORK_DIR}/prefix ${WORK_DIR}/moved)
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${WORK_DIR}/moved)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run(${WORK_DIR}/build/outoftree)
+run(${WORK_DIR}/moved/bin/runapp list)

@@ -1,0 +1,5 @@
+__kernel void saxpy(const float a, __global const float* x, __global float* y, const int n) {
+    const int i = get_global_id(0);
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}

@@ -1,0 +1,5 @@
+extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}

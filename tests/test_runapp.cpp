@@ -1,0 +1,159 @@
+// runapp as a user runs it: every command, and a table of malformed command lines that must
+// each give a clear message and exit code 2 (usage) or 3 (device), never a crash or a result.
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <sys/wait.h>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <duet/duet.hpp>
+
+namespace {
+
+struct Run {
+    int code;
+    std::string out;
+};
+
+Run runapp(const std::string& args) {
+    const std::string cmd = std::string(DUET_RUNAPP) + " " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p);
+    std::string out;
+    std::array<char, 4096> buf;
+    while (std::size_t n = fread(buf.data(), 1, buf.size(), p))
+        out.append(buf.data(), n);
+    const int status = pclose(p);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+bool has_opencl() {
+    for (auto* d : duet::devices())
+        if (d->info().backend == "opencl")
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("runapp: help, version, list, doctor, cache") {
+    auto r = runapp("--help");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("runapp list") != std::string::npos);
+    r = runapp("--version");
+    CHECK(r.code == 0);
+    CHECK(r.out.find(duet::version) != std::string::npos);
+    r = runapp("list");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("cuda:") != std::string::npos);
+    CHECK(r.out.find("opencl:") != std::string::npos);
+    r = runapp("list --format json");
+    CHECK(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["backends"].size() == 2);
+    for (const auto& b : j["backends"])
+        if (b["devices"] == 0)
+            CHECK(!b["reason"].get<std::string>().empty());
+    r = runapp("cache ls");
+    CHECK(r.code == 0);
+    r = runapp("doctor --format json");
+    CHECK((r.code == 0 || r.code == 3));
+    CHECK(nlohmann::json::parse(r.out).contains("steps"));
+}
+
+TEST_CASE("runapp: the no-device path of a backend is a reason, and asking for it exits 3") {
+    for (const auto& b : duet::backend_reports()) {
+        if (b.device_count > 0)
+            continue;
+        INFO(b.name);
+        const auto r = runapp("--backend " + b.name + " --device 0 vecadd");
+        CHECK(r.code == 3);
+        CHECK(r.out.find(b.reason.substr(0, 40)) != std::string::npos);
+    }
+}
+
+TEST_CASE("runapp: runs vecadd with every output format") {
+    if (!has_opencl()) {
+        MESSAGE("no OpenCL device");
+        return;
+    }
+    auto r = runapp("--backend opencl --device 0 vecadd --size 1000 --reps 3");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("PASS") != std::string::npos);
+    CHECK(r.out.find("naive") != std::string::npos);
+    r = runapp("run vecadd --device opencl:0 --size 1000,4097 --variant naive --format json --reps 2");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j.contains("duet_version"));
+    CHECK(j.contains("time"));
+    REQUIRE(j["results"].size() == 2);
+    for (const auto& res : j["results"]) {
+        CHECK(res["pass"] == true);
+        CHECK(res["backend"] == "opencl");
+        CHECK(res["kernel_ms"]["runs"] == 2);
+        CHECK(res.contains("build_options"));
+        CHECK(res.contains("cache_hit"));
+        CHECK(res["effective_gbs"].get<double>() > 0);
+    }
+    r = runapp("vecadd --device opencl:0 --size 999 --format csv --reps 2");
+    CHECK(r.code == 0);
+    CHECK(r.out.rfind("app,variant,backend", 0) == 0);
+    r = runapp("compare vecadd --size 2000 --reps 2 --quiet");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("vecadd, size 2000") != std::string::npos);
+}
+
+TEST_CASE("runapp: malformed command lines exit 2 with a message") {
+    struct Case {
+        const char* args;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"fft", "unknown app 'fft'"},
+        {"run", "which app"},
+        {"--backend metal vecadd", "unknown backend 'metal'"},
+        {"--device 99 vecadd", "there is no device 99"},
+        {"--device opencl:99 vecadd", "no device opencl:99"},
+        {"--device nosuchgpu vecadd", "no device matches"},
+        {"vecadd --size 0", "zero"},
+        {"vecadd --size -5", "negative"},
+        {"vecadd --size abc", "not a number"},
+        {"vecadd --size 12x", "empty dimension"},
+        {"vecadd --size 99999999999999", "not a number"},
+        {"vecadd --size 100x100", "one size"},
+        {"vecadd --variant bogus", "no variant 'bogus'"},
+        {"vecadd --reps 0", "--reps"},
+        {"vecadd --reps many", "--reps"},
+        {"vecadd --warmup -1", "--warmup"},
+        {"vecadd --verify maybe", "--verify"},
+        {"vecadd --format xml", "--format"},
+        {"vecadd --local 0", "zero"},
+        {"vecadd --frobnicate", "unknown option"},
+        {"vecadd --size", "needs a value"},
+        {"vecadd -x", "unknown option"},
+        {"info 99", "there is no device 99"},
+        {"cache explode", "ls or clear"},
+        {"list extra", "takes no argument"},
+        {"vecadd --timeout -1", "--timeout"},
+        {"vecadd --define =3", "NAME=VALUE"},
+        {"vecadd matmul --size 100", "one app"},
+    };
+    for (const auto& c : cases) {
+        const auto r = runapp(c.args);
+        INFO("runapp " << std::string(c.args) << " -> " << r.out);
+        CHECK(r.code == 2);
+        CHECK(r.out.find(c.says) != std::string::npos);
+        CHECK(r.out.find("PASS") == std::string::npos);
+    }
+}
+
+TEST_CASE("runapp: a local size over the device limit is a usage error naming the limit") {
+    if (!has_opencl())
+        return;
+    const auto r = runapp("vecadd --device opencl:0 --size 1000 --local 1000000");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("limit") != std::string::npos);
+}

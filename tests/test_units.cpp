@@ -1,0 +1,144 @@
+// Unit tests of the backend-neutral parts: ranges, sizes, stats, errors, kernel lookup,
+// the registry and device selection.
+#include <doctest/doctest.h>
+
+#include <duet/backend/kernel_sources.hpp>
+#include <duet/duet.hpp>
+
+#include "app.hpp"
+
+using duet::Error;
+using duet::Range;
+
+TEST_CASE("Range: local sizes, rounding and validation") {
+    Range r(1000);
+    r.local(256);
+    CHECK_THROWS_WITH_AS(r.validate(), doctest::Contains("not a multiple"), Error);
+    const Range up = r.rounded_up();
+    CHECK(up.global()[0] == 1024);
+    CHECK_NOTHROW(up.validate());
+    CHECK(Range(64, 48).local(16, 16).to_string() == "64x48 / 16x16");
+    CHECK_THROWS_AS(Range(0).validate(), Error);
+    CHECK_THROWS_AS(Range(64).local(0).validate(), Error);
+    CHECK(duet::round_up(17, 8) == 24);
+    CHECK(duet::round_up(16, 8) == 16);
+}
+
+TEST_CASE("sizes: counts, powers, suffixes and shapes; bad sizes are usage errors") {
+    using duet::apps::parse_dims;
+    CHECK(parse_dims("4096") == std::vector<std::size_t>{4096});
+    CHECK(parse_dims("2^20") == std::vector<std::size_t>{1u << 20});
+    CHECK(parse_dims("16M") == std::vector<std::size_t>{16u << 20});
+    CHECK(parse_dims("64k") == std::vector<std::size_t>{65536});
+    CHECK(parse_dims("1920x1080") == std::vector<std::size_t>{1920, 1080});
+    CHECK(parse_dims("37x53x29") == std::vector<std::size_t>{37, 53, 29});
+    for (const char* bad : {"0", "-5", "abc", "", "12abc", "3^4", "1x", "x2", "1.5", "2^99",
+                            "99999999999999999"}) {
+        INFO(bad);
+        try {
+            parse_dims(bad);
+            FAIL("accepted");
+        } catch (const Error& e) {
+            CHECK(e.kind() == duet::ErrorKind::usage);
+            CHECK(std::string(e.what()).find("size") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("stats: median of odd and even counts") {
+    auto s = duet::summarize({5, 1, 3});
+    CHECK(s.median == 3);
+    CHECK(s.min == 1);
+    CHECK(s.max == 5);
+    s = duet::summarize({4, 1, 3, 2});
+    CHECK(s.median == doctest::Approx(2.5));
+    CHECK(s.count == 4);
+    CHECK(duet::summarize({}).count == 0);
+}
+
+TEST_CASE("Error: message names backend, call, code name and carries the build log") {
+    Error e(duet::ErrorKind::build, "opencl", "clBuildProgram", -11, "CL_BUILD_PROGRAM_FAILURE",
+            "building x.cl", "x.cl:3: error: expected ';'");
+    const std::string w = e.what();
+    CHECK(w.find("opencl") != std::string::npos);
+    CHECK(w.find("clBuildProgram failed with CL_BUILD_PROGRAM_FAILURE (-11)") != std::string::npos);
+    CHECK(w.find("expected ';'") != std::string::npos);
+    CHECK(e.build_log() == "x.cl:3: error: expected ';'");
+    CHECK(e.code() == -11);
+    CHECK(Error::usage("x").kind() == duet::ErrorKind::usage);
+}
+
+TEST_CASE("kernel sources: every kernel is found in both languages, in the same file") {
+    using duet::Language;
+    const auto cl = duet::kernel_names(Language::opencl);
+    REQUIRE(!cl.empty());
+    for (const auto& name : cl) {
+        INFO(name);
+        auto clf = duet::find_kernel_source(name, Language::opencl);
+        auto cuf = duet::find_kernel_source(name, Language::cuda);
+        REQUIRE(clf);
+        REQUIRE(cuf);
+        const auto stem = [](std::string f) { return f.substr(0, f.rfind('.')); };
+        CHECK(stem(clf->name) == stem(cuf->name));
+    }
+    CHECK_FALSE(duet::find_kernel_source("no_such_kernel", Language::opencl));
+    CHECK(duet::kernels_defined_in("__kernel void a(int x) {}\nkernel __attribute__((reqd_work_group_size(64,1,1))) void b(int y) {}",
+                                   Language::opencl) == std::vector<std::string>{"a", "b"});
+    CHECK(duet::kernels_defined_in("extern \"C\" __global__ void k(float* p) {}", Language::cuda) ==
+          std::vector<std::string>{"k"});
+}
+
+TEST_CASE("every app variant's kernel exists in both languages") {
+    for (const auto* app : duet::apps::all_apps())
+        for (const auto& v : app->variants()) {
+            INFO(app->name() << " " << v.name << " -> " << v.kernel);
+            CHECK(duet::find_kernel_source(v.kernel, duet::Language::opencl));
+            CHECK(duet::find_kernel_source(v.kernel, duet::Language::cuda));
+        }
+}
+
+TEST_CASE("registry: both backends are reported, with a reason when they have no device") {
+    const auto reports = duet::backend_reports();
+    REQUIRE(reports.size() == 2);
+    CHECK(reports[0].name == "cuda");
+    CHECK(reports[1].name == "opencl");
+    for (const auto& r : reports) {
+        INFO(r.name);
+        if (r.device_count == 0)
+            CHECK(!r.reason.empty());
+    }
+    for (auto* d : duet::devices())
+        CHECK(duet::global_index(*d) >= 0);
+}
+
+TEST_CASE("device selection: bad specs are clear errors that list the devices") {
+    CHECK_THROWS_WITH_AS(duet::select_device("999"), doctest::Contains("there is no device 999"), Error);
+    CHECK_THROWS_WITH_AS(duet::select_device("0", "metal"), doctest::Contains("unknown backend 'metal'"), Error);
+    CHECK_THROWS_WITH_AS(duet::select_device("opencl:77"), doctest::Contains("no device opencl:77"), Error);
+    CHECK_THROWS_WITH_AS(duet::select_device("no such device name"), doctest::Contains("no device matches"), Error);
+    CHECK_THROWS_AS(duet::select_device("uuid:00112233"), Error);
+    for (auto* d : duet::devices()) {
+        CHECK(&duet::select_device(std::to_string(duet::global_index(*d))) == d);
+        CHECK(&duet::select_device(d->info().id()) == d);
+        CHECK(&duet::select_device(std::to_string(d->info().local_index), d->info().backend) == d);
+    }
+}
+
+TEST_CASE("apps: unknown app and variant name what exists") {
+    CHECK_THROWS_WITH_AS(duet::apps::find_app("fft"), doctest::Contains("the apps are: vecadd"), Error);
+    const auto& v = duet::apps::find_app("vecadd");
+    CHECK_THROWS_WITH_AS(duet::apps::select_variants(v, "naive,bogus"), doctest::Contains("its variants are"), Error);
+    CHECK(duet::apps::select_variants(v, "all").size() == v.variants().size());
+    CHECK(duet::apps::select_variants(v, "naive").size() == 1);
+}
+
+TEST_CASE("check_indices: full checks everything, sample includes both ends") {
+    using duet::apps::check_indices;
+    using duet::apps::Verify;
+    CHECK(check_indices(100, Verify::full, 1).size() == 100);
+    CHECK(check_indices(100, Verify::off, 1).empty());
+    const auto s = check_indices(1000000, Verify::sample, 1);
+    CHECK(s.front() == 0);
+    CHECK(s.back() == 999999);
+    CHECK(s.size() < 5000);
+}
