@@ -2,6 +2,7 @@
 // each give a clear message and exit code 2 (usage) or 3 (device), never a crash or a result.
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include <sys/wait.h>
@@ -18,8 +19,17 @@ struct Run {
     std::string out;
 };
 
+// runapp sits next to this test in bin/, wherever the build tree has been copied to.
+std::string runapp_path() {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec && std::filesystem::exists(self.parent_path() / "runapp"))
+        return (self.parent_path() / "runapp").string();
+    return DUET_RUNAPP;
+}
+
 Run runapp(const std::string& args) {
-    const std::string cmd = std::string(DUET_RUNAPP) + " " + args + " 2>&1";
+    const std::string cmd = runapp_path() + " " + args + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p);
     std::string out;

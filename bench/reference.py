@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Reference timings for docs/PERFORMANCE.md, from the libraries on the GPU machine.
+
+Each figure is the median of device-event timings after warm-up, float32, TF32 off:
+copy and add (PyTorch), sum (PyTorch and CuPy/CUB), sgemm (cuBLAS through torch.matmul),
+5x5 convolution (cuDNN through torch.nn.functional.conv2d). Prints one JSON object.
+"""
+import json
+import statistics
+import sys
+
+
+def timed(fn, reps=20, warmup=3):
+    import torch
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def main():
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    out = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__}
+    n = 1 << 28
+    a = torch.rand(n, device="cuda")
+    b = torch.rand(n, device="cuda")
+    c = torch.empty_like(a)
+    ms = timed(lambda: c.copy_(a))
+    out["copy_2^28"] = {"ms": ms, "gbs": 2 * 4 * n / ms / 1e6}
+    ms = timed(lambda: torch.add(a, b, out=c))
+    out["vecadd_2^28"] = {"ms": ms, "gbs": 3 * 4 * n / ms / 1e6}
+    ms = timed(lambda: a.sum())
+    out["sum_2^28_torch"] = {"ms": ms, "gbs": 4 * n / ms / 1e6}
+    try:
+        import cupy
+        ca = cupy.asarray(a)
+        ms = timed(lambda: ca.sum())
+        out["sum_2^28_cupy"] = {"ms": ms, "gbs": 4 * n / ms / 1e6}
+    except Exception as e:  # CuPy missing or broken: say so, do not invent a number
+        out["sum_2^28_cupy"] = {"error": str(e)}
+    del a, b, c
+    for s in (4096, 8192):
+        x = torch.rand(s, s, device="cuda")
+        y = torch.rand(s, s, device="cuda")
+        ms = timed(lambda: torch.matmul(x, y), reps=10)
+        out[f"sgemm_{s}"] = {"ms": ms, "gflops": 2 * s**3 / ms / 1e6}
+    del x, y
+    img = torch.rand(1, 1, 8192, 8192, device="cuda")
+    w = torch.rand(1, 1, 5, 5, device="cuda")
+    ms = timed(lambda: torch.nn.functional.conv2d(img, w, padding=2), reps=10)
+    out["conv5x5_8192"] = {"ms": ms, "mpixels": 8192 * 8192 / ms / 1e3}
+    json.dump(out, sys.stdout, indent=2)
+    print()
+
+
+if __name__ == "__main__":
+    main()
