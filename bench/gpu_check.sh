@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine: devices, doctor, the test suites with both backends, compare at default
-# sizes. Everything lands in $OUT.
+# On the GPU machine: devices, doctor, the test suites with both backends (NVIDIA's OpenCL and
+# CUDA), compute-sanitizer over every CUDA app variant, compare at default sizes. Output in $OUT.
 source "$(dirname "$0")/gpu_env.sh"
 {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
@@ -9,15 +9,22 @@ source "$(dirname "$0")/gpu_env.sh"
     [ -n "$NVCL" ] && $RUNAPP info "$NVCL"
     $RUNAPP doctor
 } > "$OUT/devices.txt" 2>&1
-cat "$OUT/devices.txt" | head -60
-export DUET_REQUIRE_CUDA=1 DUET_REQUIRE_OPENCL=1
+head -30 "$OUT/devices.txt"
+export DUET_REQUIRE_CUDA=1
 for t in test_units test_cuda test_opencl test_apps test_runapp; do
     [ -x "$B/bin/$t" ] || continue
-    "$B/bin/$t" > "$OUT/$t.txt" 2>&1
+    OCL_ICD_VENDORS=/tmp/icd-nv timeout 150 "$B/bin/$t" > "$OUT/$t.txt" 2>&1
     echo "$t: exit $? $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/$t.txt" | tr '\n' ' ')"
 done
 $B/bin/api_example cuda:0
-$RUNAPP compare --quiet --html "$OUT/compare.html" --output "$OUT/compare.json" --format json > /dev/null 2> "$OUT/compare.err"
+if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+    CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
+        OCL_ICD_VENDORS=/tmp/icd-none timeout ${SANITIZER_TIMEOUT:-60} $CS --tool $tool --error-exitcode 9 \
+            "$B/bin/test_apps" > "$OUT/sanitizer_$tool.txt" 2>&1
+        echo "compute-sanitizer $tool over test_apps (CUDA): exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[doctest\] test cases' "$OUT/sanitizer_$tool.txt" | tr '\n' ' ')"
+    done
+fi
+timeout 120 $RUNAPP compare --devices cuda:0${NVCL:+,$NVCL} --quiet --html "$OUT/compare.html" > "$OUT/compare.txt" 2>&1
 echo "compare exit $?"
-$RUNAPP compare --quiet > "$OUT/compare.txt" 2>&1
 cat "$OUT/compare.txt"

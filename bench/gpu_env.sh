@@ -11,6 +11,9 @@ for l in /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 /usr/lib64/libnvidia-op
     [ -e "$l" ] && echo "$l" > /tmp/icd/nvidia.icd
 done
 export OCL_ICD_VENDORS=/tmp/icd
+# Only NVIDIA's OpenCL, for the test suites (PoCL is tested in CI) and only CUDA for the sanitizer.
+mkdir -p /tmp/icd-nv /tmp/icd-none
+[ -e /tmp/icd/nvidia.icd ] && cp /tmp/icd/nvidia.icd /tmp/icd-nv/
 export DUET_CACHE_DIR=$OUT/cache
 export LD_LIBRARY_PATH=$ROOT/.gpu/lib:${LD_LIBRARY_PATH:-}
 RUNAPP=$B/bin/runapp

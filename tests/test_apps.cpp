@@ -33,8 +33,11 @@ std::vector<std::string> sizes_for(const std::string& app) {
 
 } // namespace
 
-TEST_CASE("apps: every variant is correct on every OpenCL device at odd sizes") {
-    for (auto* dev : duet_test::devices_of("opencl")) {
+TEST_CASE("apps: every variant is correct on every device at odd sizes") {
+    auto devs = duet_test::devices_of("opencl");
+    for (auto* d : duet_test::devices_of("cuda"))
+        devs.push_back(d);
+    for (auto* dev : devs) {
         for (const auto* app : duet::apps::all_apps()) {
             const auto sizes = sizes_for(app->name());
             REQUIRE_MESSAGE(!sizes.empty(), "no test sizes for app " << app->name());

@@ -86,6 +86,9 @@ TEST_CASE("kernel sources: every kernel is found in both languages, in the same 
                                    Language::opencl) == std::vector<std::string>{"a", "b"});
     CHECK(duet::kernels_defined_in("extern \"C\" __global__ void k(float* p) {}", Language::cuda) ==
           std::vector<std::string>{"k"});
+    CHECK(duet::kernels_defined_in("extern \"C\" __global__ void __launch_bounds__(256) a(int n) {}\n"
+                                   "extern \"C\" __global__ __launch_bounds__(128, 2) void b(int n) {}",
+                                   Language::cuda) == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("every app variant's kernel exists in both languages") {

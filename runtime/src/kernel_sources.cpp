@@ -79,7 +79,9 @@ std::vector<std::string> kernels_defined_in(const std::string& text, Language la
     // Attributes may sit between the qualifier and the return type in OpenCL C.
     static const std::regex cl_re(
         R"((?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+(\w+)\s*\()");
-    static const std::regex cu_re(R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\()");
+    // __launch_bounds__ may come before or after the return type.
+    static const std::regex cu_re(
+        R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\()");
     std::set<std::string> names;
     const auto& re = lang == Language::opencl ? cl_re : cu_re;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();

@@ -14,8 +14,10 @@ Range Range::rounded_up() const {
 std::string Range::to_string() const {
     auto dims_of = [this](const std::array<std::size_t, 3>& v) {
         std::string s = std::to_string(v[0]);
-        for (int d = 1; d < dims_; ++d)
-            s += "x" + std::to_string(v[d]);
+        for (int d = 1; d < dims_; ++d) {
+            s += 'x';
+            s += std::to_string(v[d]);
+        }
         return s;
     };
     return dims_of(global_) + (has_local_ ? " / " + dims_of(local_) : "");

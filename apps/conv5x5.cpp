@@ -1,0 +1,309 @@
+// conv5x5: a 5x5 convolution of a float32 image with clamp-to-edge borders, the image-processing
+// ladder: naive, the filter in constant memory, a tile with its halo in local memory, a sliding
+// window of rows in registers, and the memory-bound best (float4 tiles, 4x4 outputs per
+// work-item). Kernels in kernels_cl/conv5x5.cl and kernels_cu/conv5x5.cu; the comments there
+// explain each step. --size is "n" (n x n) or "WxH". --local shapes the work-group: for naive,
+// const and rows directly; for tiled and best it sets the tile macros (the work-group is the tile).
+//
+// Metrics: Mpixel/s (W*H output pixels) and effective bandwidth 8*W*H bytes (each input pixel
+// read once and each output written once: what a perfect cache would move).
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "app.hpp"
+
+namespace duet::apps {
+namespace {
+
+// Above this many pixels, --verify full checks a sample: the CPU reference of every pixel of
+// 8192^2 is 1.7 G multiply-adds, longer than all the GPU runs it checks.
+constexpr std::size_t full_check_limit = std::size_t{4096} * 4096;
+
+// The value of macro `name` among the build's defines, or `fallback`: the host sizes launches
+// with the same tunables the kernels are compiled with.
+std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
+    for (const auto& [key, value] : cfg.defines) {
+        if (key != name)
+            continue;
+        std::size_t pos = 0;
+        long long v = -1;
+        try {
+            v = std::stoll(value, &pos);
+        } catch (const std::exception&) {
+        }
+        if (pos != value.size() || v <= 0)
+            throw Error::usage("conv5x5: define " + name + "=" + value +
+                               " must be a positive integer");
+        return static_cast<std::size_t>(v);
+    }
+    return fallback;
+}
+
+// How one variant covers the image: each work-item computes `cols` x `rows` adjacent outputs,
+// a work-group is `local` work-items. For tiled and best the tile macros fix the work-group, and
+// a --local becomes those macros (`defines`).
+struct Geometry {
+    std::size_t cols = 1, rows = 1;
+    std::array<std::size_t, 2> local{16, 16};
+    bool free_local = true;
+    std::vector<std::pair<std::string, std::string>> defines; // added to the build
+};
+
+// The work-group of a tiled kernel: macros wx/wy (defaults dx, dy), or --local, which sets them.
+void tile_local(Geometry& g, const RunConfig& cfg, const std::string& wx, const std::string& wy,
+                std::size_t dx, std::size_t dy, const std::string& variant) {
+    g.free_local = false;
+    g.local = {define_or(cfg, wx, dx), define_or(cfg, wy, dy)};
+    if (!cfg.local || *cfg.local == g.local)
+        return;
+    for (const auto& [key, value] : cfg.defines)
+        if (key == wx || key == wy)
+            throw Error::usage("conv5x5 " + variant + ": --local " +
+                               std::to_string((*cfg.local)[0]) + "x" +
+                               std::to_string((*cfg.local)[1]) + " contradicts --define " + key +
+                               "=" + value + " (the work-group is the tile: give one of them)");
+    g.local = *cfg.local;
+    g.defines = {{wx, std::to_string(g.local[0])}, {wy, std::to_string(g.local[1])}};
+}
+
+// The defaults here must match the #ifndef defaults in kernels_cl/conv5x5.cl and
+// kernels_cu/conv5x5.cu.
+Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
+    Geometry g;
+    if (variant == "tiled") {
+        tile_local(g, cfg, "CONV_TILE_W", "CONV_TILE_H", 16, 16, variant);
+    } else if (variant == "rows") {
+        g.rows = define_or(cfg, "CONV_ROWS", 8);
+        g.local = {32, 8};
+    } else if (variant == "best") {
+        tile_local(g, cfg, "CONV_BX", "CONV_BY", 32, 8, variant);
+        g.cols = 4;
+        g.rows = define_or(cfg, "CONV_BROWS", 4);
+    }
+    return g;
+}
+
+// Tolerance. Each output is a sum of 25 float products, computed in an order and with fused
+// multiply-adds as the compiler likes; such a sum is within gamma_25 * sum_k |w_k x_k| of the
+// exact value, gamma_25 = 25u / (1 - 25u), u = FLT_EPSILON / 2 (Higham, Accuracy and Stability
+// of Numerical Algorithms, 3.1). The pixels are in [-1, 1), so sum_k |w_k x_k| <= sum_k |w_k|,
+// one bound for every pixel: 25 * FLT_EPSILON * sum|w| (a margin of 2 over gamma_25), plus
+// 25 * FLT_MIN for devices that flush subnormal products to zero. The double reference is exact
+// enough to count as exact. A wrong or missing tap moves a pixel by about |w x| ~ 0.25,
+// thousands of times the bound (about 4e-5 for a typical filter).
+double tolerance_of(const std::vector<float>& filter) {
+    double abs_sum = 0;
+    for (float w : filter)
+        abs_sum += std::fabs(double(w));
+    return 25.0 * FLT_EPSILON * abs_sum + 25.0 * FLT_MIN;
+}
+
+// The double-precision reference of the checked pixels, spread over the CPU's cores.
+struct Reference {
+    std::vector<std::size_t> indices; // row-major pixel indices
+    std::vector<double> value;
+};
+
+// The pixels to check: all, or a sample that adds to check_indices' spread every pixel within
+// 3 of the image's edges, where the clamped halo loads are.
+std::vector<std::size_t> pixels_to_check(std::size_t W, std::size_t H, Verify verify,
+                                         std::uint64_t seed) {
+    auto idx = check_indices(W * H, verify, seed);
+    if (verify != Verify::sample || idx.size() == W * H)
+        return idx;
+    for (std::size_t y = 0; y < H; ++y) {
+        const bool edge_row = y < 3 || y + 3 >= H;
+        for (std::size_t x = 0; x < W; ++x) {
+            if (!edge_row && x == 3 && W > 6)
+                x = W - 3; // skip the inside of the row
+            idx.push_back(y * W + x);
+        }
+    }
+    std::sort(idx.begin(), idx.end());
+    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+    return idx;
+}
+
+std::shared_ptr<const Reference> compute_reference(const std::vector<float>& img,
+                                                   const std::vector<float>& filter, std::size_t W,
+                                                   std::size_t H,
+                                                   std::vector<std::size_t> indices) {
+    auto ref = std::make_shared<Reference>();
+    ref->indices = std::move(indices);
+    const std::size_t n = ref->indices.size();
+    ref->value.resize(n);
+    const long long wi = static_cast<long long>(W), hi = static_cast<long long>(H);
+    auto work = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t t = begin; t < end; ++t) {
+            const long long y = static_cast<long long>(ref->indices[t] / W);
+            const long long x = static_cast<long long>(ref->indices[t] % W);
+            double s = 0;
+            for (long long dy = 0; dy < 5; ++dy) {
+                const long long gy = std::clamp(y + dy - 2, 0LL, hi - 1);
+                for (long long dx = 0; dx < 5; ++dx) {
+                    const long long gx = std::clamp(x + dx - 2, 0LL, wi - 1);
+                    s += double(filter[dy * 5 + dx]) * double(img[gy * wi + gx]);
+                }
+            }
+            ref->value[t] = s;
+        }
+    };
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                        std::max<std::size_t>(1, n / 4096));
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < threads; ++w)
+        pool.emplace_back(work, n * w / threads, n * (w + 1) / threads);
+    work(0, n / threads);
+    for (auto& t : pool)
+        t.join();
+    return ref;
+}
+
+class Conv5x5 final : public App {
+public:
+    std::string name() const override { return "conv5x5"; }
+    std::string description() const override {
+        return "5x5 convolution, float32 image, clamp-to-edge (memory bound); size n or WxH";
+    }
+    std::vector<Variant> variants() const override {
+        return {
+            {"naive", "conv5x5_naive",
+             "one output per work-item, image and filter from global memory"},
+            {"const", "conv5x5_const", "filter in constant memory (CUDA: read-only cache, __ldg)"},
+            {"tiled", "conv5x5_tiled",
+             "16x16 outputs + 2-pixel halo in local memory, clamped cooperative load"},
+            {"rows", "conv5x5_rows",
+             "8 outputs down a column per work-item, 5-row sliding window in registers"},
+            {"best", "conv5x5_best",
+             "128x32 block in local memory by float4 loads, 4x4 outputs per work-item"}};
+    }
+    // 1024^2: the whole ladder in a few seconds on 2 CPU cores through PoCL.
+    std::vector<std::size_t> default_size() const override { return {1024}; }
+
+    Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto dims = cfg.size.empty() ? default_size() : cfg.size;
+        if (dims.size() != 1 && dims.size() != 2)
+            throw Error::usage("conv5x5 takes one size (n: an n x n image) or two (WxH), got " +
+                               dims_label(dims));
+        const std::size_t W = dims[0], H = dims.size() == 2 ? dims[1] : dims[0];
+        // The kernels index with int.
+        if (double(W) * double(H) > double(INT32_MAX))
+            throw Error::usage("conv5x5 size " + dims_label({W, H}) +
+                               ": over 2^31-1 pixels (the kernels index with int)");
+        const std::size_t n = W * H;
+        const int wi = static_cast<int>(W), hi = static_cast<int>(H);
+
+        Result r;
+        r.seed = cfg.seed;
+        r.size_label = dims_label({W, H});
+        const Geometry g = geometry_of(v.name, cfg);
+        BuildOptions opts;
+        opts.defines = cfg.defines;
+        opts.defines.insert(opts.defines.end(), g.defines.begin(), g.defines.end());
+        auto kernel = dev.load_kernel(v.kernel, opts);
+        describe(r, dev, *kernel, name(), v);
+
+        const auto img = random_floats(n, cfg.seed);
+        const auto filter = random_floats(25, cfg.seed + 1);
+        auto q = dev.create_queue();
+        auto din = dev.alloc<float>(n), dout = dev.alloc<float>(n), dfilter = dev.alloc<float>(25);
+        r.h2d_ms = q->write(*din, img).elapsed_ms() + q->write(*dfilter, filter).elapsed_ms();
+        r.h2d_bytes = 4.0 * (double(n) + 25);
+
+        // Launch geometry: whole work-groups over the image; the kernels check the edges.
+        std::array<std::size_t, 2> local;
+        if (g.free_local) {
+            local = pick_local(cfg, g.local, *kernel);
+        } else {
+            RunConfig own = cfg;
+            own.local.reset();
+            local = pick_local(own, g.local, *kernel);
+        }
+        const std::size_t items_x = (W + g.cols - 1) / g.cols, items_y = (H + g.rows - 1) / g.rows;
+        const Range range = Range(round_up(items_x, local[0]), round_up(items_y, local[1]))
+                                .local(local[0], local[1]);
+        r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
+
+        poison(*q, *dout);
+        r.kernel_ms = time_runs(*q, cfg, [&] {
+            auto e = q->launch(*kernel, range, *din, *dout, *dfilter, wi, hi);
+            return std::pair{e, e};
+        });
+        std::vector<float> out(n);
+        r.d2h_ms = q->read(*dout, out).elapsed_ms();
+        r.d2h_bytes = 4.0 * double(n);
+        r.pixels = double(n);
+        r.bytes = 8.0 * double(n);
+
+        r.error_kind = "abs";
+        r.tolerance = tolerance_of(filter);
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            const auto ref = reference(img, filter, W, H, cfg, r.note);
+            for (std::size_t t = 0; t < ref->indices.size(); ++t) {
+                const double err = std::fabs(double(out[ref->indices[t]]) - ref->value[t]);
+                if (!(err <= r.tolerance)) { // NaN (a pixel never written) fails too
+                    r.pass = false;
+                    r.max_error = std::isnan(err) ? err : std::max(r.max_error, err);
+                    if (std::isnan(err))
+                        break;
+                } else {
+                    r.max_error = std::max(r.max_error, err);
+                }
+            }
+        }
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        return r;
+    }
+
+private:
+    // The reference of the checked pixels, computed once per problem and shared by the variants
+    // (the inputs depend only on the size and the seed).
+    std::shared_ptr<const Reference> reference(const std::vector<float>& img,
+                                               const std::vector<float>& filter, std::size_t W,
+                                               std::size_t H, const RunConfig& cfg,
+                                               std::string& note) const {
+        Verify verify = cfg.verify;
+        if (verify == Verify::full && W * H > full_check_limit) {
+            verify = Verify::sample;
+            note += std::string(note.empty() ? "" : "; ") +
+                    "--verify full checks a sample above 4096x4096 pixels (the CPU reference of "
+                    "every pixel would outlast the runs)";
+        }
+        const Key key{W, H, cfg.seed, verify};
+        std::lock_guard lock(cache_mutex_);
+        if (!cached_ || !(cached_key_ == key)) {
+            cached_.reset(); // free the old one first: at large sizes it is big
+            cached_ = compute_reference(img, filter, W, H, pixels_to_check(W, H, verify, cfg.seed));
+            cached_key_ = key;
+        }
+        return cached_;
+    }
+
+    struct Key {
+        std::size_t W, H;
+        std::uint64_t seed;
+        Verify verify;
+        bool operator==(const Key&) const = default;
+    };
+    mutable std::mutex cache_mutex_;
+    mutable std::shared_ptr<const Reference> cached_;
+    mutable Key cached_key_{};
+};
+
+} // namespace
+
+const App& conv5x5_app() {
+    static const Conv5x5 app;
+    return app;
+}
+
+} // namespace duet::apps

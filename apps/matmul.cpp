@@ -1,0 +1,313 @@
+// matmul: C = A * B, float32, row-major, A M x K and B K x N: the optimisation ladder of every
+// GPU course, from one output per work-item to double-buffered register-blocked tiles. Each
+// variant is a kernel in kernels_cl/matmul.cl and kernels_cu/matmul.cu; the comments there explain
+// each step. --size is "n" (square) or "MxNxK"; --local shapes the naive kernel's work-group
+// (128x1 against 1x128 shows coalescing); the other kernels' work-groups follow from their tiles.
+//
+// Checking: every checked entry of C is compared with a double-precision CPU dot product, against
+// a bound of its own (see entry_bound); max_error is the largest |c - ref| / bound over the checked
+// entries ("of bound": the run passes when it is at most 1).
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "app.hpp"
+
+namespace duet::apps {
+namespace {
+
+// Above this many multiply-adds, --verify full checks a sample: the CPU reference of every entry
+// would take longer than the GPU runs it checks (2^31 is about 1290^3, a second or two on 2 cores).
+constexpr double full_check_limit = 2147483648.0;
+
+// How one variant covers C: each work-group computes a `rows` x `cols` block of C with `local`
+// work-items (dimension 0 along the columns of C, dimension 1 along the rows).
+struct Geometry {
+    std::size_t rows = 0, cols = 0;
+    std::array<std::size_t, 2> local{0, 0};
+    bool free_local = false; // the work-group shape is the user's (--local): naive only
+};
+
+// The value of macro `name` among the build's defines, or `fallback`: the host sizes launches
+// with the same tunables the kernels are compiled with.
+std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
+    for (const auto& [key, value] : cfg.defines) {
+        if (key != name)
+            continue;
+        std::size_t pos = 0;
+        long long v = -1;
+        try {
+            v = std::stoll(value, &pos);
+        } catch (const std::exception&) {
+        }
+        if (pos != value.size() || v <= 0)
+            throw Error::usage("matmul: define " + name + "=" + value +
+                               " must be a positive integer");
+        return static_cast<std::size_t>(v);
+    }
+    return fallback;
+}
+
+// The defaults here must match the #ifndef defaults in kernels_cl/matmul.cl and
+// kernels_cu/matmul.cu.
+Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
+    if (variant == "naive")
+        return {0, 0, {16, 16}, true};
+    if (variant == "tiled16")
+        return {16, 16, {16, 16}, false};
+    if (variant == "tiled32")
+        return {32, 32, {32, 32}, false};
+    if (variant == "wpt2" || variant == "btrans") {
+        const auto ts = define_or(cfg, variant == "wpt2" ? "WPT2_TS" : "BT_TS", 32);
+        return {ts, ts, {ts, ts / 2}, false};
+    }
+    if (variant == "reg4x4") {
+        const auto bm = define_or(cfg, "R4_BM", 64), bn = define_or(cfg, "R4_BN", 64);
+        return {bm, bn, {bn / 4, bm / 4}, false};
+    }
+    if (variant == "reg8x8") {
+        const auto bm = define_or(cfg, "R8_BM", 128), bn = define_or(cfg, "R8_BN", 128);
+        return {bm, bn, {bn / 8, bm / 8}, false};
+    }
+    // best
+    const auto bm = define_or(cfg, "BEST_BM", 128), bn = define_or(cfg, "BEST_BN", 128);
+    const auto tm = define_or(cfg, "BEST_TM", 8), tn = define_or(cfg, "BEST_TN", 8);
+    return {bm, bn, {bn / tn, bm / tm}, false};
+}
+
+// Per-entry tolerance. A float dot product of length K, summed in any order, with or without
+// fused multiply-adds, is within gamma_K * sum_k |a_ik b_kj| of the exact value, where
+// gamma_K = K u / (1 - K u) and u = FLT_EPSILON / 2 (Higham, Accuracy and Stability of Numerical
+// Algorithms, 3.1). That worst case grows like K; at K = 8192 it would let a dropped term of the
+// sum pass unseen. So the bound is the smaller of the worst case (with a margin of 2: K * eps) and
+// the probabilistic bound of Higham and Mary (SIAM J. Sci. Comput. 2019), lambda sqrt(K) u
+// sum|a b|, with lambda = 10 (5 sqrt(K) eps): rounding errors that behave as independent zero-mean
+// variables exceed it with probability below 2K exp(-lambda^2 / 2) ~ 4e-22 K. In practice the
+// partial sums of random +-1 data are far smaller than sum|a b|, so real errors use a few percent
+// of the bound. K * FLT_MIN more covers devices that flush subnormal results to zero.
+double entry_bound(double abs_sum, std::size_t K) {
+    const double k = static_cast<double>(K);
+    return std::min(k, 5.0 * std::sqrt(k)) * FLT_EPSILON * abs_sum + k * FLT_MIN;
+}
+
+// The reference values and bounds of the checked entries of one problem.
+struct Reference {
+    std::vector<std::size_t> indices; // row-major indices into C
+    std::vector<double> value, bound;
+};
+
+// Double-precision dot products for the entries in `indices`, spread over the CPU's cores.
+std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
+                                                   const std::vector<float>& b, std::size_t M,
+                                                   std::size_t N, std::size_t K,
+                                                   std::vector<std::size_t> indices) {
+    (void)M;
+    // B transposed once (in cache-sized blocks), so each dot product reads both operands
+    // contiguously.
+    std::vector<float> bt(N * K);
+    constexpr std::size_t blk = 64;
+    for (std::size_t k0 = 0; k0 < K; k0 += blk)
+        for (std::size_t j0 = 0; j0 < N; j0 += blk)
+            for (std::size_t k = k0; k < std::min(K, k0 + blk); ++k)
+                for (std::size_t j = j0; j < std::min(N, j0 + blk); ++j)
+                    bt[j * K + k] = b[k * N + j];
+
+    auto ref = std::make_shared<Reference>();
+    ref->indices = std::move(indices);
+    const std::size_t n = ref->indices.size();
+    ref->value.resize(n);
+    ref->bound.resize(n);
+    auto work = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t t = begin; t < end; ++t) {
+            const std::size_t i = ref->indices[t] / N, j = ref->indices[t] % N;
+            const float* ar = &a[i * K];
+            const float* br = &bt[j * K];
+            // Four partial sums: independent chains the CPU can overlap (double is exact enough
+            // that the order does not matter here).
+            double s[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
+            std::size_t k = 0;
+            for (; k + 4 <= K; k += 4)
+                for (int u = 0; u < 4; ++u) {
+                    const double p = double(ar[k + u]) * double(br[k + u]);
+                    s[u] += p;
+                    m[u] += std::fabs(p);
+                }
+            for (; k < K; ++k) {
+                const double p = double(ar[k]) * double(br[k]);
+                s[0] += p;
+                m[0] += std::fabs(p);
+            }
+            ref->value[t] = (s[0] + s[1]) + (s[2] + s[3]);
+            ref->bound[t] = entry_bound((m[0] + m[1]) + (m[2] + m[3]), K);
+        }
+    };
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                        std::max<std::size_t>(1, n / 256));
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < threads; ++w)
+        pool.emplace_back(work, n * w / threads, n * (w + 1) / threads);
+    work(0, n / threads);
+    for (auto& t : pool)
+        t.join();
+    return ref;
+}
+
+class Matmul final : public App {
+public:
+    std::string name() const override { return "matmul"; }
+    std::string description() const override {
+        return "C = A*B, float32 row-major, M x K by K x N (compute bound); size n or MxNxK";
+    }
+    std::vector<Variant> variants() const override {
+        return {
+            {"naive", "matmul_naive", "one output per work-item from global memory (--local WxH)"},
+            {"tiled16", "matmul_tiled16", "16x16 tiles of A and B in local memory"},
+            {"tiled32", "matmul_tiled32", "32x32 tiles (1024 work-items per group)"},
+            {"wpt2", "matmul_wpt2", "32x32 tiles, two outputs per work-item (32x16 items)"},
+            {"btrans", "matmul_btrans", "as wpt2, B's tile transposed and padded (+1)"},
+            {"reg4x4", "matmul_reg4x4",
+             "64x64 block, 4x4 outputs per work-item in registers, float4 loads"},
+            {"reg8x8", "matmul_reg8x8", "128x128 block, 8x8 outputs per work-item, float4 loads"},
+            {"best", "matmul_best",
+             "reg8x8 + double-buffered tiles, conflict-free float4 local reads"}};
+    }
+    // 384^3: the whole ladder, naive included, in a few seconds on 2 CPU cores through PoCL.
+    std::vector<std::size_t> default_size() const override { return {384}; }
+
+    Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto dims = cfg.size.empty() ? default_size() : cfg.size;
+        if (dims.size() != 1 && dims.size() != 3)
+            throw Error::usage("matmul takes one size (n: n x n times n x n) or three (MxNxK: "
+                               "M x K times K x N), got " +
+                               dims_label(dims));
+        const std::size_t M = dims[0], N = dims.size() == 3 ? dims[1] : dims[0],
+                          K = dims.size() == 3 ? dims[2] : dims[0];
+        // The kernels index with int: every matrix must have fewer than 2^31 elements.
+        for (const double elems : {double(M) * K, double(K) * N, double(M) * N})
+            if (elems > double(INT32_MAX))
+                throw Error::usage(
+                    "matmul size " + dims_label({M, N, K}) +
+                    ": a matrix of over 2^31-1 elements (the kernels index with int)");
+        const int mi = static_cast<int>(M), ni = static_cast<int>(N), ki = static_cast<int>(K);
+
+        Result r;
+        r.seed = cfg.seed;
+        r.size_label = dims_label({M, N, K});
+        BuildOptions opts;
+        opts.defines = cfg.defines;
+        auto kernel = dev.load_kernel(v.kernel, opts);
+        describe(r, dev, *kernel, name(), v);
+
+        const auto a = random_floats(M * K, cfg.seed);
+        const auto b = random_floats(K * N, cfg.seed + 1);
+        auto q = dev.create_queue();
+        auto da = dev.alloc<float>(M * K), db = dev.alloc<float>(K * N),
+             dc = dev.alloc<float>(M * N);
+        r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
+        r.h2d_bytes = 4.0 * (double(M) * K + double(K) * N);
+
+        // Launch geometry: the global size covers C in whole work-groups; the kernels check
+        // the edges themselves.
+        const Geometry g = geometry_of(v.name, cfg);
+        std::array<std::size_t, 2> local;
+        if (g.free_local) {
+            local = pick_local(cfg, g.local, *kernel);
+        } else {
+            RunConfig own = cfg;
+            own.local.reset();
+            local = pick_local(own, g.local, *kernel);
+            if (cfg.local && *cfg.local != local)
+                r.note = "--local applies to the naive kernel; " + v.name +
+                         "'s work-group is fixed by its tile";
+        }
+        const std::size_t rows = g.free_local ? local[1] : g.rows,
+                          cols = g.free_local ? local[0] : g.cols;
+        const Range range =
+            Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1])
+                .local(local[0], local[1]);
+        r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
+
+        poison(*q, *dc);
+        r.kernel_ms = time_runs(*q, cfg, [&] {
+            auto e = q->launch(*kernel, range, *da, *db, *dc, mi, ni, ki);
+            return std::pair{e, e};
+        });
+        std::vector<float> c(M * N);
+        r.d2h_ms = q->read(*dc, c).elapsed_ms();
+        r.d2h_bytes = 4.0 * double(M) * N;
+        r.flops = 2.0 * double(M) * double(N) * double(K);
+        r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
+
+        r.error_kind = "of bound";
+        r.tolerance = 1.0;
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            const auto ref = reference(a, b, M, N, K, cfg, r.note);
+            for (std::size_t t = 0; t < ref->indices.size(); ++t) {
+                const double err =
+                    std::fabs(double(c[ref->indices[t]]) - ref->value[t]) / ref->bound[t];
+                if (!(err <= r.tolerance)) { // NaN (an entry never written) fails too
+                    r.pass = false;
+                    r.max_error = std::isnan(err) ? err : std::max(r.max_error, err);
+                    if (std::isnan(err))
+                        break;
+                } else {
+                    r.max_error = std::max(r.max_error, err);
+                }
+            }
+        }
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        return r;
+    }
+
+  private:
+    // The reference of the checked entries, computed once per problem and shared by the
+    // variants (the inputs depend only on the sizes and the seed).
+    std::shared_ptr<const Reference> reference(const std::vector<float>& a,
+                                               const std::vector<float>& b, std::size_t M,
+                                               std::size_t N, std::size_t K, const RunConfig& cfg,
+                                               std::string& note) const {
+        Verify verify = cfg.verify;
+        if (verify == Verify::full && double(M) * N * K > full_check_limit) {
+            verify = Verify::sample;
+            note += std::string(note.empty() ? "" : "; ") +
+                    "--verify full checks a sample at this size (the CPU reference of every "
+                    "entry needs over 2^31 multiply-adds)";
+        }
+        const Key key{M, N, K, cfg.seed, verify};
+        std::lock_guard lock(cache_mutex_);
+        if (!cached_ || !(cached_key_ == key)) {
+            cached_.reset(); // free the old one first: at large sizes it is big
+            cached_ = compute_reference(a, b, M, N, K, check_indices(M * N, verify, cfg.seed));
+            cached_key_ = key;
+        }
+        return cached_;
+    }
+
+    struct Key {
+        std::size_t M, N, K;
+        std::uint64_t seed;
+        Verify verify;
+        bool operator==(const Key&) const = default;
+    };
+    mutable std::mutex cache_mutex_;
+    mutable std::shared_ptr<const Reference> cached_;
+    mutable Key cached_key_{};
+};
+
+} // namespace
+
+const App& matmul_app() {
+    static const Matmul app;
+    return app;
+}
+
+} // namespace duet::apps

@@ -1,0 +1,333 @@
+// reduction: the sum of n values through the classic ladder of M. Harris ("Optimizing Parallel
+// Reduction in CUDA"), in int32 (checked exactly) and float32 (checked against a stated bound).
+//
+// Variants: each of the nine steps exists for both types, named STEP_i32 and STEP_f32 (kernels
+// reduce_STEP_i32 / reduce_STEP_f32 in kernels_cl/reduction.cl and kernels_cu/reduction.cu).
+// `runapp run reduction` runs all eighteen, the int ladder first, then the float ladder;
+// `--variant sequential_i32,grid_stride_f32` picks some.
+//
+// Multi-pass variants reduce by one work-group's share per pass (ping-ponging between two
+// partial-sum buffers) until one value is left, and all the passes of one run are timed together
+// (first launch's start to last launch's end). The input is never written, so every run reduces
+// the same data.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <type_traits>
+
+#include "app.hpp"
+
+namespace duet::apps {
+namespace {
+
+// How a step splits the input among work-groups.
+enum class Split {
+    one,        // one element per work-item (steps 1-3)
+    two,        // two per work-item, added during the load (steps 4-6)
+    grid,       // a capped number of groups walks the whole input (steps 7-8)
+    grid_atomic // as grid, one pass, group sums added atomically (step 9)
+};
+
+struct Step {
+    const char* name;
+    const char* description;
+    Split split;
+    bool wg_define; // the OpenCL kernel is compiled for the work-group size (-DWG=...)
+};
+
+constexpr Step steps[] = {
+    {"interleaved", "interleaved addressing, tid % 2s: divergent branches", Split::one, false},
+    {"strided", "interleaved addressing, strided index 2s*tid: no divergence, bank conflicts",
+     Split::one, false},
+    {"sequential", "sequential addressing: the lower half adds the upper half", Split::one, false},
+    {"first_add", "two elements per work-item, first add during the global load", Split::two,
+     false},
+    {"unroll_last", "last six tree steps unrolled (barriers kept: no lockstep assumed)", Split::two,
+     false},
+    {"unroll_all", "tree completely unrolled for the work-group size (CUDA template, CL -DWG)",
+     Split::two, true},
+    {"grid_stride", "many elements per work-item (grid-stride), then the unrolled tree",
+     Split::grid, true},
+    {"shuffle", "grid-stride, then sub-group/warp reductions in registers", Split::grid, false},
+    {"atomic", "grid-stride and shuffles, one pass: each group atomically adds its sum",
+     Split::grid_atomic, false},
+};
+
+struct Pass {
+    std::size_t items, groups; // values reduced, work-groups launched (= values left)
+};
+
+// Additions any one element goes through in a pass (its depth in the pass's summation tree), for
+// the float bound. `any_order_group`: the group's own step may add in any order (sub-group
+// reductions are implementation-defined), so up to ls - 1 additions; otherwise a binary tree.
+std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, bool any_order_group) {
+    const std::size_t tree = any_order_group ? ls - 1 : std::countr_zero(ls);
+    switch (split) {
+    case Split::one:
+        return tree;
+    case Split::two:
+        return 1 + tree;
+    case Split::grid:
+    case Split::grid_atomic: {
+        const std::size_t per_item = 2 * ((p.items + 2 * ls * p.groups - 1) / (2 * ls * p.groups));
+        return per_item + tree + (split == Split::grid_atomic ? p.groups : 0);
+    }
+    }
+    return 0;
+}
+
+bool has_token(const std::string& list, const std::string& token) {
+    std::istringstream in(list);
+    for (std::string t; in >> t;)
+        if (t == token)
+            return true;
+    return false;
+}
+
+// The device reports cl_khr_subgroups (OpenCL only; CUDA always has warp shuffles).
+bool has_subgroups(const DeviceInfo& info) {
+    for (const auto& [label, value] : info.details)
+        if (label == "Extensions" && has_token(value, "cl_khr_subgroups"))
+            return true;
+    return false;
+}
+
+class Reduction final : public App {
+  public:
+    std::string name() const override { return "reduction"; }
+    std::string description() const override {
+        return "sum of n values, int32 (exact) and float32, Harris's ladder (memory bound)";
+    }
+    std::vector<Variant> variants() const override {
+        std::vector<Variant> v;
+        for (const char* type : {"i32", "f32"})
+            for (const Step& s : steps)
+                v.push_back(
+                    {std::string(s.name) + "_" + type, std::string("reduce_") + s.name + "_" + type,
+                     std::string(s.description) + (type[0] == 'i' ? ", int32" : ", float32")});
+        return v;
+    }
+    std::vector<std::size_t> default_size() const override { return {1u << 22}; }
+
+    Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
+        const bool is_int = v.name.size() > 4 && v.name.ends_with("_i32");
+        return is_int ? run_typed<int>(dev, v, cfg) : run_typed<float>(dev, v, cfg);
+    }
+
+  private:
+    static const Step& step_of(const Variant& v) {
+        const std::string base = v.name.substr(0, v.name.size() - 4);
+        for (const Step& s : steps)
+            if (base == s.name)
+                return s;
+        throw Error::not_found("reduction has no step '" + base + "'");
+    }
+
+    template <class T> Result run_typed(Device& dev, const Variant& v, const RunConfig& cfg) const {
+        constexpr bool is_int = std::is_same_v<T, int>;
+        const auto t0 = std::chrono::steady_clock::now();
+        const Step& step = step_of(v);
+        const DeviceInfo& info = dev.info();
+        const bool opencl = info.backend == "opencl";
+
+        // ---- sizes ----
+        if (cfg.size.size() > 1)
+            throw Error::usage("reduction takes one size (the number of values), got " +
+                               dims_label(cfg.size));
+        const std::size_t n = cfg.size.empty() ? default_size()[0] : cfg.size[0];
+        if (n < 1 || n > static_cast<std::size_t>(INT32_MAX))
+            throw Error::usage("reduction size " + std::to_string(n) +
+                               " is outside 1 .. 2^31-1 values");
+        if (cfg.local && (*cfg.local)[1] != 1)
+            throw Error::usage("reduction is one-dimensional: give --local N, not a WxH shape");
+        const std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
+        if (ls < 2 || !std::has_single_bit(ls))
+            throw Error::usage("reduction needs a power-of-two work-group size of at least 2 "
+                               "(its trees halve the group each step), got " +
+                               std::to_string(ls));
+        if (step.wg_define && ls > 1024)
+            throw Error::usage("reduction " + v.name +
+                               ": the unrolled tree goes up to work-groups of 1024, got " +
+                               std::to_string(ls));
+
+        // ---- build ----
+        BuildOptions opts;
+        opts.defines = cfg.defines;
+        const auto user_define = [&](const char* name) {
+            return std::find_if(opts.defines.begin(), opts.defines.end(),
+                                [&](const auto& d) { return d.first == name; });
+        };
+        // WG and the sub-group switch only exist in OpenCL C: CUDA gets the block size from
+        // blockDim (a switch to the template instance) and always has warp shuffles, so the
+        // embedded fat binary is used as is.
+        if (opencl && step.wg_define) {
+            if (auto it = user_define("WG"); it != opts.defines.end()) {
+                if (it->second != std::to_string(ls))
+                    throw Error::usage("define WG=" + it->second +
+                                       " differs from the work-group size " + std::to_string(ls) +
+                                       "; set the size with --local instead");
+            } else {
+                opts.defines.emplace_back("WG", std::to_string(ls));
+            }
+        }
+        const bool uses_group_sum =
+            step.split == Split::grid_atomic || step.name == std::string("shuffle");
+        bool subgroups = false; // the OpenCL sub-group path is compiled in
+        if (opencl && uses_group_sum) {
+            if (auto it = user_define("DUET_HAS_SUBGROUPS"); it != opts.defines.end()) {
+                subgroups = it->second != "0"; // a user's 0 forces the fallback, to compare
+            } else if (has_subgroups(info) && ls >= 4) {
+                // (A group of 2 gains nothing from sub-groups, and PoCL 5.0 cannot build
+                // sub-group kernels for it: undefined __pocl_work_group_alloca.)
+                opts.defines.emplace_back("DUET_HAS_SUBGROUPS", "1");
+                subgroups = true;
+            }
+        }
+        auto kernel = dev.load_kernel(v.kernel, opts);
+        Result r;
+        r.seed = cfg.seed;
+        r.size_label = std::to_string(n);
+        describe(r, dev, *kernel, name(), v);
+        const auto local = pick_local(cfg, {ls, 1}, *kernel); // checks the kernel's limit
+        r.local_label = std::to_string(local[0]);
+
+        // ---- inputs and reference ----
+        // Ints: |x| <= hi with hi * n <= INT32_MAX, so no partial sum of any subset, in any
+        // order, can overflow int32 and the device's sum must equal the exact int64 one.
+        const int hi = static_cast<int>(std::min<std::size_t>(1000, INT32_MAX / n));
+        std::vector<T> host;
+        if constexpr (is_int)
+            host = random_ints(n, cfg.seed, -hi, hi);
+        else
+            host = random_floats(n, cfg.seed, -1.f, 1.f);
+        std::int64_t exact = 0;
+        double ref = 0, abs_sum = 0;
+        for (const T x : host) {
+            if constexpr (is_int)
+                exact += x;
+            ref += double(x);
+            abs_sum += std::fabs(double(x));
+        }
+
+        // ---- the passes ----
+        // Grid-stride steps launch enough groups to fill the device (about 2048 work-items per
+        // compute unit), never more than the input needs; the second pass is one group, which
+        // walks the few thousand partial sums at most, so they never take a third launch.
+        const std::size_t cap = std::max<std::size_t>(
+            1, std::size_t(std::max(info.compute_units, 1)) * std::max<std::size_t>(1, 2048 / ls));
+        std::vector<Pass> passes;
+        for (std::size_t m = n;;) {
+            const std::size_t per_group = step.split == Split::one ? ls : 2 * ls;
+            std::size_t g = (m + per_group - 1) / per_group;
+            if (step.split == Split::grid || step.split == Split::grid_atomic)
+                g = passes.empty() ? std::min(g, cap) : 1;
+            passes.push_back({m, g});
+            m = g;
+            if (m == 1 || step.split == Split::grid_atomic)
+                break;
+        }
+
+        auto q = dev.create_queue();
+        auto din = dev.alloc<T>(n);
+        std::unique_ptr<Buffer> part[2];
+        const bool atomic = step.split == Split::grid_atomic;
+        part[0] = dev.alloc<T>(atomic ? 1 : passes[0].groups);
+        part[1] = dev.alloc<T>(passes.size() > 1 ? passes[1].groups : 1);
+        r.h2d_ms = q->write(*din, host).elapsed_ms();
+        r.h2d_bytes = double(n) * sizeof(T);
+        // Poisoned (0xFF: -1 / NaN) by a write, not poison()'s fill: Oclgrind 21.10 reports reads
+        // of a buffer filled with clEnqueueFillBuffer and then written by a kernel as
+        // uninitialised, and the second pass reads exactly such a buffer.
+        for (auto& b : part) {
+            const std::vector<unsigned char> ff(b->size(), 0xFF);
+            q->write_bytes(*b, ff.data(), ff.size());
+        }
+
+        std::vector<Range> ranges;
+        for (const Pass& p : passes)
+            ranges.push_back(Range(p.groups * ls).local(ls));
+        const auto scratch = duet::local(ls * sizeof(T));
+        r.kernel_ms = time_runs(*q, cfg, [&] {
+            Event first, last;
+            if (atomic) { // the sum starts from zero every run (a blocking write, not timed)
+                const T zero = T(0);
+                q->write_bytes(*part[0], &zero, sizeof(T));
+            }
+            for (std::size_t i = 0; i < passes.size(); ++i) {
+                const Buffer& in = i == 0 ? *din : *part[(i - 1) % 2];
+                Buffer& out = *part[i % 2];
+                last = q->launch(*kernel, ranges[i], in, out, static_cast<int>(passes[i].items),
+                                 scratch);
+                if (!first.valid())
+                    first = last;
+            }
+            return std::pair{first, last};
+        });
+        T result{};
+        r.d2h_ms = q->read_bytes(*part[(passes.size() - 1) % 2], &result, sizeof(T)).elapsed_ms();
+        r.d2h_bytes = sizeof(T);
+        r.bytes = double(n) * sizeof(T); // each input value read once; partial sums are noise
+
+        // ---- check ----
+        r.error_kind = "abs";
+        if constexpr (is_int) {
+            r.tolerance = 0; // integer addition is exact and (see above) cannot overflow
+        } else {
+            // Float: whatever the order, if every value goes through at most D additions the
+            // computed sum is within gamma_D * sum|x| of the exact one (Higham, "Accuracy and
+            // Stability of Numerical Algorithms", 4.2), gamma_D = D*u / (1 - D*u), u = 2^-24.
+            // D is the depth of this variant's summation tree: per pass, the grid-stride chain of
+            // a work-item, the group's tree (log2 of the group size, or up to size - 1 where a
+            // sub-group reduction adds in an unspecified order) and, for the atomic step, the chain
+            // of group sums. A double reference adds its own (tiny) bound. The bound is loose for
+            // catching a few lost elements; the int ladder runs the same code exactly for that.
+            std::size_t depth = 0;
+            for (const Pass& p : passes)
+                depth += pass_depth(p, step.split, ls, subgroups);
+            const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
+            const auto gamma = [](double k, double unit) { return k * unit / (1 - k * unit); };
+            r.tolerance = (gamma(double(depth), u) + gamma(double(n), ud)) * abs_sum;
+            r.note = "f32 bound: " + std::to_string(depth) + " additions per value; ";
+        }
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            const double err = is_int ? std::fabs(double(std::int64_t(result) - exact))
+                                      : std::fabs(double(result) - ref);
+            r.max_error = err;
+            r.pass = err <= r.tolerance; // NaN (a poisoned, unwritten result) fails
+        }
+
+        // ---- what the reader must know ----
+        std::string groups;
+        for (const Pass& p : passes)
+            groups += (groups.empty() ? "" : ", ") + std::to_string(p.groups);
+        r.note += std::to_string(passes.size()) + (passes.size() == 1 ? " pass" : " passes") +
+                  " (" + groups +
+                  (passes.size() == 1 && passes[0].groups == 1 ? " group)" : " groups)");
+        if (atomic)
+            r.note += ", the sum is zeroed before each run (not timed)";
+        if (uses_group_sum)
+            r.note += !opencl     ? ", warp shuffles (__shfl_down_sync)"
+                      : subgroups ? ", sub-groups (sub_group_reduce_add)"
+                                  : ", no cl_khr_subgroups: local-memory tree";
+        if constexpr (is_int)
+            r.note += ", values in [" + std::to_string(-hi) + ", " + std::to_string(hi) + "]";
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        return r;
+    }
+};
+
+} // namespace
+
+const App& reduction_app() {
+    static const Reduction app;
+    return app;
+}
+
+} // namespace duet::apps

@@ -1,0 +1,288 @@
+// Kernel loading: which code a kernel comes from, and the caches in front of NVRTC.
+//
+//   app source (BuildOptions::sources.cuda)  -> NVRTC
+//   Duet's kernel, no defines, no fast math,
+//     DUET_KERNEL_DIR unset                  -> the fatbin nvcc embedded at build time
+//   Duet's kernel otherwise                  -> NVRTC on the file's text
+//
+// NVRTC output goes through the on-disk ProgramCache; every loaded module is also kept per
+// device, keyed by source and options, so each file is loaded once per device.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+
+#include <duet/backend/program_cache.hpp>
+#include <duet/version.hpp>
+
+#include "cuda_check.hpp"
+#include "cuda_device.hpp"
+#include "cuda_fatbins.hpp"
+#include "cuda_nvrtc.hpp"
+
+namespace duet::cuda {
+
+namespace {
+
+// Same rules as the OpenCL backend, so that a define accepted by one is accepted by both.
+void check_define(const std::string& name, const std::string& value) {
+    const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                            std::all_of(name.begin(), name.end(), [](unsigned char c) {
+                                return std::isalnum(c) || c == '_';
+                            });
+    if (!identifier)
+        throw Error::usage("define name '" + name + "' is not a C identifier");
+    if (value.find_first_of(" \t\n\"'\\") != std::string::npos)
+        throw Error::usage("define " + name + "='" + value +
+                           "': values may not contain spaces, quotes or backslashes");
+}
+
+// What NVRTC compiles for: the device's own architecture as a CUBIN when NVRTC knows it (or
+// an older one of the same major, which the GPU runs); for a GPU newer than NVRTC, PTX of the
+// newest architecture it knows, which the driver compiles on load.
+struct Target {
+    std::string arch; // "sm_90" or "compute_120"
+    bool cubin = true;
+};
+
+Target nvrtc_target(const DeviceLimits& l, const Nvrtc& nv, const std::string& device) {
+    const int cc = l.cc_major * 10 + l.cc_minor;
+    const auto& archs = nv.supported_archs();
+    if (archs.empty() || std::find(archs.begin(), archs.end(), cc) != archs.end())
+        return {"sm_" + std::to_string(cc), true};
+    int same_major = 0;
+    for (int a : archs)
+        if (a / 10 == l.cc_major && a <= cc)
+            same_major = std::max(same_major, a);
+    if (same_major)
+        return {"sm_" + std::to_string(same_major), true};
+    const int newest = *std::max_element(archs.begin(), archs.end());
+    if (cc > newest)
+        return {"compute_" + std::to_string(newest), false};
+    const int oldest = *std::min_element(archs.begin(), archs.end());
+    throw Error(ErrorKind::unavailable, "cuda", "", 0, "",
+                "NVRTC " + nv.version() + " (" + nv.path() + ") cannot compile for " + device +
+                    " (" + l.sm() + "): it supports sm_" + std::to_string(oldest) + " to sm_" +
+                    std::to_string(newest) + "; this GPU needs an older CUDA toolkit");
+}
+
+// Errors that mean "this binary has no code this GPU can run", after which NVRTC is tried.
+bool missing_code(const Error& e) {
+    if (e.kind() != ErrorKind::runtime || e.backend() != "cuda")
+        return false;
+    switch (static_cast<cudaError_t>(e.code())) {
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidKernelImage:
+    case cudaErrorUnsupportedPtxVersion:
+    case cudaErrorInvalidPtx:
+    case cudaErrorJitCompilerNotFound:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// The headers NVRTC may #include by name ("duet_cuda.cuh"), and all of them in one string for
+// the cache keys (a changed header must not reuse an old build).
+std::vector<SourceFile> nvrtc_headers(std::string& all_text) {
+    std::vector<SourceFile> headers;
+    for (auto& f : kernel_files(Language::cuda)) {
+        const auto dot = f.name.rfind('.');
+        const std::string ext = dot == std::string::npos ? "" : f.name.substr(dot);
+        if (ext == ".cuh" || ext == ".h" || ext == ".hpp") {
+            all_text += f.name + '\n' + f.text + '\n';
+            headers.push_back(std::move(f));
+        }
+    }
+    return headers;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : " ") + x;
+    return s;
+}
+
+// "Duet's CUDA kernels include: a b c ... (N in all)", without the backend's own kernels.
+std::string some_kernel_names() {
+    std::vector<std::string> names;
+    for (auto& n : kernel_names(Language::cuda))
+        if (n.rfind("duet_", 0) != 0)
+            names.push_back(std::move(n));
+    if (names.empty())
+        return "Duet has no CUDA kernels in this build";
+    constexpr std::size_t shown = 12;
+    std::string s = "Duet's CUDA kernels include:";
+    for (std::size_t i = 0; i < names.size() && i < shown; ++i)
+        s += " " + names[i];
+    if (names.size() > shown)
+        s += " ... (" + std::to_string(names.size()) + " in all; runapp lists the apps)";
+    return s;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace
+
+std::unique_ptr<Kernel> CudaDevice::load_kernel(const std::string& name,
+                                                const BuildOptions& options) {
+    for (const auto& [n, v] : options.defines)
+        check_define(n, v);
+    ModuleSource source;
+    if (!options.sources.cuda.empty()) {
+        source.origin = options.sources.origin.empty() ? "<string>" : options.sources.origin;
+        source.text = options.sources.cuda;
+    } else {
+        auto file = find_kernel_source(name, Language::cuda);
+        if (!file) {
+            std::string message = "no CUDA kernel named " + name;
+            if (!options.sources.opencl.empty())
+                message += ": the app gave only an OpenCL source" +
+                           (options.sources.origin.empty() ? std::string()
+                                                           : " (" + options.sources.origin + ")") +
+                           ", and Duet's own CUDA kernels have no such kernel";
+            throw Error(ErrorKind::not_found, "cuda", "", 0, "",
+                        message + "; " + some_kernel_names());
+        }
+        source.origin = file->name;
+        source.text = std::move(file->text);
+        const char* kernel_dir = std::getenv("DUET_KERNEL_DIR");
+        // The embedded build is exactly the file with no defines and no fast math; anything
+        // else (or sources being edited in DUET_KERNEL_DIR) needs compiling.
+        if (options.defines.empty() && !options.fast_math && !(kernel_dir && *kernel_dir))
+            source.fatbin = find_embedded_fatbin(source.origin);
+    }
+    return load_from(source, name, options);
+}
+
+std::unique_ptr<CudaKernel> CudaDevice::load_from(const ModuleSource& source,
+                                                  const std::string& name,
+                                                  const BuildOptions& options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    activate();
+    // One build at a time per device: a second thread asking for the same file waits and then
+    // finds it loaded instead of compiling it again.
+    std::lock_guard lock(modules_mutex_);
+    bool cache_hit = false, from_memory = false;
+    std::unique_ptr<CudaKernel> kernel;
+    if (source.fatbin) {
+        try {
+            kernel =
+                std::make_unique<CudaKernel>(*this, embedded_module(source, from_memory), name);
+            cache_hit = true;
+        } catch (const Error& e) {
+            if (!missing_code(e) || source.text.empty())
+                throw;
+            modules_.erase("embedded:" + source.origin);
+            cache_hit = from_memory = false;
+            duet::log().info("cuda: the embedded build of {} has no code for {} ({}); compiling "
+                             "it with NVRTC",
+                             source.origin, label(), limits_.sm());
+            try {
+                kernel = std::make_unique<CudaKernel>(
+                    *this, compiled_module(source, name, options, cache_hit, from_memory), name);
+            } catch (const Error& e2) {
+                throw Error(e2.kind(), "cuda", e2.call(), e2.code(), e2.code_name(),
+                            e2.detail() + " (NVRTC was tried because the embedded build failed: " +
+                                e.what() + ")",
+                            e2.build_log());
+            }
+        }
+    } else {
+        kernel = std::make_unique<CudaKernel>(
+            *this, compiled_module(source, name, options, cache_hit, from_memory), name);
+    }
+    const double ms = from_memory ? 0.0 : ms_since(t0);
+    kernel->set_build_facts(ms, cache_hit || from_memory);
+    duet::log().debug("cuda: kernel {} from {} on {}: {} in {:.1f} ms", name, source.origin,
+                      label(),
+                      from_memory ? "already loaded"
+                      : cache_hit ? (source.fatbin ? "embedded fatbin" : "program cache")
+                                  : "compiled",
+                      ms);
+    return kernel;
+}
+
+std::shared_ptr<CudaModule> CudaDevice::embedded_module(const ModuleSource& source,
+                                                        bool& from_memory) {
+    const std::string key = "embedded:" + source.origin;
+    if (auto it = modules_.find(key); it != modules_.end()) {
+        from_memory = true;
+        return it->second;
+    }
+    auto module = std::make_shared<CudaModule>(*this, source.fatbin->data, source.origin,
+                                               std::string(embedded_build_options()),
+                                               kernels_defined_in(source.text, Language::cuda));
+    modules_.emplace(key, module);
+    return module;
+}
+
+std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& source,
+                                                        const std::string& name,
+                                                        const BuildOptions& options,
+                                                        bool& cache_hit, bool& from_memory) {
+    const Nvrtc& nv = Nvrtc::instance();
+    const Target target = nvrtc_target(limits_, nv, label());
+    // -default-device: functions without __device__/__host__ compile for the device, as
+    // nvcc would for a kernel file's helpers. No fast math unless asked, as on OpenCL.
+    std::vector<std::string> args{"-std=c++17", "-default-device", "-arch=" + target.arch,
+                                  "-DDUET_CUDA=1"};
+    for (const auto& [n, v] : options.defines)
+        args.push_back("-D" + n + (v.empty() ? "" : "=" + v));
+    if (options.fast_math)
+        args.push_back("--use_fast_math");
+    const std::string flags = join(args);
+    std::string header_text;
+    const auto headers = nvrtc_headers(header_text);
+
+    const std::string memory_key =
+        "nvrtc:" + ProgramCache::key({source.origin, source.text, flags, header_text});
+    if (auto it = modules_.find(memory_key); it != modules_.end()) {
+        from_memory = true;
+        return it->second;
+    }
+
+    const std::string cc =
+        std::to_string(limits_.cc_major) + "." + std::to_string(limits_.cc_minor);
+    const std::string driver = version_string(driver_version_);
+    auto& cache = ProgramCache::instance();
+    const std::string key =
+        ProgramCache::key({"cuda", source.text, flags, info_.name, cc, driver, duet::version,
+                           "nvrtc " + nv.version(), info_.platform_version, header_text});
+    std::shared_ptr<CudaModule> module;
+    if (auto image = cache.load(key)) {
+        // PTX is loaded as a C string: make sure a cached one is terminated.
+        if (!target.cubin && (image->empty() || image->back() != 0))
+            image->push_back(0);
+        try {
+            module = std::make_shared<CudaModule>(*this, image->data(), source.origin, flags,
+                                                  kernels_defined_in(source.text, Language::cuda));
+            cache_hit = true;
+        } catch (const Error& e) {
+            duet::log().info("cuda: cached build of {} did not load ({}); rebuilding",
+                             source.origin, e.what());
+            cache.remove(key);
+        }
+    }
+    if (!module) {
+        const std::string what = "building kernel " + name + " from " + source.origin + " for " +
+                                 label() + " (" + limits_.sm() + ") with NVRTC " + nv.version() +
+                                 " and options \"" + flags + "\"";
+        NvrtcOutput out = nv.compile(source.text, source.origin, headers, args, target.cubin, what);
+        if (!out.log.empty())
+            duet::log().info("cuda: NVRTC messages for {}:\n{}", source.origin, out.log);
+        module = std::make_shared<CudaModule>(*this, out.image.data(), source.origin, flags,
+                                              kernels_defined_in(source.text, Language::cuda));
+        // Stored only once it has loaded: the cache never holds a build the driver refused.
+        cache.store(key, out.image,
+                    "cuda " + source.origin + " " + flags + " | " + info_.name + " | CUDA " +
+                        driver);
+    }
+    modules_.emplace(memory_key, module);
+    return module;
+}
+
+} // namespace duet::cuda

@@ -1,0 +1,64 @@
+// The CUDA device: context on first use, queues, memory, and the backend's own fill kernel.
+// Kernel loading is in cuda_build.cpp.
+#include "cuda_device.hpp"
+
+#include <chrono>
+
+#include "cuda_check.hpp"
+#include "cuda_fatbins.hpp"
+#include "cuda_memory.hpp"
+#include "cuda_queue.hpp"
+
+namespace duet::cuda {
+
+CudaDevice::CudaDevice(DeviceFacts facts, int driver_version)
+    : info_(std::move(facts.info)), limits_(facts.limits), driver_version_(driver_version) {}
+
+// Members go in reverse order: the fill kernel, then the modules it and others hold.
+CudaDevice::~CudaDevice() = default;
+
+void CudaDevice::activate() {
+    const auto t0 = std::chrono::steady_clock::now();
+    // Since CUDA 12, cudaSetDevice creates the device's primary context when it has none, so
+    // this is where the first real use of a device pays for it (tens to hundreds of ms).
+    DUET_CUDA_CHECK(cudaSetDevice(ordinal()), "making " + label() + " current");
+    std::call_once(context_once_, [&] {
+        duet::log().debug(
+            "cuda: {} ready ({:.1f} ms to create its context)", label(),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
+    });
+}
+
+std::unique_ptr<Queue> CudaDevice::create_queue() {
+    return std::make_unique<CudaQueue>(*this);
+}
+
+std::unique_ptr<Buffer> CudaDevice::alloc_bytes(std::size_t bytes) {
+    return std::make_unique<CudaBuffer>(*this, bytes);
+}
+
+std::unique_ptr<HostBuffer> CudaDevice::alloc_host(std::size_t bytes) {
+    return std::make_unique<CudaHostBuffer>(*this, bytes);
+}
+
+cudaKernel_t CudaDevice::fill_kernel() {
+    // call_once: concurrent first fills load it once; a failed load is retried next time.
+    std::call_once(fill_once_, [&] {
+        ModuleSource source;
+        source.origin = "duet_fill.cu";
+        source.fatbin = find_embedded_fatbin(source.origin);
+        // The source text is only needed if the embedded fatbin has no code for this GPU.
+        for (auto& f : kernel_files(Language::cuda))
+            if (f.name == source.origin)
+                source.text = std::move(f.text);
+        if (!source.fatbin && source.text.empty())
+            throw Error(ErrorKind::runtime, "cuda", "", 0, "",
+                        "this build of the CUDA plugin has no kernels_cu/duet_fill.cu, which "
+                        "Queue::fill needs for patterns wider than one byte; rebuild Duet");
+        fill_kernel_ = load_from(source, "duet_fill_bytes", BuildOptions{});
+    });
+    return fill_kernel_->handle();
+}
+
+} // namespace duet::cuda

@@ -1,0 +1,53 @@
+#pragma once
+// Device memory (cudaMalloc) and page-locked host memory (cudaHostAlloc).
+#include <cstddef>
+#include <string>
+
+#include <duet/device.hpp>
+
+namespace duet::cuda {
+
+class CudaDevice;
+
+// A cudaMalloc allocation on one device.
+class CudaBuffer final : public Buffer {
+  public:
+    // Allocates `bytes`; over the device's total or free memory is an Error naming both.
+    CudaBuffer(CudaDevice& device, std::size_t bytes);
+    ~CudaBuffer() override;
+    CudaBuffer(const CudaBuffer&) = delete;
+    CudaBuffer& operator=(const CudaBuffer&) = delete;
+
+    std::size_t size() const override { return bytes_; }
+    void* ptr() const { return ptr_; }
+    CudaDevice& device() const { return *device_; }
+
+  private:
+    CudaDevice* device_;
+    void* ptr_ = nullptr;
+    std::size_t bytes_;
+};
+
+// Pinned host memory; plain host memory (pinned() false) when pinning fails.
+class CudaHostBuffer final : public HostBuffer {
+  public:
+    CudaHostBuffer(CudaDevice& device, std::size_t bytes);
+    ~CudaHostBuffer() override;
+    CudaHostBuffer(const CudaHostBuffer&) = delete;
+    CudaHostBuffer& operator=(const CudaHostBuffer&) = delete;
+
+    void* data() override { return ptr_; }
+    std::size_t size() const override { return bytes_; }
+    bool pinned() const override { return pinned_; }
+
+  private:
+    void* ptr_ = nullptr;
+    std::size_t bytes_;
+    bool pinned_ = false;
+};
+
+// `buf` as a CudaBuffer; a buffer of another backend is a usage Error naming `role` and `who`
+// (the queue or device it was given to).
+const CudaBuffer& as_cuda_buffer(const Buffer& buf, const char* role, const std::string& who);
+
+} // namespace duet::cuda

@@ -1,0 +1,91 @@
+#pragma once
+// A loaded CUDA library (one compiled .cu file) and the kernels taken from it.
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <duet/device.hpp>
+
+namespace duet::cuda {
+
+class CudaDevice;
+
+// A cudaLibrary_t loaded from a fatbin, cubin or PTX image; unloaded when the last kernel taken
+// from it and the device's module cache have let go of it.
+class CudaModule {
+  public:
+    // Loads `image` (cudaLibraryLoadData copies it). `origin` names it in messages ("matmul.cu");
+    // `declared_kernels` (from the source text) stand in when the library cannot list its own.
+    CudaModule(const CudaDevice& device, const void* image, std::string origin,
+               std::string build_options, std::vector<std::string> declared_kernels);
+    ~CudaModule();
+    CudaModule(const CudaModule&) = delete;
+    CudaModule& operator=(const CudaModule&) = delete;
+
+    cudaLibrary_t handle() const { return library_; }
+    const std::string& origin() const { return origin_; }
+    const std::string& build_options() const { return build_options_; }
+    // Names of the kernels in the library, for "not in module" messages (empty if unknown).
+    std::vector<std::string> kernel_names() const;
+
+  private:
+    std::vector<std::string> loaded_kernel_names() const;
+
+    int ordinal_;
+    cudaLibrary_t library_ = nullptr;
+    std::string origin_, build_options_;
+    std::vector<std::string> declared_kernels_;
+};
+
+// One kernel of a CudaModule, with the attributes launches are checked against.
+class CudaKernel final : public Kernel {
+  public:
+    // Looks `name` up in `module` and reads its attributes on `device` (which must be current).
+    // A name the module lacks is Error(not_found) listing what it has.
+    CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, std::string name);
+
+    const std::string& name() const override { return name_; }
+    std::size_t max_work_group_size() const override {
+        return static_cast<std::size_t>(attributes_.maxThreadsPerBlock);
+    }
+    double build_ms() const override { return build_ms_; }
+    bool cache_hit() const override { return cache_hit_; }
+    const std::string& build_options() const override { return module_->build_options(); }
+
+    // Records how the kernel was obtained, once load_kernel knows.
+    void set_build_facts(double build_ms, bool cache_hit) {
+        build_ms_ = build_ms;
+        cache_hit_ = cache_hit;
+    }
+    cudaKernel_t handle() const { return kernel_; }
+    CudaDevice& device() const { return *device_; }
+    const CudaModule& module() const { return *module_; }
+    const cudaFuncAttributes& attributes() const { return attributes_; }
+    // Byte size of each parameter as compiled (cudaFuncGetParamInfo); empty when unknown.
+    const std::vector<std::size_t>& parameter_sizes() const { return parameter_sizes_; }
+    bool parameters_known() const { return parameters_known_; }
+    // Makes `dynamic_bytes` of dynamic shared memory launchable: above the default limit the
+    // kernel must opt in (once) with cudaFuncAttributeMaxDynamicSharedMemorySize. Over the
+    // device's opt-in limit is a usage Error naming it. The device must be current.
+    void allow_dynamic_shared(std::size_t dynamic_bytes);
+
+  private:
+    CudaDevice* device_;
+    std::shared_ptr<CudaModule> module_;
+    std::string name_;
+    cudaKernel_t kernel_ = nullptr;
+    cudaFuncAttributes attributes_{};
+    std::vector<std::size_t> parameter_sizes_;
+    bool parameters_known_ = false;
+    double build_ms_ = 0;
+    bool cache_hit_ = false;
+    // Dynamic shared bytes launchable without a further cudaFuncSetAttribute call. Only grows:
+    // lowering it could break a launch on another thread that was already checked.
+    std::atomic<std::size_t> dynamic_shared_limit_{0};
+};
+
+} // namespace duet::cuda

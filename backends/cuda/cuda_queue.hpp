@@ -1,0 +1,41 @@
+#pragma once
+// A duet::Queue on a CUDA stream: transfers, fills and launches, each timed by a CudaEvent.
+#include <cuda_runtime_api.h>
+
+#include <duet/device.hpp>
+
+namespace duet::cuda {
+
+class CudaBuffer;
+class CudaDevice;
+
+class CudaQueue final : public Queue {
+  public:
+    explicit CudaQueue(CudaDevice& device);
+    // Waits for queued work first: a caller may free host memory right after the queue is gone.
+    ~CudaQueue() override;
+    CudaQueue(const CudaQueue&) = delete;
+    CudaQueue& operator=(const CudaQueue&) = delete;
+
+    Event write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
+                      bool blocking) override;
+    Event read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
+                     bool blocking) override;
+    Event copy(const Buffer& src, Buffer& dst, std::size_t bytes) override;
+    Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                     std::size_t bytes) override;
+    Event launch_args(Kernel& kernel, const Range& range, std::span<const KernelArg> args) override;
+    void finish() override;
+
+  private:
+    // Records a start event, runs `op` (which enqueues on stream_), records the end event.
+    template <class Op> Event enqueue(Op&& op);
+    // `buf` as a buffer of this queue's device, else a usage Error naming `role`.
+    const CudaBuffer& own(const Buffer& buf, const char* role) const;
+    std::string who() const;
+
+    CudaDevice& device_;
+    cudaStream_t stream_ = nullptr;
+};
+
+} // namespace duet::cuda

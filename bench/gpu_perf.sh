@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# On the GPU machine: the large sizes of docs/PERFORMANCE.md through CUDA and NVIDIA's OpenCL,
+# the library references (PyTorch/cuBLAS/cuDNN, CuPy/CUB, CLBlast) and a summary table.
+source "$(dirname "$0")/gpu_env.sh"
+R="--reps ${REPS:-10} --warmup 3 --verify sample --quiet --format json"
+for dev in cuda:0 $NVCL; do
+    tag=${dev/:/}
+    timeout 60 $RUNAPP run vecadd --device $dev --size 2^28 $R > "$OUT/perf_vecadd_$tag.json"
+    timeout 90 $RUNAPP run reduction --device $dev --size 2^28 --variant ${REDUCTION_VARIANTS:-sequential_f32,grid_stride_f32,shuffle_f32,atomic_f32,grid_stride_i32,shuffle_i32} $R > "$OUT/perf_reduction_$tag.json"
+    timeout 90 $RUNAPP run matmul --device $dev --size 4096,8192 --variant ${MATMUL_VARIANTS:-reg4x4,reg8x8,best} $R > "$OUT/perf_matmul_$tag.json"
+    timeout 60 $RUNAPP run conv5x5 --device $dev --size 8192 $R > "$OUT/perf_conv5x5_$tag.json"
+    $RUNAPP bandwidth --device $dev --size 256M --format json > "$OUT/perf_bandwidth_$tag.json"
+done
+timeout 120 python3 "$ROOT/bench/reference.py" > "$OUT/reference.json" 2> "$OUT/reference.err"
+[ -x "$ROOT/.gpu/bin/clblast_sgemm" ] && "$ROOT/.gpu/bin/clblast_sgemm" NVIDIA 4096 8192 > "$OUT/clblast.jsonl" 2> "$OUT/clblast.err"
+python3 "$ROOT/bench/summarize.py" "$OUT" | tee "$OUT/summary.md"

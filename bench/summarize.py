@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Reads the JSON files bench/gpu_perf.sh wrote and prints the PERFORMANCE.md table:
+our figure (best variant per app, per backend), the reference, and the ratio."""
+import glob
+import json
+import os
+import sys
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except Exception:
+        return None
+
+
+def main(out):
+    ref = load(os.path.join(out, "reference.json")) or {}
+    clblast = {}
+    try:
+        for line in open(os.path.join(out, "clblast.jsonl")):
+            r = json.loads(line)
+            clblast[r["n"]] = r["gflops"]
+    except Exception:
+        pass
+    rows = []
+    for path in sorted(glob.glob(os.path.join(out, "perf_*.json"))):
+        if "bandwidth" in path:
+            continue
+        data = load(path)
+        if not data:
+            rows.append((os.path.basename(path), "no data", "", "", ""))
+            continue
+        best = {}
+        for r in data["results"]:
+            key = (r["app"], r["size"], r["backend"])
+            metric = r.get("gflops") or r.get("effective_gbs") or 0
+            if not r["pass"]:
+                continue
+            if key not in best or metric > best[key][0]:
+                best[key] = (metric, r)
+        for (app, size, backend), (metric, r) in sorted(best.items()):
+            unit = "GFLOP/s" if "gflops" in r else "GB/s"
+            refs = []
+            if app == "vecadd" and "vecadd_2^28" in ref:
+                refs.append(("torch.add", ref["vecadd_2^28"]["gbs"]))
+            if app == "reduction" and "sum_2^28_torch" in ref:
+                refs.append(("torch.sum", ref["sum_2^28_torch"]["gbs"]))
+                if "gbs" in ref.get("sum_2^28_cupy", {}):
+                    refs.append(("cupy.sum", ref["sum_2^28_cupy"]["gbs"]))
+            if app == "matmul":
+                n = int(size.split("x")[0])
+                if f"sgemm_{n}" in ref:
+                    refs.append(("cuBLAS", ref[f"sgemm_{n}"]["gflops"]))
+                if n in clblast:
+                    refs.append(("CLBlast", clblast[n]))
+            if app == "conv5x5":
+                if "copy_2^28" in ref:
+                    refs.append(("copy bw", ref["copy_2^28"]["gbs"]))
+                if "conv5x5_8192" in ref:
+                    refs.append(("cuDNN ms", ref["conv5x5_8192"]["ms"]))
+            for name, value in refs or [("-", 0)]:
+                if name == "cuDNN ms":
+                    ratio = value / r["kernel_ms"]["median"] if r["kernel_ms"]["median"] else 0
+                    rows.append((f"{app} {size}", f"{backend} {r['variant']}", f"{r['kernel_ms']['median']:.3f} ms",
+                                 f"{name} {value:.3f} ms", f"{ratio:.1f}x faster"))
+                else:
+                    rows.append((f"{app} {size}", f"{backend} {r['variant']}", f"{metric:.1f} {unit}",
+                                 f"{name} {value:.1f}", f"{metric / value:.2f}" if value else "-"))
+    print("| work | ours (backend, variant) | our figure | reference | ratio |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/duet-out")
