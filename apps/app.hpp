@@ -52,6 +52,7 @@ struct Result {
     std::string error_kind;  // "abs" or "rel"
     bool verified = false;   // false with Verify::off
     bool pass = false;       // verified and within tolerance (true when not verified)
+    bool skipped = false;    // the device cannot run this variant; `note` says why
     std::uint64_t seed = 0;
     std::string note;        // anything the reader must know (e.g. skipped, rounded sizes)
 

@@ -155,11 +155,16 @@ void describe(Result& r, const Device& dev, const Kernel& k, const std::string& 
 std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size_t, 2> fallback,
                                       const Kernel& k) {
     const auto local = cfg.local ? *cfg.local : fallback;
-    if (local[0] * local[1] > k.max_work_group_size())
-        throw Error::usage("local size " + std::to_string(local[0]) + "x" +
-                           std::to_string(local[1]) + " is over the limit of " +
-                           std::to_string(k.max_work_group_size()) + " work-items for kernel " +
-                           k.name() + " on this device");
+    if (local[0] * local[1] > k.max_work_group_size()) {
+        const std::string msg = "local size " + std::to_string(local[0]) + "x" +
+                                std::to_string(local[1]) + " is over the limit of " +
+                                std::to_string(k.max_work_group_size()) + " work-items for kernel " +
+                                k.name() + " on this device";
+        // Asked for by the user: their mistake. The variant's own shape: the device cannot run it.
+        if (cfg.local)
+            throw Error::usage(msg);
+        throw Error(ErrorKind::unsupported, "", "", 0, "", msg);
+    }
     return local;
 }
 

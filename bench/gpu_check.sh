@@ -10,17 +10,17 @@ source "$(dirname "$0")/gpu_env.sh"
     $RUNAPP doctor
 } > "$OUT/devices.txt" 2>&1
 head -30 "$OUT/devices.txt"
-export DUET_REQUIRE_CUDA=1
+export DUET_REQUIRE_CUDA=1 DUET_TEST_SKIP_PLATFORM=Portable
 for t in test_units test_cuda test_opencl test_apps test_runapp; do
     [ -x "$B/bin/$t" ] || continue
-    OCL_ICD_VENDORS=/tmp/icd-nv timeout 150 "$B/bin/$t" > "$OUT/$t.txt" 2>&1
+    timeout 150 "$B/bin/$t" > "$OUT/$t.txt" 2>&1
     echo "$t: exit $? $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/$t.txt" | tr '\n' ' ')"
 done
 $B/bin/api_example cuda:0
 if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
-        OCL_ICD_VENDORS=/tmp/icd-none timeout ${SANITIZER_TIMEOUT:-60} $CS --tool $tool --error-exitcode 9 \
+        DUET_TEST_SKIP_PLATFORM=Portable,NVIDIA timeout ${SANITIZER_TIMEOUT:-60} $CS --tool $tool --error-exitcode 9 \
             "$B/bin/test_apps" > "$OUT/sanitizer_$tool.txt" 2>&1
         echo "compute-sanitizer $tool over test_apps (CUDA): exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[doctest\] test cases' "$OUT/sanitizer_$tool.txt" | tr '\n' ' ')"
     done

@@ -14,7 +14,7 @@ export OCL_ICD_VENDORS=/tmp/icd
 # Only NVIDIA's OpenCL, for the test suites (PoCL is tested in CI) and only CUDA for the sanitizer.
 mkdir -p /tmp/icd-nv /tmp/icd-none
 [ -e /tmp/icd/nvidia.icd ] && cp /tmp/icd/nvidia.icd /tmp/icd-nv/
-export DUET_CACHE_DIR=$OUT/cache
+export DUET_CACHE_DIR=/tmp/duet-cache
 export LD_LIBRARY_PATH=$ROOT/.gpu/lib:${LD_LIBRARY_PATH:-}
 RUNAPP=$B/bin/runapp
-NVCL=$($RUNAPP list --format json | python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print(next((x["id"] for x in d if x["backend"]=="opencl" and "NVIDIA" in x["platform"]), ""))')
+NVCL=$($RUNAPP list --format json | python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print(next((x["id"] for x in d if x["id"].startswith("opencl") and "NVIDIA" in x["platform"]), ""))')

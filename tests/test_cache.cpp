@@ -123,7 +123,7 @@ TEST_CASE("cache: concurrent writers of one key leave one whole entry") {
             // Same content as concurrent builds of one program would produce.
             std::vector<unsigned char> data(200000, static_cast<unsigned char>(7));
             for (int i = 0; i < 20; ++i) {
-                c.store(key, data, "t" + std::to_string(t));
+                c.store(key, data, std::string("writer ") += std::to_string(t));
                 auto got = c.load(key);
                 if (got)
                     REQUIRE(*got == data);

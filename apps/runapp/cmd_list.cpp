@@ -52,7 +52,8 @@ int cmd_list(const Cli& c) {
             for (auto* o : duet::same_physical_device(*d))
                 same.push_back(o->info().id());
             j["devices"].push_back({{"index", duet::global_index(*d)}, {"id", i.id()},
-                                    {"name", i.name}, {"type", i.type}, {"vendor", i.vendor},
+                                    {"name", i.name}, {"backend", i.backend}, {"type", i.type},
+                                    {"vendor", i.vendor},
                                     {"platform", i.platform}, {"uuid", i.uuid},
                                     {"pci_bus_id", i.pci_bus_id}, {"same_device_as", same}});
         }

@@ -67,7 +67,8 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
         locals.emplace_back(std::nullopt);
     const auto variants = duet::apps::select_variants(app, c.variant);
     for (const auto& size : sizes)
-        for (const auto& local : locals)
+        for (const auto& local : locals) {
+            const std::size_t first = out.size();
             for (const auto& v : variants) {
                 RunConfig cfg = base_config(c);
                 cfg.size = size;
@@ -75,8 +76,35 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                 if (progress)
                     std::cerr << "\r\033[K" << app.name() << " " << v.name << " on " << dev.info().id()
                               << " ..." << std::flush;
-                out.push_back(app.run(dev, v, cfg));
+                try {
+                    out.push_back(app.run(dev, v, cfg));
+                } catch (const duet::Error& e) {
+                    if (e.kind() != duet::ErrorKind::unsupported)
+                        throw;
+                    Result r; // the rest of the ladder still runs; the table says why not this one
+                    r.app = app.name();
+                    r.variant = v.name;
+                    r.device_id = dev.info().id();
+                    r.device_name = dev.info().name;
+                    r.backend = dev.info().backend;
+                    r.size_label = size.empty() ? duet::apps::dims_label(app.default_size())
+                                                : duet::apps::dims_label(size);
+                    r.skipped = true;
+                    r.pass = true;
+                    r.seed = cfg.seed;
+                    r.note = std::string("skipped: ") + e.what();
+                    out.push_back(std::move(r));
+                }
             }
+            // A skipped variant carries the size as its siblings that ran label it.
+            for (std::size_t i = first; i < out.size(); ++i)
+                if (out[i].skipped)
+                    for (std::size_t j = first; j < out.size(); ++j)
+                        if (!out[j].skipped) {
+                            out[i].size_label = out[j].size_label;
+                            break;
+                        }
+        }
     if (progress)
         std::cerr << "\r\033[K" << std::flush;
     return out;

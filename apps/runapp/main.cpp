@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     } catch (const duet::Error& e) {
         std::cerr << "runapp: error: " << e.what() << "\n";
         const bool usage = e.kind() == duet::ErrorKind::usage || e.kind() == duet::ErrorKind::not_found;
+        // unsupported (the device cannot run it) is a device error: exit code 3.
         if (usage)
             std::cerr << "(runapp --help shows the usage)\n";
         return usage ? 2 : 3;

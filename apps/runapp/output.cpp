@@ -91,6 +91,7 @@ nlohmann::json to_json(const Result& r) {
         j["effective_gbs"] = r.gbs();
     if (r.pixels > 0)
         j["mpixels_per_s"] = r.mpixels();
+    j["skipped"] = r.skipped;
     j["verified"] = r.verified;
     j["pass"] = r.pass;
     j["max_error"] = r.max_error;
@@ -109,8 +110,11 @@ nlohmann::json provenance(int argc, char** argv) {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     p["time"] = buf;
     std::string cmd;
-    for (int i = 0; i < argc; ++i)
-        cmd += (i ? " " : "") + std::string(argv[i]);
+    for (int i = 0; i < argc; ++i) {
+        if (i)
+            cmd += ' ';
+        cmd += argv[i];
+    }
     p["command"] = cmd;
     nlohmann::json devs = nlohmann::json::array();
     for (auto* d : duet::devices()) {
@@ -177,7 +181,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
                r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
                fmt("%.1f", r.build_ms), r.cache_hit ? "hit" : "miss",
                r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-",
-               !r.verified ? "UNVERIFIED" : r.pass ? "PASS" : "FAIL"});
+               r.skipped ? "SKIPPED" : !r.verified ? "UNVERIFIED" : r.pass ? "PASS" : "FAIL"});
     }
     flush();
     for (const auto& r : results)

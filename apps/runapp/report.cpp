@@ -88,6 +88,10 @@ void print_comparison(std::ostream& out, const std::vector<Result>& results) {
                     continue;
                 }
                 const Result& r = *it->second;
+                if (r.skipped) {
+                    row.insert(row.end(), {"skipped", "-", "-", "-"});
+                    continue;
+                }
                 const double ms = r.kernel_ms.median;
                 row.push_back(fmt("%.4f", ms));
                 row.push_back(throughput(r));
@@ -141,6 +145,10 @@ void write_html(std::ostream& out, const std::vector<Result>& results, const nlo
                 if (it == g.cell.end())
                     continue;
                 const Result& r = *it->second;
+                if (r.skipped) {
+                    out << "<tr><td>" << esc(v) << "</td><td colspan=4>" << esc(r.note) << "</td></tr>\n";
+                    continue;
+                }
                 const double w = best > 0 ? 400.0 * throughput_value(r) / best : 0;
                 const bool ok = r.pass || !r.verified;
                 out << "<tr><td>" << esc(v) << "</td><td class=n>" << fmt("%.4f", r.kernel_ms.median)

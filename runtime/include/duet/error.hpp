@@ -6,7 +6,9 @@
 namespace duet {
 
 // What kind of failure: decides runapp's exit code (usage = 2, everything else = 3).
-enum class ErrorKind { usage, not_found, unavailable, build, runtime };
+// `unsupported`: the device cannot run this variant as written (a work-group over its limit);
+// a ladder run skips it and says why instead of stopping.
+enum class ErrorKind { usage, not_found, unavailable, build, runtime, unsupported };
 
 // A runtime failure: what was being done, which call failed, its code and name, what to do.
 class Error : public std::runtime_error {
