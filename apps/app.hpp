@@ -100,6 +100,15 @@ void poison(Queue& q, Buffer& buf);
 Stats time_runs(Queue& q, const RunConfig& cfg, const std::function<std::pair<Event, Event>()>& launch);
 // Indices to check: all of [0, n) for Verify::full, an even spread of up to 4096 for sample.
 std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed);
+// Runs work(begin, end) over [0, n), split across the CPU's cores, each part at least `grain`
+// items: the CPU references of the big apps.
+void parallel_for(std::size_t n, std::size_t grain,
+                  const std::function<void(std::size_t, std::size_t)>& work);
+// Checks out[indices[t]] against ref[t]: the error is |out - ref|, divided by scale[t] when a
+// scale is given. Sets r.max_error and r.pass (a NaN, i.e. an output never written, fails).
+void compare_outputs(Result& r, const std::vector<float>& out,
+                     const std::vector<std::size_t>& indices, const std::vector<double>& ref,
+                     const std::vector<double>* scale = nullptr);
 // Fills the device fields and build facts of a Result.
 void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
               const Variant& v);

@@ -1,5 +1,7 @@
 // Helpers every app shares: size parsing, seeded inputs, poisoning, timing, sampling.
 #include <algorithm>
+#include <cmath>
+#include <thread>
 #include <cctype>
 #include <numeric>
 #include <random>
@@ -35,14 +37,19 @@ std::size_t parse_count(const std::string& whole, const std::string& t) {
             throw bad("'" + t + "' is not a number");
         value = std::stoull(t.substr(0, digits));
         const std::string suffix = t.substr(digits);
+        int shift = 0;
         if (suffix == "k" || suffix == "K")
-            value <<= 10;
+            shift = 10;
         else if (suffix == "M" || suffix == "m")
-            value <<= 20;
+            shift = 20;
         else if (suffix == "G" || suffix == "g")
-            value <<= 30;
+            shift = 30;
         else if (!suffix.empty())
             throw bad("'" + t + "' is not a number");
+        // Twelve digits and a G overflow 64 bits; unchecked, "17179869185G" would read as 1G.
+        if (value > (std::size_t{1} << 40) >> shift)
+            throw bad("'" + t + "' is too large");
+        value <<= shift;
     }
     if (value == 0)
         throw bad("zero");
@@ -138,6 +145,38 @@ std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t se
     std::sort(idx.begin(), idx.end());
     idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
     return idx;
+}
+
+void parallel_for(std::size_t n, std::size_t grain,
+                  const std::function<void(std::size_t, std::size_t)>& work) {
+    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
+                                                        std::max<std::size_t>(1, n / grain));
+    std::vector<std::thread> pool;
+    for (std::size_t w = 1; w < threads; ++w)
+        pool.emplace_back(work, n * w / threads, n * (w + 1) / threads);
+    work(0, n / threads);
+    for (auto& t : pool)
+        t.join();
+}
+
+void compare_outputs(Result& r, const std::vector<float>& out,
+                     const std::vector<std::size_t>& indices, const std::vector<double>& ref,
+                     const std::vector<double>* scale) {
+    r.pass = true;
+    r.max_error = 0;
+    for (std::size_t t = 0; t < indices.size(); ++t) {
+        double err = std::fabs(double(out[indices[t]]) - ref[t]);
+        if (scale)
+            err /= (*scale)[t];
+        if (std::isnan(err)) {
+            r.pass = false;
+            r.max_error = err;
+            return;
+        }
+        r.max_error = std::max(r.max_error, err);
+        if (err > r.tolerance)
+            r.pass = false;
+    }
 }
 
 void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,

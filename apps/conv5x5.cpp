@@ -153,14 +153,7 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& img
             ref->value[t] = s;
         }
     };
-    const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,
-                                                        std::max<std::size_t>(1, n / 4096));
-    std::vector<std::thread> pool;
-    for (std::size_t w = 1; w < threads; ++w)
-        pool.emplace_back(work, n * w / threads, n * (w + 1) / threads);
-    work(0, n / threads);
-    for (auto& t : pool)
-        t.join();
+    parallel_for(n, 4096, work);
     return ref;
 }
 
@@ -247,17 +240,7 @@ public:
         r.pass = true;
         if (r.verified) {
             const auto ref = reference(img, filter, W, H, cfg, r.note);
-            for (std::size_t t = 0; t < ref->indices.size(); ++t) {
-                const double err = std::fabs(double(out[ref->indices[t]]) - ref->value[t]);
-                if (!(err <= r.tolerance)) { // NaN (a pixel never written) fails too
-                    r.pass = false;
-                    r.max_error = std::isnan(err) ? err : std::max(r.max_error, err);
-                    if (std::isnan(err))
-                        break;
-                } else {
-                    r.max_error = std::max(r.max_error, err);
-                }
-            }
+            compare_outputs(r, out, ref->indices, ref->value);
         }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
