@@ -138,20 +138,21 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<con
         throw Error::usage("kernel " + kernel.name() + " was not built for " + dev_.where());
     range.validate();
     const auto& info = dev_.info();
-    const std::string doing = "launching " + k->name() + " over " + range.to_string() + " on " + dev_.where();
+    // Built only when something fails: a launch is a hot path.
+    auto doing = [&] { return "launching " + k->name() + " over " + range.to_string() + " on " + dev_.where(); };
     if (range.has_local()) {
         if (range.local_items() > info.max_work_group_size)
-            throw Error::usage(doing + ": local size of " + std::to_string(range.local_items()) +
+            throw Error::usage(doing() + ": local size of " + std::to_string(range.local_items()) +
                                " work-items is over the device's limit of " +
                                std::to_string(info.max_work_group_size));
         if (range.local_items() > k->max_work_group_size())
-            throw Error::usage(doing + ": local size of " + std::to_string(range.local_items()) +
+            throw Error::usage(doing() + ": local size of " + std::to_string(range.local_items()) +
                                " work-items is over this kernel's limit of " +
                                std::to_string(k->max_work_group_size()) +
                                " on this device (registers or local memory)");
         for (int d = 0; d < range.dims(); ++d)
             if (info.max_work_item_sizes[d] && range.local_size()[d] > info.max_work_item_sizes[d])
-                throw Error::usage(doing + ": local size " + std::to_string(range.local_size()[d]) +
+                throw Error::usage(doing() + ": local size " + std::to_string(range.local_size()[d]) +
                                    " in dimension " + std::to_string(d) + " is over the limit of " +
                                    std::to_string(info.max_work_item_sizes[d]));
     }
@@ -165,19 +166,19 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<con
                 k->get().setArg(idx, buffer_of(*a.buffer, "argument"));
                 break;
             case KernelArg::Kind::scalar:
-                check(clSetKernelArg(k->get()(), idx, a.size, a.value.data()), "clSetKernelArg",
-                      doing + ": argument " + std::to_string(i) + " (a " + std::to_string(a.size) +
-                          "-byte scalar)");
+                if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, a.value.data()); e != CL_SUCCESS)
+                    fail(e, "clSetKernelArg", doing() + ": argument " + std::to_string(i) + " (a " +
+                                                  std::to_string(a.size) + "-byte scalar)");
                 break;
             case KernelArg::Kind::local:
                 local_total += a.size;
-                check(clSetKernelArg(k->get()(), idx, a.size, nullptr), "clSetKernelArg",
-                      doing + ": argument " + std::to_string(i) + " (local memory)");
+                if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, nullptr); e != CL_SUCCESS)
+                    fail(e, "clSetKernelArg", doing() + ": argument " + std::to_string(i) + " (local memory)");
                 break;
             }
         }
         if (local_total > info.local_mem_bytes)
-            throw Error::usage(doing + ": " + std::to_string(local_total) +
+            throw Error::usage(doing() + ": " + std::to_string(local_total) +
                                " bytes of local memory asked for, the device has " +
                                std::to_string(info.local_mem_bytes));
         const auto& g = range.global();
@@ -190,11 +191,12 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<con
                             : range.dims() == 2 ? cl::NDRange(l[0], l[1])
                                                 : cl::NDRange(l[0], l[1], l[2]);
         cl::Event e;
-        log().debug("clEnqueueNDRangeKernel({}, {})", k->name(), range.to_string());
+        if (log().should_log(spdlog::level::debug))
+            log().debug("clEnqueueNDRangeKernel({}, {})", k->name(), range.to_string());
         queue_.enqueueNDRangeKernel(k->get(), cl::NullRange, global, local, nullptr, &e);
         return wrap(e);
     } catch (const cl::Error& err) {
-        rethrow(err, doing);
+        rethrow(err, doing());
     }
 }
 
