@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "cli.hpp"
@@ -9,11 +10,12 @@ namespace {
 
 using duet::Error;
 
-const std::vector<std::string> commands = {"list", "info", "run", "compare", "bandwidth",
+const std::vector<std::string> commands = {"list", "info", "run", "compare", "tune", "bandwidth",
                                            "doctor", "cache", "help", "version"};
 
 int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
-    const bool digits = !v.empty() && v.size() < 10 &&
+    // Ten digits: the largest value a caller allows (2147483647 for --seed) must pass.
+    const bool digits = !v.empty() && v.size() <= 10 &&
                         std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); });
     const long x = digits ? std::stol(v) : -1;
     if (!digits || x < lo || x > hi)
@@ -45,6 +47,9 @@ usage:
   runapp [run] APP [options]                  run one app (all variants, or --variant NAME)
   runapp compare [APP...] [--devices all|LIST] [--html FILE]
                                               every variant on every device, one table
+  runapp tune APP [--device D] [--size S] [--reps N] [--variant V] [--format json]
+                                              sweep tile/work-group sizes; the fastest correct
+                                              point is stored per device and used by default
   runapp bandwidth [--device D]               host<->device and device<->device copies
   runapp doctor [--format json]               check loader, ICD files, libraries, devices
   runapp cache ls|clear                       the on-disk program cache
@@ -100,9 +105,21 @@ Cli parse(int argc, char** argv) {
             const std::string v = need();
             if (v.empty())
                 throw Error::usage("option " + name + " has an empty value");
-            if (name == "--backend") c.backend = v;
+            if (name == "--backend") {
+                // Backends are matched without case ("OpenCL"); compare filters devices by this
+                // name, and with "OpenCL" it found none (exit 3, "no device to compare on").
+                c.backend = v;
+                std::transform(c.backend.begin(), c.backend.end(), c.backend.begin(),
+                               [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+            }
             else if (name == "--device") c.device = v;
-            else if (name == "--devices") c.devices = v;
+            else if (name == "--devices") {
+                // An empty item would select the default device, silently ("opencl:0,").
+                for (const auto& d : split(v, ','))
+                    if (d.empty())
+                        throw Error::usage("--devices '" + v + "': an empty item in the list");
+                c.devices = v;
+            }
             else if (name == "--size") { for (auto& s : split(v, ',')) c.sizes.push_back(s); }
             else if (name == "--variant") c.variant = v;
             else if (name == "--local") {

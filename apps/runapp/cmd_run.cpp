@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "report.hpp"
 #include "output.hpp"
+#include "tuning.hpp"
 
 namespace runapp {
 
@@ -27,6 +28,21 @@ RunConfig base_config(const Cli& c) {
     cfg.seed = c.seed;
     cfg.defines = c.defines;
     return cfg;
+}
+
+// The parameters `runapp tune` stored for this device, read once per process.
+const duet::apps::TuningStore& tuning_store() {
+    static const duet::apps::TuningStore store(duet::apps::TuningStore::default_path());
+    return store;
+}
+
+// Adds the stored tuned parameters of `v` on `dev` to `cfg` when the user gave no --define
+// (their own experiment wins); returns the note that says so ("tuned: BEST_BM=64,...").
+std::string apply_tuned(const Cli& c, const App& app, const duet::apps::Variant& v,
+                        const duet::Device& dev, RunConfig& cfg) {
+    if (!c.defines.empty())
+        return {};
+    return duet::apps::apply_tuned(tuning_store(), dev.info(), app, v, cfg);
 }
 
 // Writes to --output FILE when given, else to stdout.
@@ -73,11 +89,28 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                 RunConfig cfg = base_config(c);
                 cfg.size = size;
                 cfg.local = local;
+                const RunConfig untuned = cfg;
+                const std::string tuned = apply_tuned(c, app, v, dev, cfg);
                 if (progress)
                     std::cerr << "\r\033[K" << app.name() << " " << v.name << " on " << dev.info().id()
                               << " ..." << std::flush;
                 try {
-                    out.push_back(app.run(dev, v, cfg));
+                    Result r;
+                    std::string tuned_note = tuned;
+                    try {
+                        r = app.run(dev, v, cfg);
+                    } catch (const duet::Error& e) {
+                        // Stored parameters that no longer build (the kernel changed since the
+                        // sweep): the defaults still run.
+                        if (tuned.empty() || e.kind() != duet::ErrorKind::build)
+                            throw;
+                        r = app.run(dev, v, untuned);
+                        tuned_note = tuned + " failed to build, ran with the defaults; rerun "
+                                     "`runapp tune " + app.name() + "`";
+                    }
+                    if (!tuned_note.empty())
+                        r.note = tuned_note + (r.note.empty() ? "" : "; " + r.note);
+                    out.push_back(std::move(r));
                 } catch (const duet::Error& e) {
                     if (e.kind() != duet::ErrorKind::unsupported)
                         throw;

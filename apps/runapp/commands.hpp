@@ -8,6 +8,8 @@ int cmd_list(const Cli& c);
 int cmd_info(const Cli& c);
 int cmd_run(const Cli& c, int argc, char** argv);
 int cmd_compare(const Cli& c, int argc, char** argv);
+// runapp tune APP: sweeps tunable parameters, stores the winners in tuned.json.
+int cmd_tune(const Cli& c);
 int cmd_bandwidth(const Cli& c);
 int cmd_doctor(const Cli& c);
 int cmd_cache(const Cli& c);

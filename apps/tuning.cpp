@@ -1,0 +1,569 @@
+// Tuning: the search spaces of the variants whose compile-time parameters matter, the sweep that
+// times them, and tuned.json, where the winners are kept per device.
+//
+// The spaces are small on purpose (at most 12 points per variant, the kernel's defaults first):
+// a sweep is something a user reruns after a driver update, so `runapp tune matmul` must finish
+// in about a minute on a 2-core CPU through PoCL, where every point is a kernel build.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cctype>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+#include <duet/backend/log.hpp>
+#include <duet/backend/program_cache.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tuning.hpp"
+
+namespace duet::apps {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- the search spaces ----
+
+// matmul best: a BM x BN block of C per work-group, BK-deep tiles, TM x TN outputs per work-item.
+struct MatmulTile {
+    std::size_t bm, bn, bk, tm, tn;
+    bool on_cpu; // also swept on CPUs
+};
+// The first is the kernel's default (kernels_cl/matmul.cl, kernels_cu/matmul.cu). The others
+// trade block size (reuse of each loaded value) against work-groups in flight and registers:
+// taller, wider and deeper blocks for big GPUs, 4x4 register blocks for small ones. On a CPU
+// (PoCL) every point is a build of about 13 s of one core, so CPUs get five, those that came
+// out ahead in sweeps there (4x4 register blocks were always among the slowest): about a minute.
+constexpr MatmulTile matmul_tiles[] = {
+    {128, 128, 8, 8, 8, true},  {128, 128, 16, 8, 8, true}, {128, 64, 8, 8, 8, false},
+    {64, 128, 8, 8, 8, false},  {64, 64, 8, 8, 8, true},    {64, 64, 16, 8, 8, false},
+    {256, 128, 8, 16, 8, true}, {128, 256, 8, 8, 16, true}, {64, 64, 16, 4, 4, false},
+    {32, 32, 8, 4, 4, false},
+};
+
+// The kernel's #if: 4 | TM, TN, BK; TM | BM; TN | BN; each tile whole float4 loads per work-item.
+bool matmul_valid(const MatmulTile& t) {
+    const std::size_t nt = (t.bn / t.tn) * (t.bm / t.tm);
+    return t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0 && t.bm % t.tm == 0 &&
+           t.bn % t.tn == 0 && (t.bm * t.bk) % (4 * nt) == 0 && (t.bk * t.bn) % (4 * nt) == 0 &&
+           t.bm * t.bk >= 4 * nt && t.bk * t.bn >= 4 * nt;
+}
+
+// conv5x5 best: a BX x BY work-group, each work-item 4 columns x ROWS rows of outputs.
+struct ConvBlock {
+    std::size_t bx, by, rows;
+};
+constexpr ConvBlock conv_blocks[] = {
+    {32, 8, 4}, {32, 8, 2}, {32, 8, 8}, {32, 4, 4},  {32, 4, 8}, {32, 16, 2},
+    {64, 4, 4}, {64, 4, 2}, {64, 8, 2}, {16, 16, 4}, {16, 8, 4}, {128, 2, 4},
+};
+
+// reduction: the grid-stride steps, whose work-group size sets how many groups fill the device
+// and how deep the group's tree is. (The earlier steps launch one group per 256 or 512 values
+// and are the ladder's lesson, not something to tune.)
+constexpr const char* reduction_steps[] = {"grid_stride", "shuffle", "atomic"};
+
+bool is_reduction_tunable(const std::string& variant) {
+    for (const char* s : reduction_steps)
+        for (const char* type : {"_i32", "_f32"})
+            if (variant == std::string(s) + type)
+                return true;
+    return false;
+}
+
+// What a variant's space is made of.
+struct Space {
+    std::vector<std::string> params; // define names the points set
+    bool local_param = false;        // the points set the work-group size
+    bool local_bound = false;        // the defines are the work-group (a --local contradicts them)
+};
+
+std::optional<Space> space_of(const App& app, const std::string& variant) {
+    if (app.name() == "matmul" && variant == "best")
+        return Space{{"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"}, false, false};
+    if (app.name() == "conv5x5" && variant == "best")
+        return Space{{"CONV_BX", "CONV_BY", "CONV_BROWS"}, false, true};
+    if (app.name() == "reduction" && is_reduction_tunable(variant))
+        return Space{{}, true, true};
+    return std::nullopt;
+}
+
+std::string local_label(const std::array<std::size_t, 2>& l) {
+    return l[1] == 1 ? std::to_string(l[0]) : std::to_string(l[0]) + "x" + std::to_string(l[1]);
+}
+
+std::string over_limits(std::size_t items, std::size_t local_bytes, const DeviceInfo& info) {
+    if (info.max_work_group_size && items > info.max_work_group_size)
+        return "needs " + std::to_string(items) + " work-items per group (device limit " +
+               std::to_string(info.max_work_group_size) + ")";
+    if (info.local_mem_bytes && local_bytes > info.local_mem_bytes)
+        return "needs " + std::to_string(local_bytes) + " bytes of local memory (device limit " +
+               std::to_string(info.local_mem_bytes) + ")";
+    return {};
+}
+
+bool is_gpu(const DeviceInfo& info) {
+    return info.backend == "cuda" || info.type.find("GPU") != std::string::npos;
+}
+
+// The first line of a build log that says "error", else the first line of `what`.
+std::string build_reason(const Error& e) {
+    auto first_line = [](const std::string& s) { return s.substr(0, s.find('\n')); };
+    const std::string& log = e.build_log();
+    for (std::size_t start = 0; start < log.size();) {
+        const auto end = std::min(log.find('\n', start), log.size());
+        const std::string line = log.substr(start, end - start);
+        if (line.find("error") != std::string::npos) {
+            const auto at = line.find("error");
+            return line.substr(at);
+        }
+        start = end + 1;
+    }
+    return first_line(e.what());
+}
+
+bool positive_integer(const std::string& s) {
+    return !s.empty() && s.size() < 10 && s[0] != '0' &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+bool same_device(const TunedEntry& e, const DeviceInfo& info) {
+    return e.backend == info.backend && e.platform == info.platform && e.device == info.name &&
+           e.driver == info.driver_version;
+}
+
+bool same_key(const TunedEntry& a, const TunedEntry& b) {
+    return a.backend == b.backend && a.platform == b.platform && a.device == b.device &&
+           a.driver == b.driver && a.app == b.app && a.variant == b.variant;
+}
+
+using Json = nlohmann::ordered_json;
+
+Json to_json(const TunedEntry& e) {
+    Json j = {{"backend", e.backend}, {"platform", e.platform}, {"device", e.device},
+              {"driver", e.driver},   {"app", e.app},           {"variant", e.variant}};
+    j["defines"] = Json::object();
+    for (const auto& [k, v] : e.defines)
+        j["defines"][k] = v;
+    if (e.local)
+        j["local"] = {(*e.local)[0], (*e.local)[1]};
+    j["size"] = e.size;
+    j["date"] = e.date;
+    j["median_ms"] = e.median_ms;
+    j["duet_version"] = e.duet_version;
+    return j;
+}
+
+// Throws nlohmann's exceptions on a malformed entry.
+TunedEntry from_json(const Json& j) {
+    TunedEntry e;
+    e.backend = j.at("backend").get<std::string>();
+    e.platform = j.at("platform").get<std::string>();
+    e.device = j.at("device").get<std::string>();
+    e.driver = j.at("driver").get<std::string>();
+    e.app = j.at("app").get<std::string>();
+    e.variant = j.at("variant").get<std::string>();
+    for (const auto& [k, v] : j.at("defines").items())
+        e.defines.emplace_back(k, v.get<std::string>());
+    if (j.contains("local") && !j["local"].is_null()) {
+        const auto l = j["local"].get<std::vector<std::size_t>>();
+        if (l.size() != 2 || l[0] == 0 || l[1] == 0)
+            throw std::runtime_error("local must be [width, height]");
+        e.local = std::array<std::size_t, 2>{l[0], l[1]};
+    }
+    e.size = j.value("size", "");
+    e.date = j.value("date", "");
+    e.median_ms = j.value("median_ms", 0.0);
+    e.duet_version = j.value("duet_version", "");
+    return e;
+}
+
+} // namespace
+
+const char* to_string(TuneStatus s) {
+    switch (s) {
+    case TuneStatus::pass:
+        return "PASS";
+    case TuneStatus::fail:
+        return "FAIL";
+    case TuneStatus::build_error:
+        return "build error";
+    case TuneStatus::skipped:
+        return "skipped";
+    case TuneStatus::error:
+        return "error";
+    }
+    return "?";
+}
+
+std::optional<std::size_t> TuneReport::default_row(const std::string& variant) const {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].point.variant == variant && rows[i].point.is_default && rows[i].result)
+            return i;
+    return std::nullopt;
+}
+
+std::vector<std::string> tunable_variants(const App& app) {
+    std::vector<std::string> out;
+    for (const auto& v : app.variants())
+        if (space_of(app, v.name))
+            out.push_back(v.name);
+    return out;
+}
+
+std::vector<TunePoint> tune_points(const App& app, const std::string& variant,
+                                   const DeviceInfo& info) {
+    std::vector<TunePoint> out;
+    if (!space_of(app, variant))
+        return out;
+    if (app.name() == "matmul") {
+        bool first = true;
+        for (const auto& t : matmul_tiles) {
+            if (!matmul_valid(t))
+                continue; // a mistake in the table; the kernel would #error
+            if (!t.on_cpu && !is_gpu(info))
+                continue;
+            TunePoint p;
+            p.variant = variant;
+            p.is_default = first;
+            p.label = "BM=" + std::to_string(t.bm) + " BN=" + std::to_string(t.bn) +
+                      " BK=" + std::to_string(t.bk) + " TM=" + std::to_string(t.tm) +
+                      " TN=" + std::to_string(t.tn);
+            if (!first) // the defaults build without defines (CUDA: the embedded binary)
+                p.defines = {{"BEST_BM", std::to_string(t.bm)},
+                             {"BEST_BN", std::to_string(t.bn)},
+                             {"BEST_BK", std::to_string(t.bk)},
+                             {"BEST_TM", std::to_string(t.tm)},
+                             {"BEST_TN", std::to_string(t.tn)}};
+            const std::size_t items = (t.bn / t.tn) * (t.bm / t.tm);
+            const std::size_t bytes = 4 * (2 * t.bk * (t.bm + 4) + 2 * t.bk * t.bn);
+            p.excluded = over_limits(items, bytes, info);
+            out.push_back(std::move(p));
+            first = false;
+        }
+    } else if (app.name() == "conv5x5") {
+        bool first = true;
+        for (const auto& b : conv_blocks) {
+            TunePoint p;
+            p.variant = variant;
+            p.is_default = first;
+            p.label = "BX=" + std::to_string(b.bx) + " BY=" + std::to_string(b.by) +
+                      " ROWS=" + std::to_string(b.rows);
+            if (!first)
+                p.defines = {{"CONV_BX", std::to_string(b.bx)},
+                             {"CONV_BY", std::to_string(b.by)},
+                             {"CONV_BROWS", std::to_string(b.rows)}};
+            const std::size_t bytes = 16 * (b.by * b.rows + 4) * (b.bx + 2);
+            p.excluded = over_limits(b.bx * b.by, bytes, info);
+            out.push_back(std::move(p));
+            first = false;
+        }
+    } else if (app.name() == "reduction") {
+        // Half, the same as and twice the app's default of 256, or the three largest powers of
+        // two a smaller device allows: three points per variant, six variants.
+        std::size_t top = 512;
+        if (info.max_work_group_size)
+            top = std::min(top, std::bit_floor(info.max_work_group_size));
+        for (std::size_t ls = std::max<std::size_t>(top >> 2, 2); ls <= top; ls *= 2) {
+            TunePoint p;
+            p.variant = variant;
+            p.local = std::array<std::size_t, 2>{ls, 1};
+            p.is_default = ls == 256;
+            p.label = "local=" + std::to_string(ls);
+            out.push_back(std::move(p));
+        }
+    }
+    return out;
+}
+
+std::vector<std::size_t> default_tune_size(const App& app, const DeviceInfo& info) {
+    const bool gpu = is_gpu(info);
+    if (app.name() == "matmul")
+        return {gpu ? 4096u : 512u};
+    if (app.name() == "conv5x5")
+        return {gpu ? 8192u : 2048u};
+    if (app.name() == "reduction")
+        return {gpu ? std::size_t{1} << 26 : std::size_t{1} << 22};
+    return app.default_size();
+}
+
+TuneReport tune(const App& app, Device& dev, const std::vector<std::size_t>& size, int reps,
+                const std::string& variants, int warmup, const TuneProgress& progress) {
+    const DeviceInfo& info = dev.info();
+    const auto tunable = tunable_variants(app);
+    if (tunable.empty())
+        throw Error::usage("app " + app.name() +
+                           " has nothing to tune; the apps with tunable variants are matmul "
+                           "(best), conv5x5 (best) and reduction (grid_stride, shuffle, atomic)");
+    std::vector<Variant> chosen;
+    if (variants.empty() || variants == "all") {
+        for (const auto& v : app.variants())
+            if (std::find(tunable.begin(), tunable.end(), v.name) != tunable.end())
+                chosen.push_back(v);
+    } else {
+        for (const auto& v : select_variants(app, variants)) {
+            if (std::find(tunable.begin(), tunable.end(), v.name) == tunable.end()) {
+                std::string names;
+                for (const auto& t : tunable)
+                    names += (names.empty() ? "" : ", ") + t;
+                throw Error::usage(app.name() + " " + v.name +
+                                   " has nothing to tune; the tunable variants are: " + names);
+            }
+            chosen.push_back(v);
+        }
+    }
+
+    RunConfig base;
+    base.size = size.empty() ? default_tune_size(app, info) : size;
+    base.reps = reps;
+    base.warmup = warmup;
+    base.verify = Verify::full;
+
+    TuneReport rep;
+    rep.app = app.name();
+    rep.device_id = info.id();
+    rep.device_name = info.name;
+    rep.size_label = dims_label(base.size);
+    rep.reps = reps;
+    std::vector<std::pair<const Variant*, TunePoint>> points;
+    for (const auto& v : chosen)
+        for (auto& p : tune_points(app, v.name, info))
+            points.emplace_back(&v, std::move(p));
+
+    std::optional<Error> first_usage;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const auto& [variant, point] = points[i];
+        if (progress)
+            progress(point, i, points.size());
+        TuneRow row;
+        row.point = point;
+        if (!point.excluded.empty()) {
+            row.status = TuneStatus::skipped;
+            row.reason = point.excluded;
+            rep.rows.push_back(std::move(row));
+            continue;
+        }
+        RunConfig cfg = base;
+        cfg.defines = point.defines;
+        cfg.local = point.local;
+        try {
+            Result r = app.run(dev, *variant, cfg);
+            row.status = r.pass ? TuneStatus::pass : TuneStatus::fail;
+            if (!r.pass)
+                row.reason = "max error " + std::to_string(r.max_error) + " " + r.error_kind +
+                             " over the tolerance " + std::to_string(r.tolerance);
+            rep.size_label = r.size_label;
+            row.result = std::move(r);
+        } catch (const Error& e) {
+            switch (e.kind()) {
+            case ErrorKind::build:
+                row.status = TuneStatus::build_error;
+                row.reason = build_reason(e);
+                break;
+            case ErrorKind::unsupported:
+                row.status = TuneStatus::skipped;
+                row.reason = e.what();
+                break;
+            case ErrorKind::usage: // a point over this kernel's work-group limit, or a bad size
+                if (!first_usage)
+                    first_usage = e;
+                row.status = TuneStatus::skipped;
+                row.reason = e.what();
+                break;
+            case ErrorKind::runtime: // e.g. out of resources at launch: this point cannot run
+                row.status = TuneStatus::error;
+                row.reason = e.what();
+                break;
+            default:
+                throw;
+            }
+            log().debug("tune {} {} {}: {}", app.name(), point.variant, point.label, row.reason);
+        }
+        rep.rows.push_back(std::move(row));
+    }
+    // Nothing ran and the app refused the request: the caller's mistake (a bad --size).
+    if (first_usage && std::none_of(rep.rows.begin(), rep.rows.end(),
+                                    [](const TuneRow& r) { return r.result.has_value(); }))
+        throw *first_usage;
+
+    for (const auto& v : chosen) {
+        std::optional<std::size_t> best;
+        for (std::size_t i = 0; i < rep.rows.size(); ++i) {
+            const auto& row = rep.rows[i];
+            if (row.point.variant != v.name || row.status != TuneStatus::pass)
+                continue;
+            if (!best || row.result->kernel_ms.median < rep.rows[*best].result->kernel_ms.median)
+                best = i;
+        }
+        rep.winners.emplace_back(v.name, best);
+    }
+    return rep;
+}
+
+std::optional<TunedEntry> entry_for(const TuneReport& report, const std::string& variant,
+                                    const DeviceInfo& info) {
+    for (const auto& [name, row] : report.winners) {
+        if (name != variant || !row)
+            continue;
+        const TuneRow& w = report.rows[*row];
+        TunedEntry e;
+        e.backend = info.backend;
+        e.platform = info.platform;
+        e.device = info.name;
+        e.driver = info.driver_version;
+        e.app = report.app;
+        e.variant = variant;
+        e.defines = w.point.defines;
+        e.local = w.point.local;
+        e.size = w.result->size_label;
+        e.date = utc_now();
+        e.median_ms = w.result->kernel_ms.median;
+        e.duet_version = duet::version;
+        return e;
+    }
+    return std::nullopt;
+}
+
+// ---- tuned.json ----
+
+std::string TuningStore::default_path() {
+    std::string dir;
+    if (const char* d = std::getenv("DUET_CACHE_DIR"))
+        dir = d; // an empty value turns the cache (and the store) off
+    else
+        dir = ProgramCache::instance().dir();
+    return dir.empty() ? std::string{} : dir + "/tuned.json";
+}
+
+TuningStore::TuningStore(std::string path) : path_(std::move(path)) {
+    if (path_.empty())
+        return;
+    std::ifstream in(path_);
+    if (!in)
+        return; // no sweep has been stored yet
+    const Json j = Json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("entries") || !j["entries"].is_array()) {
+        log().warn("tuned parameters in {} are unreadable (not a Duet tuning file); ignoring "
+                   "them: the kernels' defaults are used until `runapp tune` rewrites it",
+                   path_);
+        return;
+    }
+    for (const auto& item : j["entries"]) {
+        try {
+            entries_.push_back(from_json(item));
+        } catch (const std::exception& e) {
+            log().warn("tuned parameters in {}: ignoring a malformed entry ({})", path_, e.what());
+        }
+    }
+}
+
+const TunedEntry* TuningStore::find(const DeviceInfo& info, const std::string& app,
+                                    const std::string& variant) const {
+    for (const auto& e : entries_)
+        if (same_device(e, info) && e.app == app && e.variant == variant)
+            return &e;
+    return nullptr;
+}
+
+void TuningStore::put(TunedEntry e) {
+    for (auto& old : entries_)
+        if (same_key(old, e)) {
+            old = std::move(e);
+            return;
+        }
+    entries_.push_back(std::move(e));
+}
+
+bool TuningStore::save(std::string* why) const {
+    auto fail = [&](const std::string& msg) {
+        if (why)
+            *why = msg;
+        return false;
+    };
+    if (path_.empty())
+        return fail("no cache directory (DUET_CACHE_DIR is empty, or no HOME)");
+    Json j = {{"format", "duet tuned parameters"}, {"version", 1}};
+    j["entries"] = Json::array();
+    for (const auto& e : entries_)
+        j["entries"].push_back(to_json(e));
+
+    const fs::path target(path_);
+    std::error_code ec;
+    if (target.has_parent_path())
+        fs::create_directories(target.parent_path(), ec);
+    static std::atomic<unsigned> counter{0};
+    const fs::path tmp = target.parent_path() /
+                         ("." + target.filename().string() + "." + std::to_string(::getpid()) +
+                          "." + std::to_string(counter++) + ".tmp");
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << j.dump(2) << "\n";
+        out.flush();
+        if (!out.good()) {
+            fs::remove(tmp, ec);
+            return fail("cannot write " + tmp.string());
+        }
+    }
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        const std::string msg =
+            "cannot rename " + tmp.string() + " to " + path_ + ": " + ec.message();
+        fs::remove(tmp, ec);
+        return fail(msg);
+    }
+    return true;
+}
+
+std::string apply_tuned(const TuningStore& store, const DeviceInfo& info, const App& app,
+                        const Variant& variant, RunConfig& cfg) {
+    const TunedEntry* e = store.find(info, app.name(), variant.name);
+    const auto space = space_of(app, variant.name);
+    if (!e || !space)
+        return {};
+    const std::set<std::string> names(space->params.begin(), space->params.end());
+    // The caller's own choices win: its defines of these names, or its work-group where the
+    // point is the work-group.
+    for (const auto& [k, v] : cfg.defines)
+        if (names.count(k))
+            return {};
+    if (cfg.local && space->local_bound)
+        return {};
+    // Only this space's parameters, as positive integers: anything else is not ours.
+    for (const auto& [k, v] : e->defines)
+        if (!names.count(k) || !positive_integer(v)) {
+            log().warn("tuned parameters for {} {} on {}: ignoring {}={} (not a parameter of "
+                       "this variant); rerun `runapp tune {}`",
+                       app.name(), variant.name, info.name, k, v, app.name());
+            return {};
+        }
+    if (e->local && !space->local_param)
+        return {};
+    std::string what;
+    for (const auto& [k, v] : e->defines) {
+        cfg.defines.emplace_back(k, v);
+        what += (what.empty() ? "" : ",") + k + "=" + v;
+    }
+    if (e->local) {
+        cfg.local = e->local;
+        what += (what.empty() ? "" : ",") + std::string("local=") + local_label(*e->local);
+    }
+    if (what.empty())
+        what = "the kernel's defaults";
+    return "tuned: " + what + " (runapp tune at " + (e->size.empty() ? "?" : e->size) + ")";
+}
+
+} // namespace duet::apps
