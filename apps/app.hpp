@@ -3,6 +3,8 @@
 // against the runtime API; runapp and the tests drive it through this interface.
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +86,27 @@ const App& find_app(const std::string& name);
 std::vector<Variant> select_variants(const App& app, const std::string& spec);
 
 // ---- helpers shared by the apps ----
+
+// Keeps the last value computed for one key: the CPU reference of a problem, shared by the
+// variants of a ladder (their inputs depend only on the sizes and the seed). Thread-safe.
+template <class Key, class Value> class LastValueCache {
+public:
+    // The value for `key`, computed by `compute()` unless it is the one already held.
+    template <class F> std::shared_ptr<const Value> get(const Key& key, F&& compute) {
+        std::lock_guard lock(mutex_);
+        if (!value_ || !(key_ == key)) {
+            value_.reset(); // free the old one first: at large sizes it is big
+            value_ = compute();
+            key_ = key;
+        }
+        return value_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::shared_ptr<const Value> value_;
+    Key key_{};
+};
 
 // Parses "4096", "2^20", "16M", "64k", "1024x768" into dims; rejects 0, negatives, junk.
 std::vector<std::size_t> parse_dims(const std::string& text);

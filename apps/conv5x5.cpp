@@ -261,14 +261,9 @@ private:
                     "--verify full checks a sample above 4096x4096 pixels (the CPU reference of "
                     "every pixel would outlast the runs)";
         }
-        const Key key{W, H, cfg.seed, verify};
-        std::lock_guard lock(cache_mutex_);
-        if (!cached_ || !(cached_key_ == key)) {
-            cached_.reset(); // free the old one first: at large sizes it is big
-            cached_ = compute_reference(img, filter, W, H, pixels_to_check(W, H, verify, cfg.seed));
-            cached_key_ = key;
-        }
-        return cached_;
+        return cache_.get(Key{W, H, cfg.seed, verify}, [&] {
+            return compute_reference(img, filter, W, H, pixels_to_check(W, H, verify, cfg.seed));
+        });
     }
 
     struct Key {
@@ -277,9 +272,7 @@ private:
         Verify verify;
         bool operator==(const Key&) const = default;
     };
-    mutable std::mutex cache_mutex_;
-    mutable std::shared_ptr<const Reference> cached_;
-    mutable Key cached_key_{};
+    mutable LastValueCache<Key, Reference> cache_;
 };
 
 } // namespace

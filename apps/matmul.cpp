@@ -264,14 +264,9 @@ public:
                     "--verify full checks a sample at this size (the CPU reference of every "
                     "entry needs over 2^31 multiply-adds)";
         }
-        const Key key{M, N, K, cfg.seed, verify};
-        std::lock_guard lock(cache_mutex_);
-        if (!cached_ || !(cached_key_ == key)) {
-            cached_.reset(); // free the old one first: at large sizes it is big
-            cached_ = compute_reference(a, b, M, N, K, check_indices(M * N, verify, cfg.seed));
-            cached_key_ = key;
-        }
-        return cached_;
+        return cache_.get(Key{M, N, K, cfg.seed, verify}, [&] {
+            return compute_reference(a, b, M, N, K, check_indices(M * N, verify, cfg.seed));
+        });
     }
 
     struct Key {
@@ -280,9 +275,7 @@ public:
         Verify verify;
         bool operator==(const Key&) const = default;
     };
-    mutable std::mutex cache_mutex_;
-    mutable std::shared_ptr<const Reference> cached_;
-    mutable Key cached_key_{};
+    mutable LastValueCache<Key, Reference> cache_;
 };
 
 } // namespace
