@@ -150,6 +150,10 @@ TEST_CASE("runapp: malformed command lines exit 2 with a message") {
         {"vecadd --timeout -1", "--timeout"},
         {"vecadd --define =3", "NAME=VALUE"},
         {"vecadd matmul --size 100", "one app"},
+        {"vecadd --devices opencl:0", "--devices does not apply to runapp run"},
+        {"compare vecadd --device 0", "--device does not apply to runapp compare"},
+        {"list --size 3", "--size does not apply to runapp list"},
+        {"doctor --variant naive", "does not apply"},
     };
     for (const auto& c : cases) {
         const auto r = runapp(c.args);

@@ -36,6 +36,38 @@ std::vector<std::string> split(const std::string& s, char sep) {
     }
 }
 
+// An option a command does not use is an error, not silently ignored: `runapp vecadd --devices
+// opencl:1` would otherwise run on the default device.
+void check_applies(const std::string& command, const std::vector<std::string>& given) {
+    static const std::vector<std::string> run_opts = {
+        "--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
+        "--verify", "--format", "--output", "--seed", "--define", "--timeout"};
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
+        {"list", {"--format", "--timeout"}},
+        {"info", {"--backend", "--device", "--format", "--timeout"}},
+        {"run", run_opts},
+        {"compare", {"--backend", "--devices", "--size", "--variant", "--local", "--reps", "--warmup",
+                     "--verify", "--format", "--output", "--html", "--seed", "--define", "--timeout"}},
+        {"tune", {"--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
+                  "--verify", "--format", "--output", "--seed", "--define", "--timeout"}},
+        {"bandwidth", {"--backend", "--device", "--size", "--reps", "--warmup", "--format", "--timeout"}},
+        {"doctor", {"--format", "--timeout"}},
+        {"cache", {"--timeout"}},
+    };
+    for (const auto& [cmd, allowed] : table) {
+        if (cmd != command)
+            continue;
+        for (const auto& opt : given)
+            if (std::find(allowed.begin(), allowed.end(), opt) == allowed.end()) {
+                std::string list;
+                for (const auto& a : allowed)
+                    list += (list.empty() ? "" : " ") + a;
+                throw Error::usage("option " + opt + " does not apply to runapp " + command +
+                                   " (it takes: " + list + ")");
+            }
+    }
+}
+
 } // namespace
 
 const char* usage_text() {
@@ -75,6 +107,7 @@ environment: DUET_LOG_LEVEL=debug, DUET_CACHE_DIR, DUET_KERNEL_DIR, DUET_BACKEND
 
 Cli parse(int argc, char** argv) {
     Cli c;
+    std::vector<std::string> given; // the valued options, to check against the command
     std::vector<std::string> args(argv + 1, argv + argc);
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string a = args[i];
@@ -102,6 +135,7 @@ Cli parse(int argc, char** argv) {
                 "--timeout"};
             if (std::find(valued.begin(), valued.end(), name) == valued.end())
                 throw Error::usage("unknown option '" + name + "' (see runapp --help)");
+            given.push_back(name);
             const std::string v = need();
             if (v.empty())
                 throw Error::usage("option " + name + " has an empty value");
@@ -178,6 +212,7 @@ Cli parse(int argc, char** argv) {
     }
     if (c.command.empty())
         c.command = "help";
+    check_applies(c.command, given);
     return c;
 }
 
