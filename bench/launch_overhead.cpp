@@ -123,15 +123,18 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-// Duet's way: the public API as an app calls it, the returned Event dropped at once.
-Method duet_method(duet::Device& dev) {
+// Duet's way: the public API as an app calls it, the returned Event dropped at once; with a
+// timed queue (an Event with device times per launch) or one created with timing off.
+Method duet_method(duet::Device& dev, bool timing) {
     duet::BuildOptions opts;
     opts.sources.opencl = duet_bench::kernel_opencl;
     opts.sources.cuda = duet_bench::kernel_cuda;
     opts.sources.origin = "duet_launch_overhead";
     std::shared_ptr<duet::Kernel> kernel = dev.load_kernel(duet_bench::kernel_name, opts);
-    std::shared_ptr<duet::Queue> queue = dev.create_queue();
-    return {"duet", "Duet q->launch (an Event per launch)",
+    std::shared_ptr<duet::Queue> queue = dev.create_queue({.timing = timing});
+    return {timing ? "duet" : "duet_untimed",
+            timing ? "Duet q->launch (an Event per launch)"
+                   : "Duet q->launch, queue with timing off (QueueOptions{.timing = false})",
             [kernel, queue](int n) {
                 for (int i = 0; i < n; ++i)
                     queue->launch(*kernel,
@@ -178,7 +181,8 @@ DeviceResult measure(duet::Device& dev, const Options& o) {
     DeviceResult res;
     res.device = &dev;
     try {
-        res.methods.push_back({duet_method(dev), {}, {}});
+        res.methods.push_back({duet_method(dev, true), {}, {}});
+        res.methods.push_back({duet_method(dev, false), {}, {}});
     } catch (const std::exception& e) {
         res.error = e.what();
     }
@@ -279,13 +283,16 @@ nlohmann::json to_json(const std::vector<DeviceResult>& results, const Options& 
         if (const auto* duet = find(r, "duet")) {
             nlohmann::json diff = nlohmann::json::object(), loop = nlohmann::json::object();
             for (const auto& m : r.methods)
-                if (m.method.key != "duet" && !m.total_us.empty()) {
+                if (m.method.key.rfind("duet", 0) != 0 && !m.total_us.empty()) {
                     diff[m.method.key] = median(duet->total_us) - median(m.total_us);
                     loop[m.method.key] = median(duet->loop_us) - median(m.loop_us);
                 }
             d["duet_minus_raw_us"] = diff;
             d["duet_minus_raw_loop_us"] = loop;
         }
+        if (const auto* untimed = find(r, "duet_untimed"); untimed && find(r, "raw_no_event"))
+            d["duet_untimed_minus_raw_no_event_us"] =
+                median(untimed->total_us) - median(find(r, "raw_no_event")->total_us);
         j["devices"].push_back(d);
     }
     return j;
@@ -314,7 +321,7 @@ void print_table(const std::vector<DeviceResult>& results, const Options& o) {
         }
         if (const auto* duet = find(r, "duet")) {
             for (const auto& m : r.methods) {
-                if (m.method.key == "duet" || m.total_us.empty())
+                if (m.method.key.rfind("duet", 0) == 0 || m.total_us.empty())
                     continue;
                 const double diff = median(duet->total_us) - median(m.total_us);
                 const double loop = median(duet->loop_us) - median(m.loop_us);
@@ -322,6 +329,14 @@ void print_table(const std::vector<DeviceResult>& results, const Options& o) {
                             m.method.key.c_str(), diff, "", loop, target_us,
                             diff <= target_us ? "within" : "over");
             }
+        }
+        const auto* untimed = find(r, "duet_untimed");
+        const auto* bare = find(r, "raw_no_event");
+        if (untimed && bare) {
+            const double diff = median(untimed->total_us) - median(bare->total_us);
+            std::printf("  Duet untimed - %-61s %+9.3f %29s %+9.3f   (target <= %.1f us: %s)\n",
+                        "raw_no_event", diff, "", median(untimed->loop_us) - median(bare->loop_us),
+                        target_us, diff <= target_us ? "within" : "over");
         }
         if (!r.error.empty())
             std::printf("  error: %s\n", r.error.c_str());

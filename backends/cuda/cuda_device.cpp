@@ -30,8 +30,8 @@ void CudaDevice::activate() {
     });
 }
 
-std::unique_ptr<Queue> CudaDevice::create_queue() {
-    return std::make_unique<CudaQueue>(*this);
+std::unique_ptr<Queue> CudaDevice::create_queue(const QueueOptions& options) {
+    return std::make_unique<CudaQueue>(*this, options.timing);
 }
 
 std::unique_ptr<Buffer> CudaDevice::alloc_bytes(std::size_t bytes) {

@@ -40,7 +40,7 @@ char* at(const CudaBuffer& buf, std::size_t offset) {
 
 } // namespace
 
-CudaQueue::CudaQueue(CudaDevice& device) : device_(device) {
+CudaQueue::CudaQueue(CudaDevice& device, bool timing) : device_(device), timing_(timing) {
     device_.activate();
     DUET_CUDA_CHECK(cudaStreamCreate(&stream_), "creating a stream on " + device_.label());
 }
@@ -65,6 +65,15 @@ const CudaBuffer& CudaQueue::own(const Buffer& buf, const char* role) const {
 
 template <class Op> Event CudaQueue::enqueue(Op&& op) {
     device_.activate();
+    if (!timing_) {
+        op();
+        // The stream may be gone when the Event is waited on; the device outlives both.
+        const int ordinal = device_.ordinal();
+        return untimed_event([ordinal] {
+            DUET_CUDA_CHECK(cudaSetDevice(ordinal), "selecting device " + std::to_string(ordinal));
+            DUET_CUDA_CHECK(cudaDeviceSynchronize(), "waiting for device " + std::to_string(ordinal));
+        });
+    }
     auto event = std::make_shared<CudaEvent>(device_.ordinal());
     event->record_start(stream_);
     op();

@@ -11,7 +11,7 @@ class CudaDevice;
 
 class CudaQueue final : public Queue {
   public:
-    explicit CudaQueue(CudaDevice& device);
+    CudaQueue(CudaDevice& device, bool timing);
     // Waits for queued work first: a caller may free host memory right after the queue is gone.
     ~CudaQueue() override;
     CudaQueue(const CudaQueue&) = delete;
@@ -35,6 +35,7 @@ class CudaQueue final : public Queue {
     std::string who() const;
 
     CudaDevice& device_;
+    bool timing_ = true;
     cudaStream_t stream_ = nullptr;
 };
 

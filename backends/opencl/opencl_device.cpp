@@ -216,7 +216,9 @@ cl::Context& OpenclDevice::context() {
     return context_;
 }
 
-std::unique_ptr<Queue> OpenclDevice::create_queue() { return std::make_unique<OpenclQueue>(*this); }
+std::unique_ptr<Queue> OpenclDevice::create_queue(const QueueOptions& options) {
+    return std::make_unique<OpenclQueue>(*this, options.timing);
+}
 
 std::unique_ptr<Buffer> OpenclDevice::alloc_bytes(std::size_t bytes) {
     if (bytes == 0)

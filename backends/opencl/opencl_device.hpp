@@ -49,7 +49,7 @@ class OpenclDevice final : public Device {
 public:
     OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info);
     const DeviceInfo& info() const override { return info_; }
-    std::unique_ptr<Queue> create_queue() override;
+    std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
     std::unique_ptr<Kernel> load_kernel(const std::string& name, const BuildOptions& options) override;

@@ -20,8 +20,6 @@ void check_span(const Buffer& b, std::size_t offset, std::size_t bytes, const ch
                            std::to_string(b.size()) + " bytes");
 }
 
-Event wrap(const cl::Event& e) { return Event(std::make_shared<OpenclEvent>(e)); }
-
 } // namespace
 
 void OpenclEvent::wait() {
@@ -53,10 +51,23 @@ double OpenclEvent::elapsed_ms_until(EventImpl& last) {
     return end >= start ? double(end - start) * 1e-6 : 0.0;
 }
 
-OpenclQueue::OpenclQueue(OpenclDevice& dev) : dev_(dev) {
+Event OpenclQueue::wrap(const cl::Event& e) {
+    if (timing_)
+        return Event(std::make_shared<OpenclEvent>(e));
+    return untimed_event([q = queue_]() mutable {
+        try {
+            q.finish();
+        } catch (const cl::Error& err) {
+            rethrow(err, "waiting for a queue (an operation failed)");
+        }
+    });
+}
+
+OpenclQueue::OpenclQueue(OpenclDevice& dev, bool timing) : timing_(timing), dev_(dev) {
     try {
-        log().debug("clCreateCommandQueue(profiling, {})", dev.info().name);
-        queue_ = cl::CommandQueue(dev.context(), dev.cl_device(), CL_QUEUE_PROFILING_ENABLE);
+        log().debug("clCreateCommandQueue({}, {})", timing ? "profiling" : "no profiling", dev.info().name);
+        queue_ = cl::CommandQueue(dev.context(), dev.cl_device(),
+                                  timing ? CL_QUEUE_PROFILING_ENABLE : 0);
     } catch (const cl::Error& e) {
         rethrow(e, "creating a queue on " + dev.where());
     }
@@ -77,7 +88,7 @@ Event OpenclQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, 
     cl::Event e;
     try {
         log().debug("clEnqueueWriteBuffer({} bytes)", bytes);
-        queue_.enqueueWriteBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, src, nullptr, &e);
+        queue_.enqueueWriteBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, src, nullptr, event_slot(e));
     } catch (const cl::Error& err) {
         rethrow(err, "writing " + std::to_string(bytes) + " bytes to " + dev_.where());
     }
@@ -91,7 +102,7 @@ Event OpenclQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, s
     cl::Event e;
     try {
         log().debug("clEnqueueReadBuffer({} bytes)", bytes);
-        queue_.enqueueReadBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, dst, nullptr, &e);
+        queue_.enqueueReadBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, dst, nullptr, event_slot(e));
     } catch (const cl::Error& err) {
         rethrow(err, "reading " + std::to_string(bytes) + " bytes from " + dev_.where());
     }
@@ -105,7 +116,7 @@ Event OpenclQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
     try {
         log().debug("clEnqueueCopyBuffer({} bytes)", bytes);
         queue_.enqueueCopyBuffer(buffer_of(src, "source"), buffer_of(dst, "destination"), 0, 0,
-                                 bytes, nullptr, &e);
+                                 bytes, nullptr, event_slot(e));
     } catch (const cl::Error& err) {
         rethrow(err, "copying " + std::to_string(bytes) + " bytes on " + dev_.where());
     }
@@ -124,7 +135,7 @@ Event OpenclQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t patt
     try {
         log().debug("clEnqueueFillBuffer({} bytes)", bytes);
         cl_int err = clEnqueueFillBuffer(queue_(), buffer_of(dst, "destination")(), pattern,
-                                         pattern_size, 0, bytes, 0, nullptr, &e());
+                                         pattern_size, 0, bytes, 0, nullptr, timing_ ? &e() : nullptr);
         check(err, "clEnqueueFillBuffer", "filling " + std::to_string(bytes) + " bytes on " + dev_.where());
     } catch (const cl::Error& err) {
         rethrow(err, "filling a buffer on " + dev_.where());
@@ -193,7 +204,7 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<con
         cl::Event e;
         if (log().should_log(spdlog::level::debug))
             log().debug("clEnqueueNDRangeKernel({}, {})", k->name(), range.to_string());
-        queue_.enqueueNDRangeKernel(k->get(), cl::NullRange, global, local, nullptr, &e);
+        queue_.enqueueNDRangeKernel(k->get(), cl::NullRange, global, local, nullptr, event_slot(e));
         return wrap(e);
     } catch (const cl::Error& err) {
         rethrow(err, doing());

@@ -24,7 +24,7 @@ private:
 // An in-order queue on one device.
 class OpenclQueue final : public Queue {
 public:
-    explicit OpenclQueue(OpenclDevice& dev);
+    OpenclQueue(OpenclDevice& dev, bool timing);
     Event write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
                       bool blocking) override;
     Event read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
@@ -37,6 +37,11 @@ public:
 
 private:
     const cl::Buffer& buffer_of(const Buffer& b, const char* role) const;
+    // The event to ask the driver for: none when the queue has timing off.
+    cl::Event* event_slot(cl::Event& e) { return timing_ ? &e : nullptr; }
+    // The Event handed back for an operation.
+    Event wrap(const cl::Event& e);
+    bool timing_ = true;
     OpenclDevice& dev_;
     cl::CommandQueue queue_;
 };

@@ -109,14 +109,21 @@ public:
     }
 };
 
+// How a queue records its operations.
+struct QueueOptions {
+    // Every operation's Event carries device start/end times. Off: no timing events are made
+    // (a launch costs what the raw API call costs), and Event::elapsed_ms() is an Error.
+    bool timing = true;
+};
+
 // One device as seen by one backend.
 class Device {
 public:
     virtual ~Device() = default;
     // What the device is.
     virtual const DeviceInfo& info() const = 0;
-    // A new in-order queue with timing enabled.
-    virtual std::unique_ptr<Queue> create_queue() = 0;
+    // A new in-order queue (with timing unless the options turn it off).
+    virtual std::unique_ptr<Queue> create_queue(const QueueOptions& options = {}) = 0;
     // Allocates `bytes` of device memory; over the device's limit is an Error naming the limit.
     virtual std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) = 0;
     // Allocates page-locked host memory (falls back to plain memory, reported by pinned()).

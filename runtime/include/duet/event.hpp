@@ -1,5 +1,6 @@
 #pragma once
 // Events: completion and device-side timing of one queued operation.
+#include <functional>
 #include <memory>
 
 namespace duet {
@@ -33,5 +34,9 @@ public:
 private:
     std::shared_ptr<EventImpl> impl_;
 };
+
+// An Event without device timestamps, from a queue created with timing off: wait() runs `wait`
+// (which waits for the whole queue), elapsed_ms() is a usage Error.
+Event untimed_event(std::function<void()> wait);
 
 } // namespace duet
