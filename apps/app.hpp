@@ -123,6 +123,11 @@ void poison(Queue& q, Buffer& buf);
 Stats time_runs(Queue& q, const RunConfig& cfg, const std::function<std::pair<Event, Event>()>& launch);
 // Indices to check: all of [0, n) for Verify::full, an even spread of up to 4096 for sample.
 std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed);
+// The value of macro `name` among cfg.defines, or `fallback`: the host sizes launches with the
+// same tunables the kernels are compiled with. A value that is not a positive integer is a usage
+// Error naming `app`.
+std::size_t define_or(const RunConfig& cfg, const std::string& app, const std::string& name,
+                      std::size_t fallback);
 // Runs work(begin, end) over [0, n), split across the CPU's cores, each part at least `grain`
 // items: the CPU references of the big apps.
 void parallel_for(std::size_t n, std::size_t grain,

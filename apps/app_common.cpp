@@ -147,6 +147,24 @@ std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t se
     return idx;
 }
 
+std::size_t define_or(const RunConfig& cfg, const std::string& app, const std::string& name,
+                      std::size_t fallback) {
+    for (const auto& [key, value] : cfg.defines) {
+        if (key != name)
+            continue;
+        std::size_t pos = 0;
+        long long v = -1;
+        try {
+            v = std::stoll(value, &pos);
+        } catch (const std::exception&) {
+        }
+        if (pos != value.size() || v <= 0)
+            throw Error::usage(app + ": define " + name + "=" + value + " must be a positive integer");
+        return static_cast<std::size_t>(v);
+    }
+    return fallback;
+}
+
 void parallel_for(std::size_t n, std::size_t grain,
                   const std::function<void(std::size_t, std::size_t)>& work) {
     const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1,

@@ -24,24 +24,9 @@ namespace {
 // 8192^2 is 1.7 G multiply-adds, longer than all the GPU runs it checks.
 constexpr std::size_t full_check_limit = std::size_t{4096} * 4096;
 
-// The value of macro `name` among the build's defines, or `fallback`: the host sizes launches
-// with the same tunables the kernels are compiled with.
+// A tunable macro's value among the build's defines (define_or in app.hpp), for conv5x5.
 std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
-    for (const auto& [key, value] : cfg.defines) {
-        if (key != name)
-            continue;
-        std::size_t pos = 0;
-        long long v = -1;
-        try {
-            v = std::stoll(value, &pos);
-        } catch (const std::exception&) {
-        }
-        if (pos != value.size() || v <= 0)
-            throw Error::usage("conv5x5: define " + name + "=" + value +
-                               " must be a positive integer");
-        return static_cast<std::size_t>(v);
-    }
-    return fallback;
+    return define_or(cfg, "conv5x5", name, fallback);
 }
 
 // How one variant covers the image: each work-item computes `cols` x `rows` adjacent outputs,

@@ -33,24 +33,9 @@ struct Geometry {
     bool free_local = false; // the work-group shape is the user's (--local): naive only
 };
 
-// The value of macro `name` among the build's defines, or `fallback`: the host sizes launches
-// with the same tunables the kernels are compiled with.
+// A tunable macro's value among the build's defines (define_or in app.hpp), for matmul.
 std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
-    for (const auto& [key, value] : cfg.defines) {
-        if (key != name)
-            continue;
-        std::size_t pos = 0;
-        long long v = -1;
-        try {
-            v = std::stoll(value, &pos);
-        } catch (const std::exception&) {
-        }
-        if (pos != value.size() || v <= 0)
-            throw Error::usage("matmul: define " + name + "=" + value +
-                               " must be a positive integer");
-        return static_cast<std::size_t>(v);
-    }
-    return fallback;
+    return define_or(cfg, "matmul", name, fallback);
 }
 
 // The defaults here must match the #ifndef defaults in kernels_cl/matmul.cl and
