@@ -43,6 +43,14 @@ char* at(const CudaBuffer& buf, std::size_t offset) {
 CudaQueue::CudaQueue(CudaDevice& device, bool timing) : device_(device), timing_(timing) {
     device_.activate();
     DUET_CUDA_CHECK(cudaStreamCreate(&stream_), "creating a stream on " + device_.label());
+    if (!timing_) {
+        // The stream may be gone when the Event is waited on; the device outlives both.
+        const int ordinal = device_.ordinal();
+        untimed_ = untimed_event([ordinal] {
+            DUET_CUDA_CHECK(cudaSetDevice(ordinal), "selecting device " + std::to_string(ordinal));
+            DUET_CUDA_CHECK(cudaDeviceSynchronize(), "waiting for device " + std::to_string(ordinal));
+        });
+    }
 }
 
 CudaQueue::~CudaQueue() {
@@ -67,12 +75,7 @@ template <class Op> Event CudaQueue::enqueue(Op&& op) {
     device_.activate();
     if (!timing_) {
         op();
-        // The stream may be gone when the Event is waited on; the device outlives both.
-        const int ordinal = device_.ordinal();
-        return untimed_event([ordinal] {
-            DUET_CUDA_CHECK(cudaSetDevice(ordinal), "selecting device " + std::to_string(ordinal));
-            DUET_CUDA_CHECK(cudaDeviceSynchronize(), "waiting for device " + std::to_string(ordinal));
-        });
+        return untimed_;
     }
     auto event = std::make_shared<CudaEvent>(device_.ordinal());
     event->record_start(stream_);

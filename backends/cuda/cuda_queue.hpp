@@ -37,6 +37,9 @@ class CudaQueue final : public Queue {
     CudaDevice& device_;
     bool timing_ = true;
     cudaStream_t stream_ = nullptr;
+    // With timing off, the one Event every operation returns (it waits for the device): made
+    // once, so a launch costs a reference count rather than two allocations.
+    Event untimed_;
 };
 
 } // namespace duet::cuda

@@ -54,13 +54,7 @@ double OpenclEvent::elapsed_ms_until(EventImpl& last) {
 Event OpenclQueue::wrap(const cl::Event& e) {
     if (timing_)
         return Event(std::make_shared<OpenclEvent>(e));
-    return untimed_event([q = queue_]() mutable {
-        try {
-            q.finish();
-        } catch (const cl::Error& err) {
-            rethrow(err, "waiting for a queue (an operation failed)");
-        }
-    });
+    return untimed_;
 }
 
 OpenclQueue::OpenclQueue(OpenclDevice& dev, bool timing) : timing_(timing), dev_(dev) {
@@ -71,6 +65,14 @@ OpenclQueue::OpenclQueue(OpenclDevice& dev, bool timing) : timing_(timing), dev_
     } catch (const cl::Error& e) {
         rethrow(e, "creating a queue on " + dev.where());
     }
+    if (!timing)
+        untimed_ = untimed_event([q = queue_]() mutable {
+            try {
+                q.finish();
+            } catch (const cl::Error& err) {
+                rethrow(err, "waiting for a queue (an operation failed)");
+            }
+        });
 }
 
 const cl::Buffer& OpenclQueue::buffer_of(const Buffer& b, const char* role) const {

@@ -44,6 +44,10 @@ private:
     bool timing_ = true;
     OpenclDevice& dev_;
     cl::CommandQueue queue_;
+    // With timing off, the one Event every operation returns (it waits for the whole queue):
+    // made once, so a launch costs a reference count rather than an allocation and a
+    // clRetainCommandQueue.
+    Event untimed_;
 };
 
 } // namespace duet::opencl
