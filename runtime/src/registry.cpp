@@ -1,6 +1,10 @@
-// The registry: loads each backend plugin once, in a fixed order, and numbers the devices.
-// Plugins are looked for in DUET_BACKEND_PATH, then next to libduet (lib/duet/, lib/).
-// A plugin that is missing or fails to load is a backend with zero devices and a reason.
+// The registry: loads each backend plugin once, when it is first needed, and numbers the
+// devices in a fixed order (every CUDA device, then every OpenCL one). Plugins are looked for in
+// DUET_BACKEND_PATH, then next to libduet (lib/duet/, lib/). A plugin that is missing or fails to
+// load is a backend with zero devices and a reason.
+// A device named by backend (cuda:0, opencl:1, --backend) opens only that backend, so a CUDA run
+// does not pay for initialising every OpenCL platform (NVIDIA's, PoCL's) and the reverse; anything
+// that needs the global numbering or the whole list opens them all.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -106,26 +110,54 @@ Loaded load_backend(const std::string& name) {
     return l;
 }
 
+struct Slot {
+    std::string name;
+    std::once_flag once;
+    Loaded loaded;
+};
+
 struct Registry {
-    std::vector<Loaded> backends;
-    std::vector<Device*> devices;
-    std::vector<std::string> device_backend;
+    std::vector<std::unique_ptr<Slot>> slots; // known_backends() order
+    std::once_flag all_once;
+    std::vector<Loaded*> backends; // every backend, once all are loaded
+    std::vector<Device*> devices;  // every device, in that order
 
     Registry() {
         for (const auto& name : known_backends()) {
-            backends.push_back(load_backend(name));
-            auto& b = backends.back();
-            for (std::size_t i = 0; b.backend && i < b.backend->device_count(); ++i)
-                devices.push_back(&b.backend->device(i));
+            slots.push_back(std::make_unique<Slot>());
+            slots.back()->name = name;
         }
+    }
+
+    Loaded& one(Slot& s) {
+        std::call_once(s.once, [&] { s.loaded = load_backend(s.name); });
+        return s.loaded;
+    }
+
+    void all() {
+        std::call_once(all_once, [&] {
+            for (auto& s : slots) {
+                Loaded& b = one(*s);
+                backends.push_back(&b);
+                for (std::size_t i = 0; b.backend && i < b.backend->device_count(); ++i)
+                    devices.push_back(&b.backend->device(i));
+            }
+        });
     }
 };
 
-Registry& registry() {
+Registry& registry_slots() {
     static std::once_flag once;
-    static Registry* r = nullptr;
+    static Registry* r = nullptr; // never destroyed, as the backends
     std::call_once(once, [] { r = new Registry(); });
     return *r;
+}
+
+// Every backend loaded: for the global numbering and the whole list.
+Registry& registry() {
+    Registry& r = registry_slots();
+    r.all();
+    return r;
 }
 
 std::string lower(std::string s) {
@@ -150,9 +182,10 @@ std::string device_list() {
 }
 
 const Loaded& find_backend(const std::string& name) {
-    for (const auto& b : registry().backends)
-        if (b.report.name == name)
-            return b;
+    Registry& r = registry_slots();
+    for (auto& s : r.slots)
+        if (s->name == name)
+            return r.one(*s);
     std::string known;
     for (const auto& n : known_backends())
         known += (known.empty() ? "" : ", ") + n;
@@ -190,12 +223,21 @@ int global_index(const Device& dev) {
 
 std::vector<BackendReport> backend_reports() {
     std::vector<BackendReport> out;
-    for (const auto& b : registry().backends)
-        out.push_back(b.report);
+    for (const auto* b : registry().backends)
+        out.push_back(b->report);
     return out;
 }
 
 Device& select_device(const std::string& spec) {
+    // backend:index and a backend's name open that backend only.
+    const auto known = known_backends();
+    if (const auto colon = spec.find(':'); colon != std::string::npos) {
+        const std::string head = lower(spec.substr(0, colon));
+        if (std::find(known.begin(), known.end(), head) != known.end())
+            return nth_of_backend(find_backend(head), spec.substr(colon + 1));
+    }
+    if (std::find(known.begin(), known.end(), lower(spec)) != known.end())
+        return nth_of_backend(find_backend(lower(spec)), "0");
     auto& devs = registry().devices;
     if (spec.empty()) {
         if (devs.empty())
@@ -223,13 +265,7 @@ Device& select_device(const std::string& spec) {
             throw Error::not_found("no device has UUID " + tail + "; the devices are:" +
                                    device_list());
         }
-        const auto known = known_backends();
-        if (std::find(known.begin(), known.end(), head) != known.end())
-            return nth_of_backend(find_backend(head), tail);
     }
-    const auto known = known_backends();
-    if (std::find(known.begin(), known.end(), lower(spec)) != known.end())
-        return nth_of_backend(find_backend(lower(spec)), "0");
     for (auto* d : devs)
         if (lower(d->info().name).find(lower(spec)) != std::string::npos)
             return *d;
