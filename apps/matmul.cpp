@@ -60,8 +60,8 @@ Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
         return {bm, bn, {bn / 8, bm / 8}, false};
     }
     // best
-    const auto bm = define_or(cfg, "BEST_BM", 128), bn = define_or(cfg, "BEST_BN", 128);
-    const auto tm = define_or(cfg, "BEST_TM", 8), tn = define_or(cfg, "BEST_TN", 8);
+    const auto bm = define_or(cfg, "BEST_BM", 128), bn = define_or(cfg, "BEST_BN", 256);
+    const auto tm = define_or(cfg, "BEST_TM", 8), tn = define_or(cfg, "BEST_TN", 16);
     return {bm, bn, {bn / tn, bm / tm}, false};
 }
 
@@ -152,7 +152,7 @@ public:
              "64x64 block, 4x4 outputs per work-item in registers, float4 loads"},
             {"reg8x8", "matmul_reg8x8", "128x128 block, 8x8 outputs per work-item, float4 loads"},
             {"best", "matmul_best",
-             "reg8x8 + double-buffered tiles, conflict-free float4 local reads"}};
+             "128x256 block, 8x16 per work-item, double-buffered tiles, float4 local reads"}};
     }
     // 384^3: the whole ladder, naive included, in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {384}; }

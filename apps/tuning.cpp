@@ -40,9 +40,9 @@ struct MatmulTile {
 // (PoCL) every point is a build of about 13 s of one core, so CPUs get five, those that came
 // out ahead in sweeps there (4x4 register blocks were always among the slowest): about a minute.
 constexpr MatmulTile matmul_tiles[] = {
-    {128, 128, 8, 8, 8, true},  {128, 128, 16, 8, 8, true}, {128, 64, 8, 8, 8, false},
-    {64, 128, 8, 8, 8, false},  {64, 64, 8, 8, 8, true},    {64, 64, 16, 8, 8, false},
-    {256, 128, 8, 16, 8, true}, {128, 256, 8, 8, 16, true}, {64, 64, 16, 4, 4, false},
+    {128, 256, 8, 8, 16, true}, {128, 128, 8, 8, 8, true},  {128, 128, 16, 8, 8, true},
+    {128, 64, 8, 8, 8, false},  {64, 128, 8, 8, 8, false},  {64, 64, 8, 8, 8, true},
+    {64, 64, 16, 8, 8, false},  {256, 128, 8, 16, 8, true}, {64, 64, 16, 4, 4, false},
     {32, 32, 8, 4, 4, false},
 };
 

@@ -12,7 +12,8 @@
 //    reads the same names to size the launch.
 // The CUDA file marks the small constant-trip loops `#pragma unroll`; OpenCL C 1.2 has no such
 // pragma, and the GPU compilers unroll these loops on their own (on PoCL the hint made the
-// best kernel several times slower).
+// best kernel several times slower). `best` asks for it only where the compiler offers
+// cl_nv_pragma_unroll (NVIDIA's).
 
 // ---- 1. naive ---------------------------------------------------------------------------------
 // One output per work-item, straight from global memory: every work-item reads a row of A and a
@@ -382,8 +383,10 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
     }
 }
 
-// ---- 6. best: double-buffered tiles, 8x8 register blocks, 16-byte local reads ------------------
-// The reg8x8 scheme with three changes, for big GPUs:
+// ---- 6. best: double-buffered tiles, 8x16 register blocks, 16-byte local reads -----------------
+// The reg8x8 scheme with a wider block (128x256 of C per group of 16x16 work-items, 8x16 outputs
+// each: every value loaded into local memory serves 8 or 16 multiply-adds of a work-item) and
+// these changes, for big GPUs:
 //  - double buffering: two copies of each tile. While the group computes on one, each work-item
 //    has already issued the global loads of the next tile into registers, so memory latency
 //    overlaps the arithmetic; the registers go to the other copy after the compute, and one
@@ -394,13 +397,17 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 //    vector instruction per 4 values), and write neighbouring vectors of C.
 //  - A's transposed tile is padded by 4 floats per row, so the scattered stores of its columns
 //    fall into different banks while every row stays 16-byte aligned.
+//  - a group wholly inside C loads its tiles without bounds checks (all but the last tile of K
+//    when BK does not divide it), one 16-byte load per 4 values when rows are 16-byte aligned.
+// On the H100 the wider block and the unchecked loads took NVIDIA's OpenCL from 36 to 46 TFLOP/s
+// at 4096 (docs/PERFORMANCE.md); on PoCL the wider block is twice as fast as 128x128.
 // Tunables (a tuner may override them): BEST_BM x BEST_BN block of C, BEST_BK deep tiles,
 // BEST_TM x BEST_TN outputs per work-item (multiples of 4).
 #ifndef BEST_BM
 #define BEST_BM 128
 #endif
 #ifndef BEST_BN
-#define BEST_BN 128
+#define BEST_BN 256
 #endif
 #ifndef BEST_BK
 #define BEST_BK 8
@@ -409,7 +416,18 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 #define BEST_TM 8
 #endif
 #ifndef BEST_TN
-#define BEST_TN 8
+#define BEST_TN 16
+#endif
+#ifndef BEST_FAST // work-groups wholly inside the matrices load without bounds checks
+#define BEST_FAST 1
+#endif
+#ifndef BEST_UNROLL // NVIDIA's compiler: unroll the register-block loops as the CUDA file does
+#define BEST_UNROLL 1
+#endif
+#if BEST_UNROLL && defined(cl_nv_pragma_unroll)
+#define BEST_UNROLLED _Pragma("unroll")
+#else
+#define BEST_UNROLLED
 #endif
 #define BEST_TX (BEST_BN / BEST_TN) // work-items along dimension 0
 #define BEST_TY (BEST_BM / BEST_TM) // work-items along dimension 1
@@ -423,21 +441,30 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 #error "best: 4 | TM, TN, BK; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
 #endif
 
-// Issues the global loads of the tile at k0 into registers.
+// Four floats known to be inside the matrix: one 16-byte load when rows are 16-byte aligned.
+float4 matmul_load4_inside(__global const float* p, const int vec) {
+    return vec ? *(__global const float4*)p : (float4)(p[0], p[1], p[2], p[3]);
+}
+
+// Issues the global loads of the tile at k0 into registers (`inside`: no bounds checks needed).
 void matmul_best_load(__global const float* A, __global const float* B, const int M, const int N,
                       const int K, const int m0, const int n0, const int k0, const int tid,
-                      const int a_vec, const int b_vec, float4* pa, float4* pb) {
+                      const int a_vec, const int b_vec, const int inside, float4* pa,
+                      float4* pb) {
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
+        pa[l] = BEST_FAST && inside ? matmul_load4_inside(A + (m0 + r) * K + k0 + c, a_vec)
+                                    : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
+        pb[l] = BEST_FAST && inside ? matmul_load4_inside(B + (k0 + r) * N + n0 + c, b_vec)
+                                    : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
+
 
 // Stores the registers of matmul_best_load into one copy of the tiles (A transposed).
 void matmul_best_store(__local float (*As)[BEST_BM + BEST_PAD], __local float (*Bs)[BEST_BN],
@@ -468,6 +495,10 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     const int m0 = (int)get_group_id(1) * BEST_BM;
     const int n0 = (int)get_group_id(0) * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
+    // Every load of a group inside C is inside A and B, except in the last tile of K when BK
+    // does not divide it: those tiles load without bounds checks (matmul_best_load).
+    const int inside = m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    const int full_tiles = K / BEST_BK;
     float acc[BEST_TM][BEST_TN];
     for (int i = 0; i < BEST_TM; ++i)
         for (int j = 0; j < BEST_TN; ++j)
@@ -475,15 +506,19 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     float4 pa[BEST_LA], pb[BEST_LB];
 
     const int tiles = (K + BEST_BK - 1) / BEST_BK;
-    matmul_best_load(A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec, pa, pb);
+    matmul_best_load(A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec, inside && full_tiles > 0, pa,
+                     pb);
     matmul_best_store(As[0], Bs[0], tid, pa, pb);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int t = 0; t < tiles; ++t) {
         const int cur = t & 1;
         if (t + 1 < tiles) // the same for the whole group: no divergence around the barrier
-            matmul_best_load(A, B, M, N, K, m0, n0, (t + 1) * BEST_BK, tid, a_vec, b_vec, pa, pb);
+            matmul_best_load(A, B, M, N, K, m0, n0, (t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             inside && t + 1 < full_tiles, pa, pb);
+        BEST_UNROLLED
         for (int k = 0; k < BEST_BK; ++k) {
             float a[BEST_TM], b[BEST_TN];
+            BEST_UNROLLED
             for (int g = 0; g < BEST_TM / 4; ++g) {
                 const float4 v = *(__local const float4*)&As[cur][k][g * 4 * BEST_TY + ty * 4];
                 a[g * 4 + 0] = v.x;
@@ -491,6 +526,7 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
                 a[g * 4 + 2] = v.z;
                 a[g * 4 + 3] = v.w;
             }
+            BEST_UNROLLED
             for (int g = 0; g < BEST_TN / 4; ++g) {
                 const float4 v = *(__local const float4*)&Bs[cur][k][g * 4 * BEST_TX + tx * 4];
                 b[g * 4 + 0] = v.x;
@@ -498,7 +534,9 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
                 b[g * 4 + 2] = v.z;
                 b[g * 4 + 3] = v.w;
             }
+            BEST_UNROLLED
             for (int i = 0; i < BEST_TM; ++i)
+                BEST_UNROLLED
                 for (int j = 0; j < BEST_TN; ++j)
                     acc[i][j] += a[i] * b[j];
         }

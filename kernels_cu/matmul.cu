@@ -361,12 +361,12 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
     }
 }
 
-// ---- 6. best: double-buffered tiles, 8x8 register blocks, 16-byte shared reads -----------------
+// ---- 6. best: double-buffered tiles, 8x16 register blocks, 16-byte shared reads ----------------
 #ifndef BEST_BM
 #define BEST_BM 128
 #endif
 #ifndef BEST_BN
-#define BEST_BN 128
+#define BEST_BN 256
 #endif
 #ifndef BEST_BK
 #define BEST_BK 8
@@ -375,7 +375,13 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
 #define BEST_TM 8
 #endif
 #ifndef BEST_TN
-#define BEST_TN 8
+#define BEST_TN 16
+#endif
+#ifndef BEST_MINB // blocks per SM the registers must leave room for: 8x8 blocks fit two
+#define BEST_MINB (BEST_TM * BEST_TN <= 64 ? 2 : 1)
+#endif
+#ifndef BEST_FAST // blocks wholly inside the matrices load without bounds checks
+#define BEST_FAST 1
 #endif
 #define BEST_TX (BEST_BN / BEST_TN)
 #define BEST_TY (BEST_BM / BEST_TM)
@@ -389,20 +395,27 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
 #error "best: 4 | TM, TN, BK; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
 #endif
 
+// Four floats known to be inside the matrix: one 16-byte load when rows are 16-byte aligned.
+__device__ __forceinline__ float4 matmul_load4_inside(const float* p, int vec) {
+    return vec ? *reinterpret_cast<const float4*>(p) : make_float4(p[0], p[1], p[2], p[3]);
+}
+
 __device__ __forceinline__ void matmul_best_load(const float* A, const float* B, int M, int N,
                                                  int K, int m0, int n0, int k0, int tid, int a_vec,
-                                                 int b_vec, float4* pa, float4* pb) {
+                                                 int b_vec, bool inside, float4* pa, float4* pb) {
 #pragma unroll
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
+        pa[l] = BEST_FAST && inside ? matmul_load4_inside(A + (m0 + r) * K + k0 + c, a_vec)
+                                    : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
 #pragma unroll
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
+        pb[l] = BEST_FAST && inside ? matmul_load4_inside(B + (k0 + r) * N + n0 + c, b_vec)
+                                    : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
 
@@ -426,7 +439,7 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
     }
 }
 
-extern "C" __global__ void __launch_bounds__(BEST_NT)
+extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     matmul_best(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                 int M, int N, int K) {
     __shared__ __align__(16) float As[2][BEST_BK][BEST_BM + BEST_PAD];
@@ -437,6 +450,10 @@ extern "C" __global__ void __launch_bounds__(BEST_NT)
     const int m0 = blockIdx.y * BEST_BM;
     const int n0 = blockIdx.x * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
+    // Every load of a block inside C is inside A and B, except in the last tile of K when BK
+    // does not divide it: those tiles load without bounds checks (matmul_best_load).
+    const bool inside = m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    const int full_tiles = K / BEST_BK;
     float acc[BEST_TM][BEST_TN];
 #pragma unroll
     for (int i = 0; i < BEST_TM; ++i)
@@ -446,13 +463,15 @@ extern "C" __global__ void __launch_bounds__(BEST_NT)
     float4 pa[BEST_LA], pb[BEST_LB];
 
     const int tiles = (K + BEST_BK - 1) / BEST_BK;
-    matmul_best_load(A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec, pa, pb);
+    matmul_best_load(A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec, inside && full_tiles > 0, pa,
+                     pb);
     matmul_best_store(As[0], Bs[0], tid, pa, pb);
     __syncthreads();
     for (int t = 0; t < tiles; ++t) {
         const int cur = t & 1;
         if (t + 1 < tiles)
-            matmul_best_load(A, B, M, N, K, m0, n0, (t + 1) * BEST_BK, tid, a_vec, b_vec, pa, pb);
+            matmul_best_load(A, B, M, N, K, m0, n0, (t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             inside && t + 1 < full_tiles, pa, pb);
 #pragma unroll
         for (int k = 0; k < BEST_BK; ++k) {
             float a[BEST_TM], b[BEST_TN];
