@@ -64,7 +64,11 @@ struct Pass {
 // Additions any one element goes through in a pass (its depth in the pass's summation tree), for
 // the float bound. `any_order_group`: the group's own step may add in any order (sub-group
 // reductions are implementation-defined), so up to ls - 1 additions; otherwise a binary tree.
-std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, bool any_order_group) {
+// Values a work-item loads per grid-stride step: the kernels' RED_PER, 4 unless defined.
+std::size_t red_per(const RunConfig& cfg) { return define_or(cfg, "reduction", "RED_PER", 4); }
+
+std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, std::size_t per,
+                       bool any_order_group) {
     const std::size_t tree = any_order_group ? ls - 1 : std::countr_zero(ls);
     switch (split) {
     case Split::one:
@@ -73,7 +77,8 @@ std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, bool any_orde
         return 1 + tree;
     case Split::grid:
     case Split::grid_atomic: {
-        const std::size_t per_item = 2 * ((p.items + 2 * ls * p.groups - 1) / (2 * ls * p.groups));
+        // RED_PER values per step, and one more partial step at most.
+        const std::size_t per_item = per * ((p.items + per * ls * p.groups - 1) / (per * ls * p.groups) + 1);
         return per_item + tree + (split == Split::grid_atomic ? p.groups : 0);
     }
     }
@@ -221,9 +226,12 @@ class Reduction final : public App {
             1, std::size_t(std::max(info.compute_units, 1)) * std::max<std::size_t>(1, 2048 / ls));
         std::vector<Pass> passes;
         for (std::size_t m = n;;) {
-            const std::size_t per_group = step.split == Split::one ? ls : 2 * ls;
+            const bool grid = step.split == Split::grid || step.split == Split::grid_atomic;
+            const std::size_t per_group = step.split == Split::one ? ls
+                                          : grid ? red_per(cfg) * ls
+                                                 : 2 * ls;
             std::size_t g = (m + per_group - 1) / per_group;
-            if (step.split == Split::grid || step.split == Split::grid_atomic)
+            if (grid)
                 g = passes.empty() ? std::min(g, cap) : 1;
             passes.push_back({m, g});
             m = g;
@@ -287,7 +295,8 @@ class Reduction final : public App {
             // catching a few lost elements; the int ladder runs the same code exactly for that.
             std::size_t depth = 0;
             for (const Pass& p : passes)
-                depth += pass_depth(p, step.split, ls, subgroups);
+                depth += pass_depth(p, step.split, ls, red_per(cfg),
+                                    subgroups);
             const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
             const auto gamma = [](double k, double unit) { return k * unit / (1 - k * unit); };
             r.tolerance = (gamma(double(depth), u) + gamma(double(n), ud)) * abs_sum;

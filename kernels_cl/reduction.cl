@@ -49,19 +49,32 @@
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
-// Grid-stride load (Brent's "algorithm cascading"): each work-item adds up in[i] and in[i + LS]
-// for i = group * 2LS + lid, stepping by 2LS times the number of groups, in a register; the
-// second element of a pair is bounds-checked on its own, so any n works.
+// Grid-stride load (Brent's "algorithm cascading"): each work-item adds up RED_PER values
+// in[i], in[i + LS], ... for i = group * RED_PER * LS + lid, stepping by RED_PER * LS times the
+// number of groups, in a register. A step's loads are all issued before they are added (that
+// many in flight per work-item); the last, partial step checks each, so any n works.
+#ifndef RED_PER // 4 rather than 2: 2.94 against 2.74 TB/s on the H100 (docs/PERFORMANCE.md)
+#define RED_PER 4
+#endif
+#if RED_PER < 1 || RED_PER > 16
+#error "RED_PER: 1 to 16 values per work-item per step"
+#endif
 #define DUET_RED_GRID_STRIDE_LOAD(T, LS)                                                           \
     const uint lid = (uint)get_local_id(0);                                                        \
     const uint un = (uint)n;                                                                       \
-    const uint stride = 2u * (LS) * (uint)get_num_groups(0);                                       \
+    const uint stride = RED_PER * (LS) * (uint)get_num_groups(0);                                  \
     T sum = (T)0;                                                                                  \
-    for (uint i = (uint)get_group_id(0) * 2u * (LS) + lid; i < un; i += stride) {                  \
-        sum += in[i];                                                                              \
-        if (i + (LS) < un)                                                                         \
-            sum += in[i + (LS)];                                                                   \
-    }
+    uint i = (uint)get_group_id(0) * RED_PER * (LS) + lid;                                         \
+    for (; i + (RED_PER - 1) * (LS) < un; i += stride) {                                           \
+        T v[RED_PER];                                                                              \
+        for (int u = 0; u < RED_PER; ++u)                                                          \
+            v[u] = in[i + u * (LS)];                                                               \
+        for (int u = 0; u < RED_PER; ++u)                                                          \
+            sum += v[u];                                                                           \
+    }                                                                                              \
+    for (int u = 0; u < RED_PER; ++u)                                                              \
+        if (i + u * (LS) < un)                                                                     \
+            sum += in[i + u * (LS)];
 
 // The sum of one value per work-item, returned to every work-item (variants 8 and 9).
 // With sub-groups (cl_khr_subgroups, host-detected): each sub-group reduces in registers with
