@@ -4,19 +4,23 @@
 # asserted). Per device, RUNS times: an empty DUET_CACHE_DIR, then
 #   runapp run matmul --variant best --size 64 --reps 1 --warmup 0 --format json --device D
 # twice in that directory: the first run builds (cold), the second finds the program (warm).
-# Reported: the median build_ms of runapp's JSON and the median wall time of the whole process,
-# cold and warm, and cold/warm.
+# Reported, cold and warm (medians) and cold/warm: the build_ms of runapp's JSON, the time from
+# starting the process to its first kernel launch (from the timestamped DUET_LOG_LEVEL=debug
+# lines: the first cudaLaunchKernel / clEnqueueNDRangeKernel), and the whole process's wall time.
 #
 #   bench/cache_startup.sh [--runapp PATH] [--devices D1,D2] [--runs N] [--json]
-#                          [--vendor-caches isolate|keep] [--kernel-dir DIR]
+#                          [--vendor-caches pair|isolate|keep] [--kernel-dir DIR]
 #
 # --runapp         the runapp to time (default: $RUNAPP, else $DUET_BUILD/bin/runapp, else
 #                  build/bin/runapp of this tree)
 # --devices        devices as runapp names them (default: every device of runapp list)
 # --runs           cold/warm pairs per device (default 5)
-# --vendor-caches  isolate (default): every process gets empty vendor compiler caches of its own
-#                  (POCL_CACHE_DIR, CUDA_CACHE_PATH), so that only Duet's cache differs between
-#                  cold and warm; keep: leave the vendors' caches as they are
+# --vendor-caches  the drivers' own compiler caches (POCL_CACHE_DIR; CUDA_CACHE_PATH, which also
+#                  holds NVIDIA's OpenCL's machine code for the PTX it calls a binary):
+#                  pair (default): empty for each cold run, and the warm run after it finds what
+#                  the cold run left there, as a user's second start does;
+#                  isolate: empty for every process, so that only Duet's cache differs;
+#                  keep: left as they are
 # --kernel-dir     sets DUET_KERNEL_DIR to a source tree holding kernels_cl/ and kernels_cu/ (this
 #                  repository): on CUDA, Duet's kernels are otherwise the fatbin embedded at build
 #                  time and never go through the program cache (cold = warm, a cache hit both
@@ -28,7 +32,7 @@ RUNAPP_PATH=${RUNAPP:-}
 if [ -z "$RUNAPP_PATH" ]; then
     if [ -n "${DUET_BUILD:-}" ]; then RUNAPP_PATH=$DUET_BUILD/bin/runapp; else RUNAPP_PATH=$ROOT/build/bin/runapp; fi
 fi
-DEVICES="" RUNS=5 JSON=0 VENDOR=isolate KERNEL_DIR=""
+DEVICES="" RUNS=5 JSON=0 VENDOR=pair KERNEL_DIR=""
 while [ $# -gt 0 ]; do
     case $1 in
         --runapp) RUNAPP_PATH=$2; shift 2 ;;
@@ -37,22 +41,22 @@ while [ $# -gt 0 ]; do
         --json) JSON=1; shift ;;
         --vendor-caches) VENDOR=$2; shift 2 ;;
         --kernel-dir) KERNEL_DIR=$2; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "cache_startup.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
 [ -x "$RUNAPP_PATH" ] || { echo "cache_startup.sh: no runapp at $RUNAPP_PATH (use --runapp)" >&2; exit 2; }
-case $VENDOR in isolate|keep) ;; *) echo "cache_startup.sh: --vendor-caches isolate|keep" >&2; exit 2 ;; esac
+case $VENDOR in pair|isolate|keep) ;; *) echo "cache_startup.sh: --vendor-caches pair|isolate|keep" >&2; exit 2 ;; esac
 case $RUNS in ''|*[!0-9]*|0) echo "cache_startup.sh: --runs needs a positive integer" >&2; exit 2 ;; esac
 
 export RUNAPP_PATH DEVICES RUNS JSON VENDOR KERNEL_DIR
 exec python3 - <<'PY'
-import json, os, shutil, statistics, subprocess, sys, tempfile, time
+import datetime, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
 runapp = os.environ["RUNAPP_PATH"]
 runs = int(os.environ["RUNS"])
 as_json = os.environ["JSON"] == "1"
-isolate = os.environ["VENDOR"] == "isolate"
+vendor_mode = os.environ["VENDOR"]
 kernel_dir = os.environ["KERNEL_DIR"]
 
 def listed_devices():
@@ -68,25 +72,46 @@ if not devices:
 
 work = tempfile.mkdtemp(prefix="duet-cache-startup-")
 
-def run_once(device, cache_dir, tag):
+LAUNCH = re.compile(r"^\[duet debug (\d\d):(\d\d):(\d\d)\.(\d\d\d)\] .*(cudaLaunchKernel\(|clEnqueueNDRangeKernel\()")
+
+def first_launch_ms(stderr, t0):
+    # The log's time of day (local time, ms) of the first launch, less the start of the process.
+    for line in stderr.splitlines():
+        m = LAUNCH.match(line)
+        if m:
+            day = datetime.datetime.fromtimestamp(t0).replace(hour=int(m[1]), minute=int(m[2]),
+                                                              second=int(m[3]),
+                                                              microsecond=int(m[4]) * 1000)
+            t = day.timestamp()
+            if t < t0 - 60:  # past midnight
+                t += 86400
+            return max(0.0, (t - t0) * 1e3)
+    return None
+
+def run_once(device, cache_dir, tag, vendor_tag):
     env = dict(os.environ)
     env["DUET_CACHE_DIR"] = cache_dir
-    env.pop("DUET_LOG_LEVEL", None)
+    env["DUET_LOG_LEVEL"] = "debug"
     if kernel_dir:
         env["DUET_KERNEL_DIR"] = kernel_dir
-    if isolate:
-        vendor = os.path.join(work, "vendor-" + tag)
-        shutil.rmtree(vendor, ignore_errors=True)
-        os.makedirs(os.path.join(vendor, "pocl"))
-        os.makedirs(os.path.join(vendor, "cuda"))
+    if vendor_mode != "keep":
+        vendor = os.path.join(work, "vendor-" + vendor_tag)
+        if vendor_mode == "isolate" or tag.startswith(("cold", "prime")):
+            shutil.rmtree(vendor, ignore_errors=True)
+        os.makedirs(os.path.join(vendor, "pocl"), exist_ok=True)
+        os.makedirs(os.path.join(vendor, "cuda"), exist_ok=True)
         env["POCL_CACHE_DIR"] = os.path.join(vendor, "pocl")
         env["CUDA_CACHE_PATH"] = os.path.join(vendor, "cuda")
     cmd = [runapp, "run", "matmul", "--variant", "best", "--size", "64", "--reps", "1",
            "--warmup", "0", "--format", "json", "--device", device]
+    t0_wall = time.time()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall_ms = (time.perf_counter() - t0) * 1e3
     r = {"wall_ms": wall_ms, "exit": p.returncode}
+    launch = first_launch_ms(p.stderr, t0_wall)
+    if launch is not None:
+        r["first_launch_ms"] = launch
     try:
         res = json.loads(p.stdout)["results"][0]
         r.update(build_ms=res["build_ms"], cache_hit=res["cache_hit"], passed=res.get("pass"))
@@ -94,6 +119,8 @@ def run_once(device, cache_dir, tag):
             r["error"] = "skipped: " + res.get("note", "")
     except (ValueError, KeyError, IndexError):
         r["error"] = (p.stderr.strip() or p.stdout.strip())[-400:] or "no JSON output"
+    if "first_launch_ms" not in r and "error" not in r:
+        r["error"] = "no timestamped launch in the debug log"
     if p.returncode != 0 and "error" not in r:
         r["error"] = "exit %d: %s" % (p.returncode, p.stderr.strip()[-400:])
     return r
@@ -101,21 +128,22 @@ def run_once(device, cache_dir, tag):
 report = {"benchmark": "cache_startup", "runapp": runapp, "runs": runs,
           "command": "runapp run matmul --variant best --size 64 --reps 1 --warmup 0 "
                      "--format json --device D",
-          "vendor_caches": "isolated (empty POCL_CACHE_DIR and CUDA_CACHE_PATH per process)"
-                           if isolate else "kept",
+          "vendor_caches": {"pair": "fresh for each cold run, kept for the warm run after it",
+                            "isolate": "empty for every process",
+                            "keep": "kept"}[vendor_mode],
           "kernel_dir": kernel_dir or None, "target_ratio": 10, "devices": []}
 try:
     # One untimed run first, cache off, so that the first timed process does not also pay for
     # loading the binaries and libraries from disk.
-    run_once(devices[0], "", "prime")
+    run_once(devices[0], "", "prime", "prime")
     for dev in devices:
         cold, warm = [], []
         for i in range(runs):
             cache = os.path.join(work, "cache")
             shutil.rmtree(cache, ignore_errors=True)
             os.makedirs(cache)
-            cold.append(run_once(dev, cache, "cold%d" % i))
-            warm.append(run_once(dev, cache, "warm%d" % i))
+            cold.append(run_once(dev, cache, "cold%d" % i, "pair%d" % i))
+            warm.append(run_once(dev, cache, "warm%d" % i, "pair%d" % i if vendor_mode == "pair" else "w%d" % i))
         entry = {"device": dev, "cold": cold, "warm": warm}
         errors = [r["error"] for r in cold + warm if "error" in r]
         if errors:
@@ -126,10 +154,14 @@ try:
             med = lambda rs, k: statistics.median(r[k] for r in rs)
             s = {"cold_build_ms": med(ok_c, "build_ms"), "warm_build_ms": med(ok_w, "build_ms"),
                  "cold_wall_ms": med(ok_c, "wall_ms"), "warm_wall_ms": med(ok_w, "wall_ms"),
+                 "cold_first_launch_ms": med(ok_c, "first_launch_ms"),
+                 "warm_first_launch_ms": med(ok_w, "first_launch_ms"),
                  "cold_cache_hits": sum(1 for r in ok_c if r["cache_hit"]),
                  "warm_cache_hits": sum(1 for r in ok_w if r["cache_hit"])}
             s["build_ratio"] = s["cold_build_ms"] / s["warm_build_ms"] if s["warm_build_ms"] > 0 else None
             s["wall_ratio"] = s["cold_wall_ms"] / s["warm_wall_ms"] if s["warm_wall_ms"] > 0 else None
+            s["first_launch_ratio"] = (s["cold_first_launch_ms"] / s["warm_first_launch_ms"]
+                                       if s["warm_first_launch_ms"] > 0 else None)
             entry["median"] = s
         report["devices"].append(entry)
 finally:
@@ -145,22 +177,23 @@ print("median of %d cold/warm pairs; cold = empty DUET_CACHE_DIR, warm = the sam
       "again; vendor caches %s%s" % (runs, report["vendor_caches"],
                                      "; DUET_KERNEL_DIR=" + kernel_dir if kernel_dir else ""))
 print()
-fmt = "%-12s %14s %14s %8s %14s %14s %8s  %s"
-print(fmt % ("device", "cold build ms", "warm build ms", "ratio", "cold wall ms", "warm wall ms",
-             "ratio", "cache hits cold/warm"))
+fmt = "%-12s %22s %7s %22s %7s %22s %7s  %s"
+print(fmt % ("device", "build ms cold/warm", "ratio", "first launch ms", "ratio",
+             "process wall ms", "ratio", "cache hits cold/warm"))
 ratio = lambda v: "-" if v is None else "%.1fx" % v
+pair = lambda s, k, f: (f % s["cold_" + k]) + " / " + (f % s["warm_" + k])
 for e in report["devices"]:
     s = e.get("median")
     if s:
-        print(fmt % (e["device"], "%.1f" % s["cold_build_ms"], "%.2f" % s["warm_build_ms"],
-                     ratio(s["build_ratio"]), "%.0f" % s["cold_wall_ms"], "%.0f" % s["warm_wall_ms"],
-                     ratio(s["wall_ratio"]),
+        print(fmt % (e["device"], pair(s, "build_ms", "%.1f"), ratio(s["build_ratio"]),
+                     pair(s, "first_launch_ms", "%.0f"), ratio(s["first_launch_ratio"]),
+                     pair(s, "wall_ms", "%.0f"), ratio(s["wall_ratio"]),
                      "%d/%d of %d" % (s["cold_cache_hits"], s["warm_cache_hits"], runs)))
     else:
         print("%-12s no result" % e["device"])
     if "error" in e:
         print("  error: %s" % e["error"].replace("\n", " ")[:300])
 print()
-print("target: a warm start at least 10x faster than a cold one (wall ratio >= 10)")
+print("target: a warm start at least 10x faster to first launch than a cold one")
 sys.exit(status)
 PY
