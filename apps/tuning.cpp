@@ -34,16 +34,18 @@ struct MatmulTile {
     std::size_t bm, bn, bk, tm, tn;
     bool on_cpu; // also swept on CPUs
 };
-// The first is the kernel's default (kernels_cl/matmul.cl, kernels_cu/matmul.cu). The others
+// The first two are the kernels' defaults: kernels_cu/matmul.cu's (BK 16) and kernels_cl/
+// matmul.cl's (BK 8), each the faster through its own backend on the H100; a sweep starts with
+// its backend's. The others
 // trade block size (reuse of each loaded value) against work-groups in flight and registers:
 // taller, wider and deeper blocks for big GPUs, 4x4 register blocks for small ones. On a CPU
 // (PoCL) every point is a build of about 13 s of one core, so CPUs get five, those that came
 // out ahead in sweeps there (4x4 register blocks were always among the slowest): about a minute.
 constexpr MatmulTile matmul_tiles[] = {
-    {128, 256, 8, 8, 16, true}, {128, 128, 8, 8, 8, true},  {128, 128, 16, 8, 8, true},
-    {128, 64, 8, 8, 8, false},  {64, 128, 8, 8, 8, false},  {64, 64, 8, 8, 8, true},
-    {64, 64, 16, 8, 8, false},  {256, 128, 8, 16, 8, true}, {64, 64, 16, 4, 4, false},
-    {32, 32, 8, 4, 4, false},
+    {128, 256, 16, 8, 16, true}, {128, 256, 8, 8, 16, true}, {128, 128, 8, 8, 8, true},
+    {128, 128, 16, 8, 8, true},  {128, 64, 8, 8, 8, false},  {64, 128, 8, 8, 8, false},
+    {64, 64, 8, 8, 8, true},     {64, 64, 16, 8, 8, false},  {256, 128, 8, 16, 8, true},
+    {64, 64, 16, 4, 4, false},   {32, 32, 8, 4, 4, false},
 };
 
 // The kernel's #if: 4 | TM, TN, BK; TM | BM; TN | BN; each tile whole float4 loads per work-item.
@@ -231,8 +233,13 @@ std::vector<TunePoint> tune_points(const App& app, const std::string& variant,
     if (!space_of(app, variant))
         return out;
     if (app.name() == "matmul") {
+        // This backend's kernel default first (the table's first two), the other one skipped.
+        const bool cuda = info.backend == "cuda";
+        std::vector<MatmulTile> tiles{matmul_tiles[cuda ? 0 : 1]};
+        for (std::size_t i = 2; i < std::size(matmul_tiles); ++i)
+            tiles.push_back(matmul_tiles[i]);
         bool first = true;
-        for (const auto& t : matmul_tiles) {
+        for (const auto& t : tiles) {
             if (!matmul_valid(t))
                 continue; // a mistake in the table; the kernel would #error
             if (!t.on_cpu && !is_gpu(info))
@@ -250,7 +257,11 @@ std::vector<TunePoint> tune_points(const App& app, const std::string& variant,
                              {"BEST_TM", std::to_string(t.tm)},
                              {"BEST_TN", std::to_string(t.tn)}};
             const std::size_t items = (t.bn / t.tn) * (t.bm / t.tm);
-            const std::size_t bytes = 4 * (2 * t.bk * (t.bm + 4) + 2 * t.bk * t.bn);
+            // Both copies of both tiles; A's padded by 4 floats where that fits in 48 KiB (the
+            // kernels' BEST_PAD).
+            std::size_t bytes = 8 * t.bk * (t.bm + 4 + t.bn);
+            if (bytes > 49152)
+                bytes = 8 * t.bk * (t.bm + t.bn);
             p.excluded = over_limits(items, bytes, info);
             out.push_back(std::move(p));
             first = false;

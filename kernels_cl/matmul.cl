@@ -397,8 +397,8 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 //    vector instruction per 4 values), and write neighbouring vectors of C.
 //  - A's transposed tile is padded by 4 floats per row, so the scattered stores of its columns
 //    fall into different banks while every row stays 16-byte aligned.
-//  - a group wholly inside C loads its tiles without bounds checks (all but the last tile of K
-//    when BK does not divide it), one 16-byte load per 4 values when rows are 16-byte aligned.
+//  - a group wholly inside C, with 16-byte aligned rows, loads its tiles without bounds checks
+//    (all but the last tile of K when BK does not divide it).
 // On the H100 the wider block and the unchecked loads took NVIDIA's OpenCL from 36 to 46 TFLOP/s
 // at 4096 (docs/PERFORMANCE.md); on PoCL the wider block is twice as fast as 128x128.
 // Tunables (a tuner may override them): BEST_BM x BEST_BN block of C, BEST_BK deep tiles,
@@ -418,7 +418,7 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 #ifndef BEST_TN
 #define BEST_TN 16
 #endif
-#ifndef BEST_FAST // work-groups wholly inside the matrices load without bounds checks
+#ifndef BEST_FAST // work-groups wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
 #ifndef BEST_UNROLL // NVIDIA's compiler: unroll the register-block loops as the CUDA file does
@@ -432,19 +432,16 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 #define BEST_TX (BEST_BN / BEST_TN) // work-items along dimension 0
 #define BEST_TY (BEST_BM / BEST_TM) // work-items along dimension 1
 #define BEST_NT (BEST_TX * BEST_TY)
-#define BEST_PAD 4
+#ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
+#define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
+#endif
 #define BEST_LA (BEST_BM * BEST_BK / (4 * BEST_NT)) // float4 loads of A per work-item per tile
 #define BEST_LB (BEST_BK * BEST_BN / (4 * BEST_NT)) // float4 loads of B per work-item per tile
 #if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
-    BEST_BK % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                                              \
+    BEST_BK % 4 != 0 || BEST_PAD % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                         \
     BEST_LA * 4 * BEST_NT != BEST_BM * BEST_BK || BEST_LB * 4 * BEST_NT != BEST_BK * BEST_BN
-#error "best: 4 | TM, TN, BK; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
+#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
 #endif
-
-// Four floats known to be inside the matrix: one 16-byte load when rows are 16-byte aligned.
-float4 matmul_load4_inside(__global const float* p, const int vec) {
-    return vec ? *(__global const float4*)p : (float4)(p[0], p[1], p[2], p[3]);
-}
 
 // Issues the global loads of the tile at k0 into registers (`inside`: no bounds checks needed).
 void matmul_best_load(__global const float* A, __global const float* B, const int M, const int N,
@@ -454,13 +451,13 @@ void matmul_best_load(__global const float* A, __global const float* B, const in
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? matmul_load4_inside(A + (m0 + r) * K + k0 + c, a_vec)
+        pa[l] = BEST_FAST && inside ? *(__global const float4*)(A + (m0 + r) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = BEST_FAST && inside ? matmul_load4_inside(B + (k0 + r) * N + n0 + c, b_vec)
+        pb[l] = BEST_FAST && inside ? *(__global const float4*)(B + (k0 + r) * N + n0 + c)
                                     : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
@@ -495,9 +492,9 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     const int m0 = (int)get_group_id(1) * BEST_BM;
     const int n0 = (int)get_group_id(0) * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
-    // Every load of a group inside C is inside A and B, except in the last tile of K when BK
-    // does not divide it: those tiles load without bounds checks (matmul_best_load).
-    const int inside = m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    // In a group inside C with 16-byte aligned rows, every load is inside A and B and aligned,
+    // except in the last tile of K when BK does not divide it: those tiles load without checks.
+    const int inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
     float acc[BEST_TM][BEST_TN];
     for (int i = 0; i < BEST_TM; ++i)

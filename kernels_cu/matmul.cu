@@ -368,8 +368,8 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
 #ifndef BEST_BN
 #define BEST_BN 256
 #endif
-#ifndef BEST_BK
-#define BEST_BK 8
+#ifndef BEST_BK // 16 here, 8 in the OpenCL file: each the faster on the H100 (docs/PERFORMANCE.md)
+#define BEST_BK 16
 #endif
 #ifndef BEST_TM
 #define BEST_TM 8
@@ -380,25 +380,22 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
 #ifndef BEST_MINB // blocks per SM the registers must leave room for: 8x8 blocks fit two
 #define BEST_MINB (BEST_TM * BEST_TN <= 64 ? 2 : 1)
 #endif
-#ifndef BEST_FAST // blocks wholly inside the matrices load without bounds checks
+#ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
 #define BEST_TX (BEST_BN / BEST_TN)
 #define BEST_TY (BEST_BM / BEST_TM)
 #define BEST_NT (BEST_TX * BEST_TY)
-#define BEST_PAD 4
+#ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
+#define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
+#endif
 #define BEST_LA (BEST_BM * BEST_BK / (4 * BEST_NT))
 #define BEST_LB (BEST_BK * BEST_BN / (4 * BEST_NT))
 #if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
-    BEST_BK % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                                              \
+    BEST_BK % 4 != 0 || BEST_PAD % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                         \
     BEST_LA * 4 * BEST_NT != BEST_BM * BEST_BK || BEST_LB * 4 * BEST_NT != BEST_BK * BEST_BN
-#error "best: 4 | TM, TN, BK; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
+#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
 #endif
-
-// Four floats known to be inside the matrix: one 16-byte load when rows are 16-byte aligned.
-__device__ __forceinline__ float4 matmul_load4_inside(const float* p, int vec) {
-    return vec ? *reinterpret_cast<const float4*>(p) : make_float4(p[0], p[1], p[2], p[3]);
-}
 
 __device__ __forceinline__ void matmul_best_load(const float* A, const float* B, int M, int N,
                                                  int K, int m0, int n0, int k0, int tid, int a_vec,
@@ -407,14 +404,14 @@ __device__ __forceinline__ void matmul_best_load(const float* A, const float* B,
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? matmul_load4_inside(A + (m0 + r) * K + k0 + c, a_vec)
+        pa[l] = BEST_FAST && inside ? *reinterpret_cast<const float4*>(A + (m0 + r) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
 #pragma unroll
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = BEST_FAST && inside ? matmul_load4_inside(B + (k0 + r) * N + n0 + c, b_vec)
+        pb[l] = BEST_FAST && inside ? *reinterpret_cast<const float4*>(B + (k0 + r) * N + n0 + c)
                                     : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
@@ -450,9 +447,9 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     const int m0 = blockIdx.y * BEST_BM;
     const int n0 = blockIdx.x * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
-    // Every load of a block inside C is inside A and B, except in the last tile of K when BK
-    // does not divide it: those tiles load without bounds checks (matmul_best_load).
-    const bool inside = m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    // In a block inside C with 16-byte aligned rows, every load is inside A and B and aligned,
+    // except in the last tile of K when BK does not divide it: those tiles load without checks.
+    const bool inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
     float acc[BEST_TM][BEST_TN];
 #pragma unroll
