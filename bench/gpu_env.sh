@@ -16,5 +16,5 @@ mkdir -p /tmp/icd-nv /tmp/icd-none
 [ -e /tmp/icd/nvidia.icd ] && cp /tmp/icd/nvidia.icd /tmp/icd-nv/
 export DUET_CACHE_DIR=/tmp/duet-cache
 export LD_LIBRARY_PATH=$ROOT/.gpu/lib:${LD_LIBRARY_PATH:-}
-RUNAPP=$B/bin/runapp
+export RUNAPP=$B/bin/runapp
 NVCL=$($RUNAPP list --format json | python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print(next((x["id"] for x in d if x["id"].startswith("opencl") and "NVIDIA" in x["platform"]), ""))')

@@ -4,6 +4,7 @@
 Each figure is the median of device-event timings after warm-up, float32, TF32 off:
 copy and add (PyTorch), sum (PyTorch and CuPy/CUB), sgemm (cuBLAS through torch.matmul),
 5x5 convolution (cuDNN through torch.nn.functional.conv2d). Prints one JSON object.
+Arguments, optional: which of copy, vecadd, sum, sgemm, conv to time (default: all).
 """
 import json
 import statistics
@@ -26,39 +27,52 @@ def timed(fn, reps=20, warmup=3):
     return statistics.median(times)
 
 
+GROUPS = ("copy", "vecadd", "sum", "sgemm", "conv")
+
+
 def main():
+    want = sys.argv[1:] or list(GROUPS)
+    for w in want:
+        if w not in GROUPS:
+            sys.exit("reference.py: unknown '%s'; choose from %s" % (w, ", ".join(GROUPS)))
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     out = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__}
     n = 1 << 28
-    a = torch.rand(n, device="cuda")
-    b = torch.rand(n, device="cuda")
-    c = torch.empty_like(a)
-    ms = timed(lambda: c.copy_(a))
-    out["copy_2^28"] = {"ms": ms, "gbs": 2 * 4 * n / ms / 1e6}
-    ms = timed(lambda: torch.add(a, b, out=c))
-    out["vecadd_2^28"] = {"ms": ms, "gbs": 3 * 4 * n / ms / 1e6}
-    ms = timed(lambda: a.sum())
-    out["sum_2^28_torch"] = {"ms": ms, "gbs": 4 * n / ms / 1e6}
-    try:
-        import cupy
-        ca = cupy.asarray(a)
-        ms = timed(lambda: ca.sum())
-        out["sum_2^28_cupy"] = {"ms": ms, "gbs": 4 * n / ms / 1e6}
-    except Exception as e:  # CuPy missing or broken: say so, do not invent a number
-        out["sum_2^28_cupy"] = {"error": str(e)}
-    del a, b, c
-    for s in (4096, 8192):
-        x = torch.rand(s, s, device="cuda")
-        y = torch.rand(s, s, device="cuda")
-        ms = timed(lambda: torch.matmul(x, y), reps=10)
-        out[f"sgemm_{s}"] = {"ms": ms, "gflops": 2 * s**3 / ms / 1e6}
-    del x, y
-    img = torch.rand(1, 1, 8192, 8192, device="cuda")
-    w = torch.rand(1, 1, 5, 5, device="cuda")
-    ms = timed(lambda: torch.nn.functional.conv2d(img, w, padding=2), reps=10)
-    out["conv5x5_8192"] = {"ms": ms, "mpixels": 8192 * 8192 / ms / 1e3}
+    if {"copy", "vecadd", "sum"} & set(want):
+        a = torch.rand(n, device="cuda")
+        b = torch.rand(n, device="cuda")
+        c = torch.empty_like(a)
+        if "copy" in want:
+            ms = timed(lambda: c.copy_(a))
+            out["copy_2^28"] = {"ms": ms, "gbs": 2 * 4 * n / ms / 1e6}
+        if "vecadd" in want:
+            ms = timed(lambda: torch.add(a, b, out=c))
+            out["vecadd_2^28"] = {"ms": ms, "gbs": 3 * 4 * n / ms / 1e6}
+        if "sum" in want:
+            ms = timed(lambda: a.sum())
+            out["sum_2^28_torch"] = {"ms": ms, "gbs": 4 * n / ms / 1e6}
+            try:
+                import cupy
+                ca = cupy.asarray(a)
+                ms = timed(lambda: ca.sum())
+                out["sum_2^28_cupy"] = {"ms": ms, "gbs": 4 * n / ms / 1e6}
+            except Exception as e:  # CuPy missing or broken: say so, do not invent a number
+                out["sum_2^28_cupy"] = {"error": str(e)}
+        del a, b, c
+    if "sgemm" in want:
+        for s in (4096, 8192):
+            x = torch.rand(s, s, device="cuda")
+            y = torch.rand(s, s, device="cuda")
+            ms = timed(lambda: torch.matmul(x, y), reps=10)
+            out[f"sgemm_{s}"] = {"ms": ms, "gflops": 2 * s**3 / ms / 1e6}
+            del x, y
+    if "conv" in want:
+        img = torch.rand(1, 1, 8192, 8192, device="cuda")
+        w = torch.rand(1, 1, 5, 5, device="cuda")
+        ms = timed(lambda: torch.nn.functional.conv2d(img, w, padding=2), reps=10)
+        out["conv5x5_8192"] = {"ms": ms, "mpixels": 8192 * 8192 / ms / 1e3}
     json.dump(out, sys.stdout, indent=2)
     print()
 
