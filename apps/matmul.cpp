@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -32,6 +33,18 @@ struct Geometry {
     std::array<std::size_t, 2> local{0, 0};
     bool free_local = false; // the work-group shape is the user's (--local): naive only
 };
+
+// PoCL 5.x on its default work-group method ("loopvec"; any POCL_WORK_GROUP_METHOD other than
+// cbs), which aborts building reg4x4 and reg8x8 (seen with PoCL 5.0, LLVM 16; PoCL 3.1 builds
+// them). bench/pocl_split_check.py shows it kernel by kernel.
+bool pocl5_loopvec(const DeviceInfo& info) {
+    const auto at = info.platform_version.find("PoCL ");
+    if (info.backend != "opencl" || at == std::string::npos)
+        return false;
+    const int major = std::atoi(info.platform_version.c_str() + at + 5);
+    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
+    return major == 5 && !(method && std::string(method) == "cbs");
+}
 
 // A tunable macro's value among the build's defines (define_or in app.hpp), for matmul.
 std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
@@ -179,6 +192,18 @@ public:
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
         opts.defines = cfg.defines;
+        if (pocl5_loopvec(dev.info())) {
+            // PoCL 5's default work-group method aborts the process (an assertion in its
+            // Kernel.cc) building reg4x4 and reg8x8, and it builds the whole file at once: those
+            // two are skipped and left out of the others' build. cbs builds them.
+            if (v.name == "reg4x4" || v.name == "reg8x8")
+                throw Error(ErrorKind::unsupported, "", "", 0, "",
+                            v.name + " is skipped on " + dev.info().platform_version +
+                                ": its kernel compiler aborts on this kernel (assertion "
+                                "region_entry_barrier in Kernel.cc); run with "
+                                "POCL_WORK_GROUP_METHOD=cbs to build it");
+            opts.defines.emplace_back("DUET_MATMUL_NO_REG", "1");
+        }
         auto kernel = dev.load_kernel(v.kernel, opts);
         describe(r, dev, *kernel, name(), v);
 
