@@ -20,6 +20,19 @@
 #include "app.hpp"
 
 namespace duet::apps {
+
+// PoCL 5.x on its default work-group method ("loopvec"; any POCL_WORK_GROUP_METHOD other than
+// cbs), which aborts building reg4x4 and reg8x8 (seen with PoCL 5.0, LLVM 16; PoCL 3.1 builds
+// them). bench/pocl_split_check.py shows it kernel by kernel.
+bool pocl5_loopvec(const DeviceInfo& info) {
+    const auto at = info.platform_version.find("PoCL ");
+    if (info.backend != "opencl" || at == std::string::npos)
+        return false;
+    const int major = std::atoi(info.platform_version.c_str() + at + 5);
+    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
+    return major == 5 && !(method && std::string(method) == "cbs");
+}
+
 namespace {
 
 // Above this many multiply-adds, --verify full checks a sample: the CPU reference of every entry
@@ -33,18 +46,6 @@ struct Geometry {
     std::array<std::size_t, 2> local{0, 0};
     bool free_local = false; // the work-group shape is the user's (--local): naive only
 };
-
-// PoCL 5.x on its default work-group method ("loopvec"; any POCL_WORK_GROUP_METHOD other than
-// cbs), which aborts building reg4x4 and reg8x8 (seen with PoCL 5.0, LLVM 16; PoCL 3.1 builds
-// them). bench/pocl_split_check.py shows it kernel by kernel.
-bool pocl5_loopvec(const DeviceInfo& info) {
-    const auto at = info.platform_version.find("PoCL ");
-    if (info.backend != "opencl" || at == std::string::npos)
-        return false;
-    const int major = std::atoi(info.platform_version.c_str() + at + 5);
-    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
-    return major == 5 && !(method && std::string(method) == "cbs");
-}
 
 // A tunable macro's value among the build's defines (define_or in app.hpp), for matmul.
 std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {

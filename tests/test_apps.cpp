@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <map>
 
 #include "app.hpp"
@@ -87,4 +89,28 @@ TEST_CASE("apps: a wrong result is reported as a failure, not a pass") {
             CHECK(std::isnan(hc[n - 1])); // poisoned output the kernel never wrote stays NaN
         }
     }
+}
+
+TEST_CASE("apps: PoCL 5's default work-group method is recognised, and cbs lifts the skip") {
+    duet::DeviceInfo info;
+    info.backend = "opencl";
+    info.platform_version = "OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts, RELOC, LLVM 16.0.6";
+    const char* saved = std::getenv("POCL_WORK_GROUP_METHOD");
+    const std::string keep = saved ? saved : "";
+    unsetenv("POCL_WORK_GROUP_METHOD");
+    CHECK(duet::apps::pocl5_loopvec(info));
+    setenv("POCL_WORK_GROUP_METHOD", "loopvec", 1);
+    CHECK(duet::apps::pocl5_loopvec(info));
+    setenv("POCL_WORK_GROUP_METHOD", "cbs", 1);
+    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
+    unsetenv("POCL_WORK_GROUP_METHOD");
+    info.platform_version = "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, RELOC, LLVM 15.0.6";
+    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
+    info.platform_version = "OpenCL 3.0 CUDA 13.0.98";
+    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
+    info.backend = "cuda";
+    info.platform_version = "PoCL 5.0"; // not an OpenCL device: never
+    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
+    if (saved)
+        setenv("POCL_WORK_GROUP_METHOD", keep.c_str(), 1);
 }
