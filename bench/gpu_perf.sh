@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: the large sizes of docs/PERFORMANCE.md through CUDA and NVIDIA's OpenCL,
-# the library references (PyTorch/cuBLAS/cuDNN, CuPy/CUB, CLBlast) and a summary table.
+# the library references (PyTorch/cuBLAS/cuDNN, CuPy/CUB, CLBlast), sgemm against cuBLAS in
+# alternating rounds, the launch overhead, the warm-cache start, and one summary table.
 source "$(dirname "$0")/gpu_env.sh"
 R="--reps ${REPS:-10} --warmup 3 --verify sample --quiet --format json"
 for dev in ${DEVS:-cuda:0 $NVCL}; do
@@ -15,4 +16,12 @@ done
 if [ "${SKIP_REFERENCE:-0}" != 1 ] && [ -x "$ROOT/.gpu/bin/clblast_sgemm" ]; then
     "$ROOT/.gpu/bin/clblast_sgemm" NVIDIA 4096 8192 > "$OUT/clblast.jsonl" 2> "$OUT/clblast.err"
 fi
+if [ "${SKIP_REFERENCE:-0}" != 1 ]; then
+    timeout 400 python3 "$ROOT/bench/sgemm_rounds.py" --rounds ${ROUNDS:-3} --config cuda=cuda:0 \
+        ${NVCL:+--config opencl=$NVCL} --json > "$OUT/sgemm_rounds.json" 2> "$OUT/sgemm_rounds.err"
+fi
+[ -x "$B/bin/duet_launch_overhead" ] &&
+    timeout 120 "$B/bin/duet_launch_overhead" --device cuda:0${NVCL:+ --device $NVCL} --json > "$OUT/launch.json" 2> "$OUT/launch.err"
+timeout 200 bash "$ROOT/bench/cache_startup.sh" --devices cuda:0${NVCL:+,$NVCL} --runs 3 --kernel-dir "$ROOT" --json \
+    > "$OUT/startup.json" 2> "$OUT/startup.err"
 python3 "$ROOT/bench/summarize.py" "$OUT" | tee "$OUT/summary.md"
