@@ -52,6 +52,37 @@ std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t
     return define_or(cfg, "matmul", name, fallback);
 }
 
+// How many slices of K `best` splits into (grid z; matmul_split_sum adds the partial products).
+// --define BEST_SPLITK=S sets it. Otherwise a GPU gets a split where it fills the last wave of
+// blocks: with one block of 128x256 per SM (the default tile's registers allow no more), C of
+// 4097^2 is 561 blocks, 4.25 waves of 132 on an H100, run as 5; split in 4 it is 2244 blocks, 17
+// full waves. The split's price is writing and reading S partial products: taken as (2S+1) M N
+// floats against 2 M N K flops at ~16 flops per byte (the H100's FP32 rate over its memory
+// bandwidth), it must win by 3%. Only for K >= 2048 (each slice keeps 512+ of K) and big blocks.
+std::size_t split_k(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
+                    std::size_t K, const Geometry& g) {
+    if (const auto s = define_or(cfg, "BEST_SPLITK", 0); s) {
+        if (s > 64)
+            throw Error::usage("matmul: BEST_SPLITK=" + std::to_string(s) + " is over 64 slices");
+        return s;
+    }
+    const bool gpu = info.backend == "cuda" || info.type.find("GPU") != std::string::npos;
+    if (!gpu || info.compute_units <= 0 || K < 2048 || g.rows * g.cols < 128 * 256)
+        return 1;
+    const double blocks = double((M + g.rows - 1) / g.rows) * double((N + g.cols - 1) / g.cols);
+    const double cu = info.compute_units;
+    const auto score = [&](double s) {
+        const double fill = blocks * s / (std::ceil(blocks * s / cu) * cu);
+        const double cost = s == 1 ? 0.0 : (2 * s + 1) * 4.0 * 16.0 / (2.0 * double(K));
+        return fill / (1 + cost);
+    };
+    std::size_t best = 1;
+    for (std::size_t s = 2; s <= 4; ++s)
+        if (score(double(s)) > score(double(best)) && score(double(s)) > 1.03 * score(1))
+            best = s;
+    return best;
+}
+
 // The defaults here must match the #ifndef defaults in kernels_cl/matmul.cl and
 // kernels_cu/matmul.cu.
 Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
@@ -166,7 +197,7 @@ public:
              "64x64 block, 4x4 outputs per work-item in registers, float4 loads"},
             {"reg8x8", "matmul_reg8x8", "128x128 block, 8x8 outputs per work-item, float4 loads"},
             {"best", "matmul_best",
-             "128x256 block, 8x16 per work-item, double-buffered tiles, float4 local reads"}};
+             "128x256 block, 8x16 per work-item, double-buffered, K split to fill the last wave"}};
     }
     // 384^3: the whole ladder, naive included, in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {384}; }
@@ -192,7 +223,9 @@ public:
         r.seed = cfg.seed;
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
-        opts.defines = cfg.defines;
+        for (const auto& d : cfg.defines) // BEST_SPLITK is the host's, not the kernel's
+            if (d.first != "BEST_SPLITK")
+                opts.defines.push_back(d);
         if (pocl5_loopvec(dev.info())) {
             // PoCL 5's default work-group method aborts the process (an assertion in its
             // Kernel.cc) building reg4x4 and reg8x8, and it builds the whole file at once: those
@@ -232,15 +265,39 @@ public:
         }
         const std::size_t rows = g.free_local ? local[1] : g.rows,
                           cols = g.free_local ? local[0] : g.cols;
+        const std::size_t splits = v.name == "best" ? split_k(cfg, dev.info(), M, N, K, g) : 1;
         const Range range =
-            Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1])
-                .local(local[0], local[1]);
+            Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1], splits)
+                .local(local[0], local[1], 1);
         r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
+        std::unique_ptr<Buffer> partial; // split K: the S partial products, then their sum
+        std::unique_ptr<Kernel> sum;
+        if (splits > 1) {
+            if (double(splits) * double(M) * double(N) > double(INT32_MAX))
+                throw Error::usage("matmul: " + std::to_string(splits) + " slices of K need " +
+                                   "over 2^31 partial sums; use a smaller BEST_SPLITK");
+            partial = dev.alloc<float>(splits * M * N);
+            // Poisoned (0xFF: NaN) by a write, as the reduction's partial sums: a slice left
+            // unwritten shows in C, and Oclgrind 21.10 takes memory that a clEnqueueFillBuffer
+            // once covered (poison()'s fill of an earlier C) as uninitialised after kernel writes.
+            const std::vector<unsigned char> ff(partial->size(), 0xFF);
+            q->write_bytes(*partial, ff.data(), ff.size());
+            sum = dev.load_kernel("matmul_split_sum", opts);
+            r.note += std::string(r.note.empty() ? "" : "; ") + "K split in " +
+                      std::to_string(splits) + " (matmul_split_sum adds them)";
+        }
+        const int count = static_cast<int>(M * N), slices = static_cast<int>(splits);
+        const Range sum_range = Range((M * N + 255) / 256 * 256).local(256);
 
         poison(*q, *dc);
         r.kernel_ms = time_runs(*q, cfg, [&] {
-            auto e = q->launch(*kernel, range, *da, *db, *dc, mi, ni, ki);
-            return std::pair{e, e};
+            if (splits == 1) {
+                auto e = q->launch(*kernel, range, *da, *db, *dc, mi, ni, ki);
+                return std::pair{e, e};
+            }
+            auto first = q->launch(*kernel, range, *da, *db, *partial, mi, ni, ki);
+            auto last = q->launch(*sum, sum_range, *partial, *dc, count, slices);
+            return std::pair{first, last};
         });
         std::vector<float> c(M * N);
         r.d2h_ms = q->read(*dc, c).elapsed_ms();

@@ -444,7 +444,7 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 #if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
     BEST_BK % 4 != 0 || BEST_PAD % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                         \
     BEST_LA * 4 * BEST_NT != BEST_BM * BEST_BK || BEST_LB * 4 * BEST_NT != BEST_BK * BEST_BN
-#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
+#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
 #endif
 
 // Issues the global loads of the tile at k0 into registers (`inside`: no bounds checks needed).
@@ -500,22 +500,28 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     // except in the last tile of K when BK does not divide it: those tiles load without checks.
     const int inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
+    // Split K (more than one group along dimension 2): group z takes its share of the K tiles
+    // and writes its partial product to the z-th M x N slice of C; matmul_split_sum adds them.
+    const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
+    const int share = (all_tiles + (int)get_num_groups(2) - 1) / (int)get_num_groups(2);
+    const int t0 = (int)get_group_id(2) * share;
+    const int tiles = max(0, min(all_tiles, t0 + share) - t0);
+    C += (size_t)get_group_id(2) * (size_t)M * (size_t)N;
     float acc[BEST_TM][BEST_TN];
     for (int i = 0; i < BEST_TM; ++i)
         for (int j = 0; j < BEST_TN; ++j)
             acc[i][j] = 0.0f;
     float4 pa[BEST_LA], pb[BEST_LB];
 
-    const int tiles = (K + BEST_BK - 1) / BEST_BK;
-    matmul_best_load(A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec, inside && full_tiles > 0, pa,
-                     pb);
+    matmul_best_load(A, B, M, N, K, m0, n0, t0 * BEST_BK, tid, a_vec, b_vec,
+                     inside && t0 < full_tiles, pa, pb);
     matmul_best_store(As[0], Bs[0], tid, pa, pb);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int t = 0; t < tiles; ++t) {
         const int cur = t & 1;
         if (t + 1 < tiles) // the same for the whole group: no divergence around the barrier
-            matmul_best_load(A, B, M, N, K, m0, n0, (t + 1) * BEST_BK, tid, a_vec, b_vec,
-                             inside && t + 1 < full_tiles, pa, pb);
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             inside && t0 + t + 1 < full_tiles, pa, pb);
         BEST_UNROLLED
         for (int k = 0; k < BEST_BK; ++k) {
             float a[BEST_TM], b[BEST_TN];
@@ -553,5 +559,17 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
                                       acc[i][g * 4 + 3]);
             matmul_store4(C, row, col, M, N, b_vec, v);
         }
+    }
+}
+
+// The sum of `splits` partial products of split-K `best`: C[i] = P[i] + P[count + i] + ...
+__kernel void matmul_split_sum(__global const float* restrict P, __global float* restrict C,
+                               const int count, const int splits) {
+    const int i = (int)get_global_id(0);
+    if (i < count) {
+        float s = 0.0f;
+        for (int z = 0; z < splits; ++z)
+            s += P[(size_t)z * (size_t)count + i];
+        C[i] = s;
     }
 }

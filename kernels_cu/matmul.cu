@@ -394,7 +394,7 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
 #if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
     BEST_BK % 4 != 0 || BEST_PAD % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                         \
     BEST_LA * 4 * BEST_NT != BEST_BM * BEST_BK || BEST_LB * 4 * BEST_NT != BEST_BK * BEST_BN
-#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile >= 1 whole float4 loads per work-item"
+#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
 #endif
 
 __device__ __forceinline__ void matmul_best_load(const float* A, const float* B, int M, int N,
@@ -451,6 +451,13 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     // except in the last tile of K when BK does not divide it: those tiles load without checks.
     const bool inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
+    // Split K (grid z > 1): block z takes its share of the K tiles and writes its partial
+    // product to the z-th M x N slice of C, which matmul_split_sum then adds up.
+    const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
+    const int share = (all_tiles + gridDim.z - 1) / gridDim.z;
+    const int t0 = blockIdx.z * share;
+    const int tiles = max(0, min(all_tiles, t0 + share) - t0);
+    C += size_t(blockIdx.z) * size_t(M) * size_t(N);
     float acc[BEST_TM][BEST_TN];
 #pragma unroll
     for (int i = 0; i < BEST_TM; ++i)
@@ -459,16 +466,15 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
             acc[i][j] = 0.0f;
     float4 pa[BEST_LA], pb[BEST_LB];
 
-    const int tiles = (K + BEST_BK - 1) / BEST_BK;
-    matmul_best_load(A, B, M, N, K, m0, n0, 0, tid, a_vec, b_vec, inside && full_tiles > 0, pa,
-                     pb);
+    matmul_best_load(A, B, M, N, K, m0, n0, t0 * BEST_BK, tid, a_vec, b_vec,
+                     inside && t0 < full_tiles, pa, pb);
     matmul_best_store(As[0], Bs[0], tid, pa, pb);
     __syncthreads();
     for (int t = 0; t < tiles; ++t) {
         const int cur = t & 1;
         if (t + 1 < tiles)
-            matmul_best_load(A, B, M, N, K, m0, n0, (t + 1) * BEST_BK, tid, a_vec, b_vec,
-                             inside && t + 1 < full_tiles, pa, pb);
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             inside && t0 + t + 1 < full_tiles, pa, pb);
 #pragma unroll
         for (int k = 0; k < BEST_BK; ++k) {
             float a[BEST_TM], b[BEST_TN];
@@ -510,5 +516,17 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
                                          acc[i][g * 4 + 3]);
             matmul_store4(C, row, col, M, N, b_vec, v);
         }
+    }
+}
+
+// The sum of `splits` partial products of split-K `best`: C[i] = P[i] + P[count + i] + ...
+extern "C" __global__ void matmul_split_sum(const float* __restrict__ P, float* __restrict__ C,
+                                            int count, int splits) {
+    const int i = duet_global_id(0);
+    if (i < count) {
+        float s = 0.0f;
+        for (int z = 0; z < splits; ++z)
+            s += P[size_t(z) * size_t(count) + i];
+        C[i] = s;
     }
 }

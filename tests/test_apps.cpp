@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 #include <map>
+#include <optional>
 
 #include "app.hpp"
 #include "test_util.hpp"
@@ -113,4 +114,53 @@ TEST_CASE("apps: PoCL 5's default work-group method is recognised, and cbs lifts
     CHECK_FALSE(duet::apps::pocl5_loopvec(info));
     if (saved)
         setenv("POCL_WORK_GROUP_METHOD", keep.c_str(), 1);
+}
+
+TEST_CASE("apps: matmul best split in K adds its slices up right, any number of them") {
+    // Slices of K (grid z) write partial products that matmul_split_sum adds; 5 slices of 29 are
+    // more than its 4 tiles of 8, so one slice is empty and must contribute zeros.
+    auto devs = duet_test::devices_of("opencl");
+    for (auto* d : duet_test::devices_of("cuda"))
+        devs.push_back(d);
+    const auto& app = duet::apps::find_app("matmul");
+    std::optional<duet::apps::Variant> best; // variants() returns its list by value
+    for (const auto& v : app.variants())
+        if (v.name == "best")
+            best = v;
+    REQUIRE(best);
+    for (auto* dev : devs)
+        for (const char* splits : {"2", "3", "5"})
+            for (const char* size : {"37x53x29", "129x65x257"}) {
+                SUBCASE((dev->info().id() + " split " + splits + " " + size).c_str()) {
+                    duet::apps::RunConfig cfg;
+                    cfg.size = app.parse_size(size);
+                    cfg.reps = 1;
+                    cfg.warmup = 0;
+                    cfg.defines = {{"BEST_SPLITK", splits}};
+                    const auto r = app.run(*dev, *best, cfg);
+                    INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                    CHECK(r.pass);
+                    CHECK(r.note.find(std::string("K split in ") + splits) != std::string::npos);
+                }
+            }
+}
+
+TEST_CASE("apps: a split of K beyond 64 slices is a usage error") {
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        const auto& app = duet::apps::find_app("matmul");
+        for (const auto& v : app.variants())
+            if (v.name == "best") {
+                duet::apps::RunConfig cfg;
+                cfg.size = app.parse_size("64");
+                cfg.defines = {{"BEST_SPLITK", "65"}};
+                try {
+                    app.run(*dev, v, cfg);
+                    FAIL("BEST_SPLITK=65 was accepted");
+                } catch (const duet::Error& e) {
+                    CHECK(e.kind() == duet::ErrorKind::usage);
+                    CHECK(std::string(e.what()).find("BEST_SPLITK") != std::string::npos);
+                }
+            }
+        break;
+    }
 }
