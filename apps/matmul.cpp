@@ -238,6 +238,12 @@ public:
                                 "POCL_WORK_GROUP_METHOD=cbs to build it");
             opts.defines.emplace_back("DUET_MATMUL_NO_REG", "1");
         }
+        // Launch geometry: the global size covers C in whole work-groups; the kernels check
+        // the edges themselves. A split of K is a build of its own (BEST_SPLIT).
+        const Geometry g = geometry_of(v.name, cfg);
+        const std::size_t splits = v.name == "best" ? split_k(cfg, dev.info(), M, N, K, g) : 1;
+        if (splits > 1)
+            opts.defines.emplace_back("BEST_SPLIT", "1");
         auto kernel = dev.load_kernel(v.kernel, opts);
         describe(r, dev, *kernel, name(), v);
 
@@ -249,9 +255,6 @@ public:
         r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
         r.h2d_bytes = 4.0 * (double(M) * K + double(K) * N);
 
-        // Launch geometry: the global size covers C in whole work-groups; the kernels check
-        // the edges themselves.
-        const Geometry g = geometry_of(v.name, cfg);
         std::array<std::size_t, 2> local;
         if (g.free_local) {
             local = pick_local(cfg, g.local, *kernel);
@@ -265,7 +268,6 @@ public:
         }
         const std::size_t rows = g.free_local ? local[1] : g.rows,
                           cols = g.free_local ? local[0] : g.cols;
-        const std::size_t splits = v.name == "best" ? split_k(cfg, dev.info(), M, N, K, g) : 1;
         const Range range =
             Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1], splits)
                 .local(local[0], local[1], 1);

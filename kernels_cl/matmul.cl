@@ -422,6 +422,9 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
 #ifndef BEST_TN
 #define BEST_TN 16
 #endif
+#ifndef BEST_SPLIT // 1: K split over the launch's third dimension (set by the host when it splits)
+#define BEST_SPLIT 0
+#endif
 #ifndef BEST_FAST // work-groups wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
@@ -500,13 +503,19 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     // except in the last tile of K when BK does not divide it: those tiles load without checks.
     const int inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
-    // Split K (more than one group along dimension 2): group z takes its share of the K tiles
-    // and writes its partial product to the z-th M x N slice of C; matmul_split_sum adds them.
+#if BEST_SPLIT
+    // Split K: group z (dimension 2) takes its share of the K tiles and writes its partial
+    // product to the z-th M x N slice of C; matmul_split_sum adds them. (A build of its own, as
+    // in the CUDA file, where the offsets cost the unsplit kernel 6%.)
     const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
     const int share = (all_tiles + (int)get_num_groups(2) - 1) / (int)get_num_groups(2);
     const int t0 = (int)get_group_id(2) * share;
     const int tiles = max(0, min(all_tiles, t0 + share) - t0);
     C += (size_t)get_group_id(2) * (size_t)M * (size_t)N;
+#else
+    const int t0 = 0;
+    const int tiles = (K + BEST_BK - 1) / BEST_BK;
+#endif
     float acc[BEST_TM][BEST_TN];
     for (int i = 0; i < BEST_TM; ++i)
         for (int j = 0; j < BEST_TN; ++j)

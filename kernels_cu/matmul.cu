@@ -380,6 +380,9 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
 #ifndef BEST_MINB // blocks per SM the registers must leave room for: 8x8 blocks fit two
 #define BEST_MINB (BEST_TM * BEST_TN <= 64 ? 2 : 1)
 #endif
+#ifndef BEST_SPLIT // 1: K split over the launch's third dimension (set by the host when it splits)
+#define BEST_SPLIT 0
+#endif
 #ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
@@ -451,13 +454,19 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     // except in the last tile of K when BK does not divide it: those tiles load without checks.
     const bool inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
-    // Split K (grid z > 1): block z takes its share of the K tiles and writes its partial
-    // product to the z-th M x N slice of C, which matmul_split_sum then adds up.
+#if BEST_SPLIT
+    // Split K: block z takes its share of the K tiles and writes its partial product to the
+    // z-th M x N slice of C, which matmul_split_sum then adds up. (A build of its own: the
+    // offsets cost the unsplit kernel 6% on the H100.)
     const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
     const int share = (all_tiles + gridDim.z - 1) / gridDim.z;
     const int t0 = blockIdx.z * share;
     const int tiles = max(0, min(all_tiles, t0 + share) - t0);
     C += size_t(blockIdx.z) * size_t(M) * size_t(N);
+#else
+    const int t0 = 0;
+    const int tiles = (K + BEST_BK - 1) / BEST_BK;
+#endif
     float acc[BEST_TM][BEST_TN];
 #pragma unroll
     for (int i = 0; i < BEST_TM; ++i)
