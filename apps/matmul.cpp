@@ -78,7 +78,8 @@ std::size_t split_k(const RunConfig& cfg, const DeviceInfo& info, std::size_t M,
     };
     std::size_t best = 1;
     for (std::size_t s = 2; s <= 4; ++s)
-        if (score(double(s)) > score(double(best)) && score(double(s)) > 1.03 * score(1))
+        if (double(s) * double(M) * double(N) <= double(INT32_MAX) && // the partial products
+            score(double(s)) > score(double(best)) && score(double(s)) > 1.03 * score(1))
             best = s;
     return best;
 }
