@@ -10,35 +10,16 @@ Rows: every variant run of matmul and reduction; for vecadd and conv5x5 the fast
 
 usage: cpu_summarize.py OUT_DIR [--all]"""
 import glob
-import json
 import math
 import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from summarize import load, load_lines  # noqa: E402  (the GPU table's readers)
+
 ORDER = ["vecadd", "reduction", "matmul", "conv5x5"]
 ALL_VARIANTS = {"matmul", "reduction"}  # the others: fastest (and `best`)
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except Exception:
-        return None
-
-
-def load_lines(path):
-    rows = []
-    try:
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if line:
-                    rows.append(json.loads(line))
-    except Exception:
-        pass
-    return rows
 
 
 def fmt(x, digits=3):

@@ -8,6 +8,7 @@ import sys
 
 
 def load(path):
+    """The JSON in `path`, or None when it is missing or unreadable."""
     try:
         with open(path) as f:
             return json.load(f)
@@ -15,16 +16,25 @@ def load(path):
         return None
 
 
-def main(out):
-    ref = load(os.path.join(out, "reference.json")) or {}
-    clblast = {}
+def load_lines(path):
+    """The JSON objects of a JSON-lines file (as many as could be read; none if missing)."""
+    rows = []
     try:
-        for line in open(os.path.join(out, "clblast.jsonl")):
-            r = json.loads(line)
-            clblast[r["n"]] = r["gflops"]
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    rows.append(json.loads(line))
     except Exception:
         pass
+    return rows
+
+
+def main(out):
+    ref = load(os.path.join(out, "reference.json")) or {}
+    clblast = {r["n"]: r["gflops"] for r in load_lines(os.path.join(out, "clblast.jsonl"))}
     rows = []
+    by_backend = {}  # (app, size, variant) -> {backend: figure}: OpenCL against CUDA below
     for path in sorted(glob.glob(os.path.join(out, "perf_*.json"))):
         if "bandwidth" in path:
             continue
@@ -38,6 +48,7 @@ def main(out):
             metric = r.get("gflops") or r.get("effective_gbs") or 0
             if not r["pass"]:
                 continue
+            by_backend.setdefault((r["app"], r["size"], r["variant"]), {})[r["backend"]] = metric
             if key not in best or metric > best[key][0]:
                 best[key] = (metric, r)
         for (app, size, backend), (metric, r) in sorted(best.items()):
@@ -69,16 +80,6 @@ def main(out):
                     rows.append((f"{app} {size}", f"{backend} {r['variant']}", f"{metric:.1f} {unit}",
                                  f"{name} {value:.1f}", f"{metric / value:.2f}" if value else "-"))
     # The same algorithm through both backends on one GPU: OpenCL's figure over CUDA's.
-    by_backend = {}
-    for path in sorted(glob.glob(os.path.join(out, "perf_*.json"))):
-        data = load(path)
-        if not data or "bandwidth" in path:
-            continue
-        for r in data["results"]:
-            if r.get("pass"):
-                metric = r.get("gflops") or r.get("effective_gbs") or 0
-                key = (r["app"], r["size"], r["variant"])
-                by_backend.setdefault(key, {})[r["backend"]] = metric
     for (app, size, variant), m in sorted(by_backend.items()):
         if "cuda" in m and "opencl" in m and m["cuda"] and variant in ("best", "vec4", "grid_stride_f32", "shuffle_f32"):
             rows.append((f"{app} {size}", f"opencl/cuda {variant}", f"{m['opencl']:.1f}",
