@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "ladder_shapes.hpp"
 
 namespace duet::apps {
 namespace {
@@ -184,7 +185,18 @@ public:
         BuildOptions opts;
         opts.defines = cfg.defines;
         opts.defines.insert(opts.defines.end(), g.defines.begin(), g.defines.end());
-        auto kernel = dev.load_kernel(v.kernel, opts);
+        // The shape: the user's (--local, a tile --define) as given, or an error; otherwise the
+        // variant's own where the device allows it, else the largest smaller one that fits.
+        const bool pinned =
+            cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX", "CONV_BY", "CONV_BROWS"});
+        Fitted fit;
+        if (pinned) {
+            fit.kernel = dev.load_kernel(v.kernel, opts);
+        } else {
+            fit = build_fitting(dev, v.kernel, opts, conv_shapes(v.name, cfg), v.name);
+            r.note = shape_note(v.name, fit);
+        }
+        auto& kernel = fit.kernel;
         describe(r, dev, *kernel, name(), v);
 
         const auto img = random_floats(n, cfg.seed);
@@ -196,14 +208,20 @@ public:
 
         // Launch geometry: whole work-groups over the image; the kernels check the edges.
         std::array<std::size_t, 2> local;
-        if (g.free_local) {
+        std::size_t out_cols = g.cols, out_rows = g.rows; // outputs per work-item
+        if (!pinned) {
+            local = fit.shape.local;
+            out_cols = fit.shape.cols;
+            out_rows = fit.shape.rows;
+        } else if (g.free_local) {
             local = pick_local(cfg, g.local, *kernel);
         } else {
             RunConfig own = cfg;
             own.local.reset();
             local = pick_local(own, g.local, *kernel);
         }
-        const std::size_t items_x = (W + g.cols - 1) / g.cols, items_y = (H + g.rows - 1) / g.rows;
+        const std::size_t items_x = (W + out_cols - 1) / out_cols,
+                          items_y = (H + out_rows - 1) / out_rows;
         const Range range = Range(round_up(items_x, local[0]), round_up(items_y, local[1]))
                                 .local(local[0], local[1]);
         r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "ladder_shapes.hpp"
 
 namespace duet::apps {
 
@@ -39,14 +40,6 @@ namespace {
 // would take longer than the GPU runs it checks (2^31 is about 1290^3, a second or two on 2 cores).
 constexpr double full_check_limit = 2147483648.0;
 
-// How one variant covers C: each work-group computes a `rows` x `cols` block of C with `local`
-// work-items (dimension 0 along the columns of C, dimension 1 along the rows).
-struct Geometry {
-    std::size_t rows = 0, cols = 0;
-    std::array<std::size_t, 2> local{0, 0};
-    bool free_local = false; // the work-group shape is the user's (--local): naive only
-};
-
 // A tunable macro's value among the build's defines (define_or in app.hpp), for matmul.
 std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
     return define_or(cfg, "matmul", name, fallback);
@@ -60,7 +53,7 @@ std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t
 // floats against 2 M N K flops at ~16 flops per byte (the H100's FP32 rate over its memory
 // bandwidth), it must win by 3%. Only for K >= 2048 (each slice keeps 512+ of K) and big blocks.
 std::size_t split_k(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
-                    std::size_t K, const Geometry& g) {
+                    std::size_t K, const Shape& g) {
     if (const auto s = define_or(cfg, "BEST_SPLITK", 0); s) {
         if (s > 64)
             throw Error::usage("matmul: BEST_SPLITK=" + std::to_string(s) + " is over 64 slices");
@@ -82,33 +75,6 @@ std::size_t split_k(const RunConfig& cfg, const DeviceInfo& info, std::size_t M,
             score(double(s)) > score(double(best)) && score(double(s)) > 1.03 * score(1))
             best = s;
     return best;
-}
-
-// The defaults here must match the #ifndef defaults in kernels_cl/matmul.cl and
-// kernels_cu/matmul.cu.
-Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
-    if (variant == "naive")
-        return {0, 0, {16, 16}, true};
-    if (variant == "tiled16")
-        return {16, 16, {16, 16}, false};
-    if (variant == "tiled32")
-        return {32, 32, {32, 32}, false};
-    if (variant == "wpt2" || variant == "btrans") {
-        const auto ts = define_or(cfg, variant == "wpt2" ? "WPT2_TS" : "BT_TS", 32);
-        return {ts, ts, {ts, ts / 2}, false};
-    }
-    if (variant == "reg4x4") {
-        const auto bm = define_or(cfg, "R4_BM", 64), bn = define_or(cfg, "R4_BN", 64);
-        return {bm, bn, {bn / 4, bm / 4}, false};
-    }
-    if (variant == "reg8x8") {
-        const auto bm = define_or(cfg, "R8_BM", 128), bn = define_or(cfg, "R8_BN", 128);
-        return {bm, bn, {bn / 8, bm / 8}, false};
-    }
-    // best
-    const auto bm = define_or(cfg, "BEST_BM", 128), bn = define_or(cfg, "BEST_BN", 256);
-    const auto tm = define_or(cfg, "BEST_TM", 8), tn = define_or(cfg, "BEST_TN", 16);
-    return {bm, bn, {bn / tn, bm / tm}, false};
 }
 
 // Per-entry tolerance. A float dot product of length K, summed in any order, with or without
@@ -240,12 +206,27 @@ public:
             opts.defines.emplace_back("DUET_MATMUL_NO_REG", "1");
         }
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
-        // the edges themselves. A split of K is a build of its own (BEST_SPLIT).
-        const Geometry g = geometry_of(v.name, cfg);
-        const std::size_t splits = v.name == "best" ? split_k(cfg, dev.info(), M, N, K, g) : 1;
+        // the edges themselves. The shape is the variant's own where the device allows it, else
+        // the largest smaller one that fits (ladder_shapes.cpp); naive takes --local as given.
+        // A split of K is a build of its own (BEST_SPLIT).
+        const bool user_local = v.name == "naive" && cfg.local;
+        auto shapes = matmul_shapes(v.name, cfg);
+        if (user_local)
+            shapes = halving_shapes(*cfg.local);
+        const std::size_t splits =
+            v.name == "best" ? split_k(cfg, dev.info(), M, N, K, shapes.front()) : 1;
         if (splits > 1)
             opts.defines.emplace_back("BEST_SPLIT", "1");
-        auto kernel = dev.load_kernel(v.kernel, opts);
+        Fitted fit;
+        if (user_local) { // the user's shape or a clear error, never another one
+            fit.kernel = dev.load_kernel(v.kernel, opts);
+            fit.shape = shapes.front();
+            fit.shape.local = pick_local(cfg, *cfg.local, *fit.kernel);
+        } else {
+            fit = build_fitting(dev, v.kernel, opts, shapes, v.name);
+        }
+        auto& kernel = fit.kernel;
+        const Shape& g = fit.shape;
         describe(r, dev, *kernel, name(), v);
 
         const auto a = random_floats(M * K, cfg.seed);
@@ -256,19 +237,13 @@ public:
         r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
         r.h2d_bytes = 4.0 * (double(M) * K + double(K) * N);
 
-        std::array<std::size_t, 2> local;
-        if (g.free_local) {
-            local = pick_local(cfg, g.local, *kernel);
-        } else {
-            RunConfig own = cfg;
-            own.local.reset();
-            local = pick_local(own, g.local, *kernel);
-            if (cfg.local && *cfg.local != local)
-                r.note = "--local applies to the naive kernel; " + v.name +
-                         "'s work-group is fixed by its tile";
-        }
-        const std::size_t rows = g.free_local ? local[1] : g.rows,
-                          cols = g.free_local ? local[0] : g.cols;
+        const auto local = g.local;
+        if (const auto note = shape_note(v.name, fit); !note.empty())
+            r.note = note;
+        if (cfg.local && v.name != "naive")
+            r.note += std::string(r.note.empty() ? "" : "; ") + "--local applies to the naive kernel; " +
+                      v.name + "'s work-group is fixed by its tile";
+        const std::size_t rows = g.rows, cols = g.cols;
         const Range range =
             Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1], splits)
                 .local(local[0], local[1], 1);

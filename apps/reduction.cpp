@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "app.hpp"
+#include "ladder_shapes.hpp"
 
 namespace duet::apps {
 namespace {
@@ -149,7 +150,7 @@ class Reduction final : public App {
                                " is outside 1 .. 2^31-1 values");
         if (cfg.local && (*cfg.local)[1] != 1)
             throw Error::usage("reduction is one-dimensional: give --local N, not a WxH shape");
-        const std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
+        std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
         if (ls < 2 || !std::has_single_bit(ls))
             throw Error::usage("reduction needs a power-of-two work-group size of at least 2 "
                                "(its trees halve the group each step), got " +
@@ -169,6 +170,7 @@ class Reduction final : public App {
         // WG and the sub-group switch only exist in OpenCL C: CUDA gets the block size from
         // blockDim (a switch to the template instance) and always has warp shuffles, so the
         // embedded fat binary is used as is.
+        bool wg_define = false; // WG comes with each shape (reduction_shapes)
         if (opencl && step.wg_define) {
             if (auto it = user_define("WG"); it != opts.defines.end()) {
                 if (it->second != std::to_string(ls))
@@ -176,7 +178,7 @@ class Reduction final : public App {
                                        " differs from the work-group size " + std::to_string(ls) +
                                        "; set the size with --local instead");
             } else {
-                opts.defines.emplace_back("WG", std::to_string(ls));
+                wg_define = true;
             }
         }
         const bool uses_group_sum =
@@ -192,12 +194,27 @@ class Reduction final : public App {
                 subgroups = true;
             }
         }
-        auto kernel = dev.load_kernel(v.kernel, opts);
+        // The group: --local as given (or an error), else 256 where the kernel allows it, else
+        // the largest power of two that it does (ladder_shapes.cpp).
         Result r;
+        Fitted fit;
+        if (cfg.local) {
+            if (wg_define)
+                opts.defines.emplace_back("WG", std::to_string(ls));
+            fit.kernel = dev.load_kernel(v.kernel, opts);
+            fit.shape.local = pick_local(cfg, {ls, 1}, *fit.kernel); // checks the kernel's limit
+        } else {
+            fit = build_fitting(dev, v.kernel, opts, reduction_shapes(ls, sizeof(T), wg_define),
+                                v.name);
+            ls = fit.shape.local[0];
+            if (const auto note = shape_note(v.name, fit); !note.empty())
+                r.note = note + "; ";
+        }
+        auto& kernel = fit.kernel;
         r.seed = cfg.seed;
         r.size_label = std::to_string(n);
         describe(r, dev, *kernel, name(), v);
-        const auto local = pick_local(cfg, {ls, 1}, *kernel); // checks the kernel's limit
+        const auto local = fit.shape.local;
         r.local_label = std::to_string(local[0]);
 
         // ---- inputs and reference ----
@@ -300,7 +317,7 @@ class Reduction final : public App {
             const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
             const auto gamma = [](double k, double unit) { return k * unit / (1 - k * unit); };
             r.tolerance = (gamma(double(depth), u) + gamma(double(n), ud)) * abs_sum;
-            r.note = "f32 bound: " + std::to_string(depth) + " additions per value; ";
+            r.note += "f32 bound: " + std::to_string(depth) + " additions per value; ";
         }
         r.verified = cfg.verify != Verify::off;
         r.pass = true;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "app.hpp"
+#include "shape.hpp"
 
 namespace duet::apps {
 namespace {
@@ -34,7 +35,17 @@ public:
         r.size_label = std::to_string(n);
         BuildOptions opts;
         opts.defines = cfg.defines;
-        auto kernel = dev.load_kernel(v.kernel, opts);
+        // The group: --local as given (or an error), else 256 where the kernel allows it, else
+        // the largest that it does.
+        Fitted fit;
+        if (cfg.local) {
+            fit.kernel = dev.load_kernel(v.kernel, opts);
+            fit.shape.local = pick_local(cfg, *cfg.local, *fit.kernel);
+        } else {
+            fit = build_fitting(dev, v.kernel, opts, halving_shapes({256, 1}), v.name);
+            r.note = shape_note(v.name, fit);
+        }
+        auto& kernel = fit.kernel;
         describe(r, dev, *kernel, name(), v);
 
         const auto a = random_floats(n, cfg.seed);
@@ -44,7 +55,7 @@ public:
         r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
         r.h2d_bytes = 2.0 * n * sizeof(float);
 
-        const auto local = pick_local(cfg, {256, 1}, *kernel);
+        const auto local = fit.shape.local;
         // vec4: one float4 per work-item up to a grid that fills a GPU (2048 work-items per
         // compute unit), then the grid-stride loop. CPUs get the whole range: their OpenCL
         // compilers vectorise across work-items, not along a loop.

@@ -1,0 +1,110 @@
+// Launch shapes that fit the device (shape.hpp).
+#include "shape.hpp"
+
+#include <algorithm>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+std::string shape_misfit(const Shape& s, const ShapeLimits& lim) {
+    const std::string shape = std::to_string(s.local[0]) + "x" + std::to_string(s.local[1]);
+    if (lim.max_items && s.items() > lim.max_items)
+        return shape + " is " + std::to_string(s.items()) + " work-items, over the limit of " +
+               std::to_string(lim.max_items);
+    for (int d = 0; d < 2; ++d)
+        if (lim.max_dims[d] && s.local[d] > lim.max_dims[d])
+            return shape + " is over the limit of " + std::to_string(lim.max_dims[d]) +
+                   " work-items in dimension " + std::to_string(d);
+    if (lim.local_bytes && s.local_bytes > lim.local_bytes)
+        return shape + " needs " + std::to_string(s.local_bytes) +
+               " bytes of local memory, over the " + std::to_string(lim.local_bytes) + " there are";
+    return "";
+}
+
+std::size_t first_fitting(const std::vector<Shape>& shapes, const ShapeLimits& lim,
+                          std::size_t from) {
+    for (std::size_t i = from; i < shapes.size(); ++i)
+        if (shape_misfit(shapes[i], lim).empty())
+            return i;
+    return shapes.size();
+}
+
+ShapeLimits device_limits(const DeviceInfo& info) {
+    ShapeLimits lim;
+    lim.max_items = info.max_work_group_size;
+    lim.max_dims = {info.max_work_item_sizes[0], info.max_work_item_sizes[1]};
+    lim.local_bytes = info.local_mem_bytes;
+    return lim;
+}
+
+Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions& base,
+                     const std::vector<Shape>& shapes, const std::string& variant) {
+    if (shapes.empty())
+        throw Error(ErrorKind::runtime, "", "", 0, "", variant + ": no launch shape listed");
+    Fitted f;
+    f.limits = device_limits(dev.info());
+    // Start at the first shape the device itself allows; each build may lower the kernel's limit.
+    std::size_t i = first_fitting(shapes, f.limits);
+    const std::vector<std::pair<std::string, std::string>>* built = nullptr;
+    while (i < shapes.size()) {
+        if (!built || *built != shapes[i].defines) {
+            BuildOptions opts = base;
+            opts.defines.insert(opts.defines.end(), shapes[i].defines.begin(),
+                                shapes[i].defines.end());
+            f.kernel = dev.load_kernel(kernel, opts);
+            built = &shapes[i].defines;
+        }
+        const std::size_t k = f.kernel->max_work_group_size();
+        if (k && (!f.limits.max_items || k < f.limits.max_items))
+            f.limits.max_items = k;
+        if (shape_misfit(shapes[i], f.limits).empty()) {
+            f.shape = shapes[i];
+            f.index = i;
+            return f;
+        }
+        i = first_fitting(shapes, f.limits, i + 1);
+    }
+    // The smallest shape's reason is the one that matters: nothing smaller exists.
+    throw Error(ErrorKind::unsupported, "", "", 0, "",
+                variant + " cannot run on this device: even its smallest shape, " +
+                    shape_misfit(shapes.back(), f.limits));
+}
+
+std::string shape_note(const std::string& variant, const Fitted& f) {
+    if (f.index == 0)
+        return "";
+    std::string why;
+    if (f.limits.max_items)
+        why = "the kernel allows " + std::to_string(f.limits.max_items) + " work-items per group";
+    if (f.limits.local_bytes)
+        why += (why.empty() ? "" : ", ") + std::to_string(f.limits.local_bytes) +
+               " bytes of local memory";
+    return variant + " as " + f.shape.label + (why.empty() ? "" : " (" + why + ")");
+}
+
+bool user_sets(const RunConfig& cfg, const std::vector<std::string>& names) {
+    return std::any_of(cfg.defines.begin(), cfg.defines.end(), [&](const auto& d) {
+        return std::find(names.begin(), names.end(), d.first) != names.end();
+    });
+}
+
+std::vector<Shape> halving_shapes(std::array<std::size_t, 2> start) {
+    std::vector<Shape> out;
+    for (auto l = start;;) {
+        Shape s;
+        s.local = l;
+        s.cols = l[0];
+        s.rows = l[1];
+        s.label = std::to_string(l[0]) + "x" + std::to_string(l[1]) + " work-items";
+        out.push_back(s);
+        if (l[0] <= 1 && l[1] <= 1)
+            return out;
+        if (l[1] >= l[0] && l[1] > 1)
+            l[1] /= 2;
+        else
+            l[0] /= 2;
+    }
+}
+
+} // namespace duet::apps
