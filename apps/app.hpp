@@ -72,7 +72,14 @@ public:
     virtual std::vector<Variant> variants() const = 0;
     // Default size: finishes in seconds on a 2-core CPU.
     virtual std::vector<std::size_t> default_size() const = 0;
-    // Parses --size ("4096", "1024x512x256", "2^20", "16M"); bad input is a usage Error.
+    // --size auto (the default of run and compare, an empty RunConfig::size): the size for the
+    // device, from the app's rule in auto_size.hpp.
+    virtual std::vector<std::size_t> auto_size(const DeviceInfo& info) const {
+        (void)info;
+        return default_size();
+    }
+    // Parses --size ("4096", "1024x512x256", "2^20", "16M"; "auto": empty, the device's size);
+    // bad input is a usage Error.
     virtual std::vector<std::size_t> parse_size(const std::string& text) const;
     // Runs one variant on `dev`; a device or build failure throws duet::Error.
     virtual Result run(Device& dev, const Variant& variant, const RunConfig& cfg) const = 0;

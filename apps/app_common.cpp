@@ -71,7 +71,9 @@ std::vector<std::size_t> parse_dims(const std::string& text) {
     return dims;
 }
 
-std::vector<std::size_t> App::parse_size(const std::string& text) const { return parse_dims(text); }
+std::vector<std::size_t> App::parse_size(const std::string& text) const {
+    return text == "auto" ? std::vector<std::size_t>{} : parse_dims(text);
+}
 
 std::string dims_label(const std::vector<std::size_t>& dims) {
     std::string s;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "auto_size.hpp"
 #include "ladder_shapes.hpp"
 
 namespace duet::apps {
@@ -163,10 +164,14 @@ public:
     }
     // 1024^2: the whole ladder in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {1024}; }
+    // --size auto: conv_model() in auto_size.cpp.
+    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
+        return {choose_size(conv_model(), info).n};
+    }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
         const auto t0 = std::chrono::steady_clock::now();
-        const auto dims = cfg.size.empty() ? default_size() : cfg.size;
+        const auto dims = cfg.size.empty() ? auto_size(dev.info()) : cfg.size;
         if (dims.size() != 1 && dims.size() != 2)
             throw Error::usage("conv5x5 takes one size (n: an n x n image) or two (WxH), got " +
                                dims_label(dims));
@@ -245,6 +250,8 @@ public:
             const auto ref = reference(img, filter, W, H, cfg, r.note);
             compare_outputs(r, out, ref->indices, ref->value);
         }
+        if (cfg.size.empty()) // say why this size
+            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(conv_model(), dev.info()).note;
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         return r;

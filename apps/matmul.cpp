@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "auto_size.hpp"
 #include "ladder_shapes.hpp"
 
 namespace duet::apps {
@@ -168,10 +169,14 @@ public:
     }
     // 384^3: the whole ladder, naive included, in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {384}; }
+    // --size auto: matmul_model() in auto_size.cpp.
+    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
+        return {choose_size(matmul_model(), info).n};
+    }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
         const auto t0 = std::chrono::steady_clock::now();
-        const auto dims = cfg.size.empty() ? default_size() : cfg.size;
+        const auto dims = cfg.size.empty() ? auto_size(dev.info()) : cfg.size;
         if (dims.size() != 1 && dims.size() != 3)
             throw Error::usage("matmul takes one size (n: n x n times n x n) or three (MxNxK: "
                                "M x K times K x N), got " +
@@ -291,6 +296,8 @@ public:
             const auto ref = reference(a, b, M, N, K, cfg, r.note);
             compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
         }
+        if (cfg.size.empty()) // say why this size
+            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(matmul_model(), dev.info()).note;
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         return r;

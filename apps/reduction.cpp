@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "app.hpp"
+#include "auto_size.hpp"
 #include "ladder_shapes.hpp"
 
 namespace duet::apps {
@@ -118,6 +119,10 @@ class Reduction final : public App {
         return v;
     }
     std::vector<std::size_t> default_size() const override { return {1u << 22}; }
+    // --size auto: reduction_model() in auto_size.cpp.
+    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
+        return {choose_size(reduction_model(), info).n};
+    }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
         const bool is_int = v.name.size() > 4 && v.name.ends_with("_i32");
@@ -144,7 +149,7 @@ class Reduction final : public App {
         if (cfg.size.size() > 1)
             throw Error::usage("reduction takes one size (the number of values), got " +
                                dims_label(cfg.size));
-        const std::size_t n = cfg.size.empty() ? default_size()[0] : cfg.size[0];
+        const std::size_t n = cfg.size.empty() ? auto_size(info)[0] : cfg.size[0];
         if (n < 1 || n > static_cast<std::size_t>(INT32_MAX))
             throw Error::usage("reduction size " + std::to_string(n) +
                                " is outside 1 .. 2^31-1 values");
@@ -343,6 +348,8 @@ class Reduction final : public App {
                                   : ", no cl_khr_subgroups: local-memory tree";
         if constexpr (is_int)
             r.note += ", values in [" + std::to_string(-hi) + ", " + std::to_string(hi) + "]";
+        if (cfg.size.empty()) // say why this size
+            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(reduction_model(), dev.info()).note;
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         return r;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "app.hpp"
+#include "auto_size.hpp"
 #include "shape.hpp"
 
 namespace duet::apps {
@@ -19,10 +20,14 @@ public:
                 {"vec4", "vecadd_vec4", "grid-stride loop, float4 loads and stores"}};
     }
     std::vector<std::size_t> default_size() const override { return {1u << 22}; }
+    // --size auto: vecadd_model() in auto_size.cpp.
+    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
+        return {choose_size(vecadd_model(), info).n};
+    }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
         const auto t0 = std::chrono::steady_clock::now();
-        const std::size_t n = cfg.size.empty() ? default_size()[0] : cfg.size.at(0);
+        const std::size_t n = cfg.size.empty() ? auto_size(dev.info())[0] : cfg.size.at(0);
         if (cfg.size.size() > 1)
             throw Error::usage("vecadd takes one size (the vector length), got " +
                                dims_label(cfg.size));
@@ -84,6 +89,8 @@ public:
         for (std::size_t t = 0; t < idx.size(); ++t) // one correctly rounded float add
             ref[t] = static_cast<float>(double(a[idx[t]]) + double(b[idx[t]]));
         compare_outputs(r, c, idx, ref);
+        if (cfg.size.empty()) // say why this size
+            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(vecadd_model(), dev.info()).note;
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return r;
     }

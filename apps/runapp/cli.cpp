@@ -94,7 +94,7 @@ devices: an index from `runapp list` (3), backend:index (opencl:1, cuda:0), a ba
 
 options:
   --backend cuda|opencl     --device D           --devices all|D1,D2,...
-  --size S[,S...]           sizes: 4096, 2^20, 16M, 1024x768, MxNxK
+  --size S[,S...]           sizes: auto (default: per device), 4096, 2^20, 16M, 1024x768, MxNxK
   --variant NAME[,NAME]|all --local WxH[,WxH]    work-group shape(s)
   --reps N (10)             --warmup N (2)       --verify full|sample|off (full)
   --format table|json|csv   --output FILE        --seed N (42)

@@ -60,6 +60,37 @@ std::string bytes_label(std::uint64_t b) {
     return buf;
 }
 
+// The host's last-level cache in bytes (the highest level sysfs lists for cpu0), 0 when unknown:
+// what a CPU device's working set must exceed to measure memory.
+std::uint64_t host_llc_bytes() {
+    int best_level = 0;
+    std::uint64_t best = 0;
+    for (int k = 0; k < 8; ++k) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(k) + "/";
+        int level = 0;
+        unsigned long long size = 0;
+        char unit = 0;
+        std::FILE* f = std::fopen((dir + "level").c_str(), "r");
+        if (!f)
+            continue;
+        const bool got_level = std::fscanf(f, "%d", &level) == 1;
+        std::fclose(f);
+        f = std::fopen((dir + "size").c_str(), "r");
+        if (!f)
+            continue;
+        const int got = std::fscanf(f, "%llu%c", &size, &unit);
+        std::fclose(f);
+        if (!got_level || got < 1)
+            continue;
+        const std::uint64_t bytes = unit == 'K' ? size << 10 : unit == 'M' ? size << 20 : size;
+        if (level > best_level || (level == best_level && bytes > best)) {
+            best_level = level;
+            best = bytes;
+        }
+    }
+    return best;
+}
+
 std::string pci_label(unsigned domain, unsigned bus, unsigned dev, unsigned fn) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, dev, fn);
@@ -100,6 +131,10 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     if (query(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, ul)) i.max_alloc_bytes = ul;
     if (query(d, CL_DEVICE_LOCAL_MEM_SIZE, ul)) i.local_mem_bytes = ul;
     if (query(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, ul)) i.constant_mem_bytes = ul;
+    if (query(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, ul)) i.global_mem_cache_bytes = ul;
+    if (type & CL_DEVICE_TYPE_CPU) // a CPU device's last-level cache is the host's (L3, not L2)
+        if (const auto llc = host_llc_bytes(); llc)
+            i.global_mem_cache_bytes = llc;
     if (query(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sz)) i.max_work_group_size = sz;
     cl_uint dims = 0;
     query(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, dims);

@@ -31,6 +31,7 @@ struct DeviceInfo {
     std::uint64_t global_mem_bytes = 0;    // device memory
     std::uint64_t max_alloc_bytes = 0;     // largest single allocation
     std::uint64_t local_mem_bytes = 0;     // shared/local memory per work-group
+    std::uint64_t global_mem_cache_bytes = 0; // last-level cache: L2 (GPU), the host LLC (CPU)
     std::uint64_t constant_mem_bytes = 0;  // constant memory
     std::size_t max_work_group_size = 0;   // threads per block / work-items per group
     std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
