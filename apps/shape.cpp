@@ -61,6 +61,7 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
         if (shape_misfit(shapes[i], f.limits).empty()) {
             f.shape = shapes[i];
             f.index = i;
+            f.reason = shape_misfit(shapes.front(), f.limits);
             return f;
         }
         i = first_fitting(shapes, f.limits, i + 1);
@@ -74,13 +75,7 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
 std::string shape_note(const std::string& variant, const Fitted& f) {
     if (f.index == 0)
         return "";
-    std::string why;
-    if (f.limits.max_items)
-        why = "the kernel allows " + std::to_string(f.limits.max_items) + " work-items per group";
-    if (f.limits.local_bytes)
-        why += (why.empty() ? "" : ", ") + std::to_string(f.limits.local_bytes) +
-               " bytes of local memory";
-    return variant + " as " + f.shape.label + (why.empty() ? "" : " (" + why + ")");
+    return variant + " as " + f.shape.label + " (its textbook " + f.reason + ")";
 }
 
 bool user_sets(const RunConfig& cfg, const std::vector<std::string>& names) {

@@ -49,6 +49,7 @@ struct Fitted {
     Shape shape;
     std::size_t index = 0; // 0: the textbook shape
     ShapeLimits limits;    // what the kernel and the device allowed
+    std::string reason;    // why the textbook shape did not fit ("" when it did)
 };
 
 // Builds `kernel` with `base` plus the defines of the first of `shapes` the device can run: the
@@ -58,7 +59,8 @@ struct Fitted {
 Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions& base,
                      const std::vector<Shape>& shapes, const std::string& variant);
 // The note of a variant run in a smaller shape than its textbook one ("" when not):
-// "tiled32 as 32x8 items, 4 rows each (the kernel allows 256 work-items per group)".
+// "tiled32 as 32x32 tile, 32x8 items, 4 rows each (its textbook 32x32 is 1024 work-items, over
+// the limit of 256)".
 std::string shape_note(const std::string& variant, const Fitted& f);
 // True when the user's --define sets any of `names`: the shape is then the user's, not adapted.
 bool user_sets(const RunConfig& cfg, const std::vector<std::string>& names);

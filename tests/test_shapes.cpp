@@ -114,7 +114,7 @@ TEST_CASE("auto size: 4x the last-level cache, about 1 ms, within memory, capped
     // Oclgrind: small sizes.
     auto sim = cpu;
     sim.platform = "Oclgrind";
-    CHECK(choose_size(matmul_model(), sim).n == 64);
+    CHECK(choose_size(matmul_model(), sim).n == 32);
     // Unknown cache: assumed, and said.
     auto unknown = gpu;
     unknown.global_mem_cache_bytes = 0;
