@@ -245,7 +245,7 @@ public:
         const auto local = g.local;
         if (const auto note = shape_note(v.name, fit); !note.empty())
             r.note = note;
-        if (cfg.local && v.name != "naive")
+        if (cfg.local && v.name != "naive" && *cfg.local != local)
             r.note += std::string(r.note.empty() ? "" : "; ") + "--local applies to the naive kernel; " +
                       v.name + "'s work-group is fixed by its tile";
         const std::size_t rows = g.rows, cols = g.cols;

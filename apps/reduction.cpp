@@ -209,8 +209,10 @@ class Reduction final : public App {
             fit.kernel = dev.load_kernel(v.kernel, opts);
             fit.shape.local = pick_local(cfg, {ls, 1}, *fit.kernel); // checks the kernel's limit
         } else {
-            fit = build_fitting(dev, v.kernel, opts, reduction_shapes(ls, sizeof(T), wg_define),
-                                v.name);
+            auto shapes = reduction_shapes(ls, sizeof(T), wg_define);
+            if (user_define("WG") != opts.defines.end())
+                shapes.resize(1); // the user's WG fixes the group
+            fit = build_fitting(dev, v.kernel, opts, shapes, v.name);
             ls = fit.shape.local[0];
             if (const auto note = shape_note(v.name, fit); !note.empty())
                 r.note = note + "; ";
