@@ -18,7 +18,9 @@
 // independently and may diverge and reconverge anywhere, so that code is a data race. Here the
 // last 32 threads synchronise with __syncwarp() between steps, which both waits for the warp's
 // threads and orders their shared-memory accesses (no volatile needed). The OpenCL twin keeps
-// full barriers instead, because OpenCL 1.2 has no warp at all.
+// full barriers instead, because OpenCL 1.2 has no warp at all. These steps need the threads
+// lid < 32 to lie in one warp, which holds for any warp of 32 or more lanes (every CUDA device's
+// warpSize is 32); nothing else here assumes a width: the shuffles of steps 8-9 take warpSize.
 #include "duet_cuda.cuh"
 
 namespace {
