@@ -2,6 +2,9 @@
 // pure functions of a device description: no device needed.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "app.hpp"
 #include "auto_size.hpp"
 #include "ladder_shapes.hpp"
@@ -123,4 +126,39 @@ TEST_CASE("auto size: 4x the last-level cache, about 1 ms, within memory, capped
     const auto& app = find_app("matmul");
     CHECK(app.auto_size(gpu) == std::vector<std::size_t>{mm.n});
     CHECK(app.parse_size("auto").empty());
+}
+
+TEST_CASE("shapes: the textbook shapes are the kernels' own defaults, in both languages") {
+    // The first shape carries no defines, so the kernels build with their #ifndef defaults:
+    // those must be the shape the host launches.
+    const auto read = [](const std::string& rel) {
+        std::ifstream f(std::string(DUET_SOURCE_DIR) + "/" + rel);
+        REQUIRE_MESSAGE(f.good(), "cannot read " << rel);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    const RunConfig cfg;
+    const auto mm = [&](const char* v) { return matmul_shapes(v, cfg).front(); };
+    const auto cv = [&](const char* v) { return conv_shapes(v, cfg).front(); };
+    const std::vector<std::pair<std::string, std::size_t>> matmul = {
+        {"T16_TS", mm("tiled16").cols},    {"T16_RPI", 16 / mm("tiled16").local[1]},
+        {"T32_TS", mm("tiled32").cols},    {"T32_RPI", 32 / mm("tiled32").local[1]},
+        {"WPT2_TS", mm("wpt2").cols},      {"BT_TS", mm("btrans").cols},
+        {"R4_BM", mm("reg4x4").rows},      {"R4_BN", mm("reg4x4").cols},
+        {"R8_BM", mm("reg8x8").rows},      {"R8_BN", mm("reg8x8").cols},
+        {"BEST_BM", mm("best").rows},      {"BEST_BN", mm("best").cols}};
+    const std::vector<std::pair<std::string, std::size_t>> conv = {
+        {"CONV_TILE_W", cv("tiled").local[0]}, {"CONV_TILE_H", cv("tiled").local[1]},
+        {"CONV_BX", cv("best").local[0]},      {"CONV_BY", cv("best").local[1]},
+        {"CONV_BROWS", cv("best").rows},       {"CONV_ROWS", cv("rows").rows}};
+    for (const char* lang : {"kernels_cl/", "kernels_cu/"})
+        for (const auto& [file, macros] :
+             {std::pair{std::string("matmul"), matmul}, std::pair{std::string("conv5x5"), conv}}) {
+            const std::string text =
+                read(lang + file + (std::string(lang) == "kernels_cl/" ? ".cl" : ".cu"));
+            for (const auto& [name, value] : macros) {
+                INFO(lang << file << ": " << name);
+                CHECK(text.find("#define " + name + " " + std::to_string(value) + "\n") !=
+                      std::string::npos);
+            }
+        }
 }
