@@ -2,6 +2,8 @@
 // a missing compiler, and a real build of one kernel on every target whose compiler is here.
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <sys/wait.h>
@@ -129,4 +131,32 @@ TEST_CASE("compile: vecadd builds on every target whose compiler is installed") 
         else
             MESSAGE(t.name << " unavailable here");
     }
+}
+
+// Installing intel-opencl-icd for ocloc registers Intel's GPU driver (libigdrcl.so) on machines
+// without an Intel GPU: doctor warns about it, but a library that is no ICD at all still fails.
+TEST_CASE("doctor: a vendor driver without its hardware is a warning; a library that is no ICD fails") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(DUET_BINARY_DIR) / "doctor-vendors";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const char* igdrcl = "/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so";
+    if (fs::exists(igdrcl)) {
+        std::ofstream(dir / "intel.icd") << igdrcl << "\n";
+        const auto r = run_runapp("OCL_ICD_VENDORS=" + dir.string(), "doctor");
+        INFO(r.out);
+        CHECK(r.out.find("[WARN] ICD " + (dir / "intel.icd").string()) != std::string::npos);
+        CHECK(r.out.find("it reports no platform") != std::string::npos);
+        CHECK(r.out.find("without its hardware") != std::string::npos);
+        CHECK(r.out.find("[FAIL] ICD") == std::string::npos);
+        fs::remove(dir / "intel.icd");
+    } else {
+        MESSAGE("intel-opencl-icd is not installed: its no-hardware case is not checked here");
+    }
+    std::ofstream(dir / "notanicd.icd") << "libz.so.1\n";
+    const auto r = run_runapp("OCL_ICD_VENDORS=" + dir.string(), "doctor");
+    INFO(r.out);
+    CHECK(r.code == 3);
+    CHECK(r.out.find("[FAIL] ICD " + (dir / "notanicd.icd").string()) != std::string::npos);
+    fs::remove_all(dir);
 }
