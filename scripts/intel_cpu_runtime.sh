@@ -8,7 +8,7 @@
 # The runtime goes into a virtual environment in DUET_INTEL_OCL_DIR (default
 # ~/.cache/duet-intel-ocl), owned by this user; the folder printed holds one intel-cpu.icd that
 # names its libintelocl.so. The runtime's neighbouring libraries must be on LD_LIBRARY_PATH:
-# `--env` prints both assignments for `eval` (the runtime's own libOpenCL is not used).
+# `--env` prints both exports for `eval "$(bash scripts/intel_cpu_runtime.sh --env)"` (the runtime's own libOpenCL is not used).
 # Exit 0 with the folder on stdout; 1 (with the reason on stderr) when it cannot be installed,
 # e.g. offline.
 set -euo pipefail
@@ -45,7 +45,7 @@ for f in "$dir"/venv/lib/*.so*; do
     ln -sfn "$f" "$dir/libs/$(basename "$f")"
 done
 if [ "$mode" = --env ]; then
-    printf 'OCL_ICD_VENDORS=%q\nLD_LIBRARY_PATH=%q\n' "$dir/vendors" "$dir/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    printf 'export OCL_ICD_VENDORS=%q\nexport LD_LIBRARY_PATH=%q\n' "$dir/vendors" "$dir/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 else
     echo "$dir/vendors"
 fi

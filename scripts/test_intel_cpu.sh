@@ -9,7 +9,7 @@ if ! env_lines=$(bash "$here/intel_cpu_runtime.sh" --env); then
     echo "SKIPPED: Intel's CPU OpenCL runtime could not be installed (see above)"
     exit 77
 fi
-while IFS= read -r line; do export "${line%%=*}"="$(eval "printf '%s' ${line#*=}")"; done <<<"$env_lines"
+eval "$env_lines" # export OCL_ICD_VENDORS=... LD_LIBRARY_PATH=..., quoted by printf %q
 export OCL_ICD_FILENAMES=
 "$runapp" list
 "$runapp" compare vecadd --devices opencl --size 65536 --reps 2 --warmup 1
