@@ -141,7 +141,15 @@ TEST_CASE("doctor: a vendor driver without its hardware is a warning; a library 
     fs::remove_all(dir);
     fs::create_directories(dir);
     const char* igdrcl = "/usr/lib/x86_64-linux-gnu/intel-opencl/libigdrcl.so";
-    if (fs::exists(igdrcl)) {
+#if defined(__SANITIZE_ADDRESS__)
+    // The driver dlopens with RTLD_DEEPBIND, which ASan refuses by ending the process (.ci/run).
+    const bool asan = true;
+#else
+    const bool asan = false;
+#endif
+    if (asan) {
+        MESSAGE("under AddressSanitizer Intel's GPU driver cannot be loaded: its no-hardware case is not checked");
+    } else if (fs::exists(igdrcl)) {
         std::ofstream(dir / "intel.icd") << igdrcl << "\n";
         const auto r = run_runapp("OCL_ICD_VENDORS=" + dir.string(), "doctor");
         INFO(r.out);
