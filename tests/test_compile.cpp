@@ -110,6 +110,9 @@ TEST_CASE("compile: an unknown target names the known ones and exits 2") {
     CHECK(r.out.find("sm_90") != std::string::npos);
     r = run_runapp("", "compile nosuchapp --target spirv");
     CHECK(r.code == 2);
+    r = run_runapp("", "compile " DUET_SOURCE_DIR "/kernels_cu/vecadd.cu --target intel");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("choose nvidia") != std::string::npos);
 }
 
 TEST_CASE("compile: a missing compiler is listed as unavailable with its package, not a failure") {

@@ -96,6 +96,10 @@ int cmd_compile(const Cli& c) {
         for (auto& r : build_for(t, opencl ? cl : cu, opencl ? clh : cuh))
             results.push_back(r);
     }
+    if (results.empty())
+        throw duet::Error::usage(std::string("none of the targets chosen builds ") +
+                                 (cl.empty() ? "CUDA (.cu) files: choose nvidia or sm_XX"
+                                             : "OpenCL C (.cl) files: choose intel, amd, spirv or a target of theirs"));
     bool failed = false;
     for (const auto& r : results)
         failed = failed || (r.available && !r.ok);
