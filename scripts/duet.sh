@@ -17,7 +17,10 @@ mode=${1:-compare}
 
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers
           opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev
-          pocl-opencl-icd oclgrind clinfo)
+          pocl-opencl-icd oclgrind clinfo
+          # runapp compile's vendor compilers (ocloc; clang amdgcn + ROCm's device libraries;
+          # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.
+          intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv)
 
 install_packages() {
     [ "${DUET_SKIP_INSTALL:-0}" = 1 ] && return 0

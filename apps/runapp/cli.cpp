@@ -11,7 +11,7 @@ namespace {
 using duet::Error;
 
 const std::vector<std::string> commands = {"list", "info", "run", "compare", "tune", "bandwidth",
-                                           "doctor", "cache", "help", "version"};
+                                           "doctor", "cache", "compile", "help", "version"};
 
 int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
     // Ten digits: the largest value a caller allows (2147483647 for --seed) must pass.
@@ -53,6 +53,7 @@ void check_applies(const std::string& command, const std::vector<std::string>& g
         {"bandwidth", {"--backend", "--device", "--size", "--reps", "--warmup", "--format", "--timeout"}},
         {"doctor", {"--format", "--timeout"}},
         {"cache", {"--timeout"}},
+        {"compile", {"--target", "--format", "--output", "--timeout"}},
     };
     for (const auto& [cmd, allowed] : table) {
         if (cmd != command)
@@ -85,6 +86,10 @@ usage:
   runapp bandwidth [--device D]               host<->device and device<->device copies
   runapp doctor [--format json]               check loader, ICD files, libraries, devices
   runapp cache ls|clear                       the on-disk program cache
+  runapp compile [APP|FILE.cl|FILE.cu] [--target all|intel|amd|spirv|nvidia|NAME,...]
+                                              build kernels with the vendors' offline compilers
+                                              (ocloc, clang amdgcn, SPIR-V, ptxas) for GPUs this
+                                              machine lacks: registers, spills, local memory
   runapp --version | help
 
 apps: vecadd, matmul, conv5x5, reduction
@@ -132,7 +137,7 @@ Cli parse(int argc, char** argv) {
             static const std::vector<std::string> valued = {
                 "--backend", "--device", "--devices", "--size", "--variant", "--local", "--reps",
                 "--warmup", "--seed", "--verify", "--format", "--output", "--html", "--define",
-                "--timeout"};
+                "--timeout", "--target"};
             if (std::find(valued.begin(), valued.end(), name) == valued.end())
                 throw Error::usage("unknown option '" + name + "' (see runapp --help)");
             given.push_back(name);
@@ -181,6 +186,7 @@ Cli parse(int argc, char** argv) {
                 else throw Error::usage("--format '" + v + "': give table, json or csv");
             }
             else if (name == "--output") c.output = v;
+            else if (name == "--target") c.target = v;
             else if (name == "--html") c.html = v;
             else if (name == "--define") {
                 const auto eq = v.find('=');

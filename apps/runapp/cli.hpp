@@ -30,6 +30,7 @@ struct Cli {
     std::uint64_t seed = 42;
     std::vector<std::pair<std::string, std::string>> defines; // --define NAME=VALUE
     double timeout_s = 0;                // --timeout
+    std::string target;                  // --target (compile)
     bool quiet = false;                  // --quiet: no progress lines
 };
 

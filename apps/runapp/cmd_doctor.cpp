@@ -172,8 +172,15 @@ int cmd_doctor(const Cli& c) {
             continue;
         }
         if (p.platforms.empty()) {
-            steps.push_back({"FAIL", "ICD " + from, lib + ": " + p.error,
-                             "the vendor library loads but offers no platform: check its driver"});
+            // A vendor driver installed without its hardware (intel-opencl-icd for ocloc on a
+            // machine with no Intel GPU) offers no platform; the loader skips it, so it is a
+            // warning like a platform with no device, not a broken set-up.
+            const bool no_hardware = p.error == "it reports no platform";
+            steps.push_back({no_hardware ? "WARN" : "FAIL", "ICD " + from, lib + ": " + p.error,
+                             no_hardware ? "a vendor driver without its hardware (or without access to it): "
+                                           "harmless if this machine has no such GPU; otherwise check the "
+                                           "driver and the permissions of /dev/dri"
+                                         : "the vendor library loads but offers no platform: check its driver"});
             continue;
         }
         for (const auto& [name, nd] : p.platforms)

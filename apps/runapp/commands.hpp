@@ -13,6 +13,8 @@ int cmd_tune(const Cli& c);
 int cmd_bandwidth(const Cli& c);
 int cmd_doctor(const Cli& c);
 int cmd_cache(const Cli& c);
+// runapp compile: vendor offline compilers on Duet's kernels (cmd_compile*.cpp).
+int cmd_compile(const Cli& c);
 // The device a command works on: --backend/--device, or the default device.
 duet::Device& chosen_device(const Cli& c);
 

@@ -82,7 +82,7 @@ int dispatch(int argc, char** argv, const runapp::Cli& c) {
         return 0;
     }
     if (c.command != "run" && c.command != "compare" && c.command != "tune" && c.command != "info" &&
-        c.command != "cache" && !c.positional.empty())
+        c.command != "cache" && c.command != "compile" && !c.positional.empty())
         throw duet::Error::usage("runapp " + c.command + " takes no argument '" + c.positional[0] + "'");
     if (c.command == "list") return cmd_list(c);
     if (c.command == "info") return cmd_info(c);
@@ -92,6 +92,7 @@ int dispatch(int argc, char** argv, const runapp::Cli& c) {
     if (c.command == "bandwidth") return cmd_bandwidth(c);
     if (c.command == "doctor") return cmd_doctor(c);
     if (c.command == "cache") return cmd_cache(c);
+    if (c.command == "compile") return cmd_compile(c);
     throw duet::Error::usage("unknown command " + c.command);
 }
 

@@ -1,0 +1,183 @@
+// runapp compile [APP|FILE.cl|FILE.cu] --target LIST: builds kernels with the vendors' offline
+// compilers and prints, per kernel and target, success or the log and the resources used.
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <duet/duet.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cmd_compile.hpp"
+#include "commands.hpp"
+
+namespace runapp {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace compile;
+
+bool is_main(const std::string& name, const std::string& ext) { return fs::path(name).extension() == ext; }
+
+// The files to build: every shipped kernel file, one app's, or a user's file.
+void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<SourceFile>& cu,
+                    std::vector<SourceFile>& cl_headers, std::vector<SourceFile>& cu_headers) {
+    if (c.positional.size() > 1)
+        throw duet::Error::usage("runapp compile takes one APP or FILE.cl/FILE.cu, not " +
+                                 std::to_string(c.positional.size()));
+    const std::string what = c.positional.empty() ? "" : c.positional[0];
+    for (auto& f : duet::kernel_files(duet::Language::opencl))
+        (is_main(f.name, ".cl") ? cl : cl_headers).push_back(f);
+    for (auto& f : duet::kernel_files(duet::Language::cuda))
+        (is_main(f.name, ".cu") ? cu : cu_headers).push_back(f);
+    if (what.empty())
+        return;
+    const std::string ext = fs::path(what).extension().string();
+    if (ext == ".cl" || ext == ".cu") {
+        std::ifstream in(what, std::ios::binary);
+        std::error_code ec;
+        if (!in || !fs::is_regular_file(what, ec))
+            throw duet::Error::usage("cannot read kernel file '" + what + "': check the path");
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        SourceFile user;
+        user.name = fs::path(what).filename().string();
+        user.text = ss.str();
+        cl.clear();
+        cu.clear();
+        (ext == ".cl" ? cl : cu).push_back(user);
+        return;
+    }
+    auto keep = [&](std::vector<SourceFile>& v, const std::string& e) {
+        std::vector<SourceFile> k;
+        for (auto& f : v)
+            if (f.name == what + e)
+                k.push_back(f);
+        v = k;
+    };
+    keep(cl, ".cl");
+    keep(cu, ".cu");
+    if (cl.empty() && cu.empty())
+        throw duet::Error::usage("'" + what + "' is neither an app (vecadd, matmul, conv5x5, reduction) "
+                                 "nor a .cl or .cu file");
+}
+
+std::string num(long v) { return v < 0 ? "-" : std::to_string(v); }
+
+std::string regs(const std::string& group, const KernelUsage& k) {
+    if (group == "amd")
+        return "v" + num(k.vgpr) + " s" + num(k.sgpr) + (k.agpr > 0 ? " a" + num(k.agpr) : "");
+    return num(k.vgpr);
+}
+
+std::string today() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+    return buf;
+}
+
+} // namespace
+
+int cmd_compile(const Cli& c) {
+    const std::vector<Target> ts = select_targets(c.target.empty() ? "all" : c.target);
+    std::vector<SourceFile> cl, cu, clh, cuh;
+    choose_sources(c, cl, cu, clh, cuh);
+    std::vector<FileResult> results;
+    for (const auto& t : ts) {
+        const bool opencl = t.language == "opencl";
+        if ((opencl ? cl : cu).empty())
+            continue;
+        if (!c.quiet && c.format == Format::table)
+            std::cerr << "compiling for " << t.name << "...\n";
+        for (auto& r : build_for(t, opencl ? cl : cu, opencl ? clh : cuh))
+            results.push_back(r);
+    }
+    if (results.empty())
+        throw duet::Error::usage(std::string("none of the targets chosen builds ") +
+                                 (cl.empty() ? "CUDA (.cu) files: choose nvidia or sm_XX"
+                                             : "OpenCL C (.cl) files: choose intel, amd, spirv or a target of theirs"));
+    bool failed = false;
+    for (const auto& r : results)
+        failed = failed || (r.available && !r.ok);
+    auto group_of = [&](const std::string& name) {
+        for (const auto& t : targets())
+            if (t.name == name)
+                return t.group;
+        return std::string();
+    };
+    std::ostringstream os;
+    if (c.format == Format::json) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& r : results) {
+            nlohmann::json ks = nlohmann::json::array();
+            for (const auto& k : r.kernels)
+                ks.push_back({{"kernel", k.kernel}, {"vgpr", k.vgpr}, {"sgpr", k.sgpr}, {"agpr", k.agpr},
+                              {"spill_bytes", k.spill}, {"scratch_bytes", k.scratch}, {"local_bytes", k.local},
+                              {"max_work_group", k.max_wg}, {"simd", k.simd}, {"note", k.note}});
+            j.push_back({{"target", r.target}, {"file", r.file}, {"available", r.available}, {"ok", r.ok},
+                         {"log", r.log}, {"seconds", r.seconds}, {"kernels", ks}});
+        }
+        os << nlohmann::json{{"date", today()}, {"tools", tool_versions(ts)}, {"results", j}, {"ok", !failed}}.dump(2)
+           << "\n";
+    } else if (c.format == Format::csv) {
+        os << "target,file,kernel,status,registers,sgpr,agpr,spill_bytes,scratch_bytes,local_bytes,max_work_group,simd\n";
+        for (const auto& r : results) {
+            if (!r.ok) {
+                os << r.target << "," << r.file << ",," << (r.available ? "FAIL" : "unavailable") << ",,,,,,,,\n";
+                continue;
+            }
+            for (const auto& k : r.kernels)
+                os << r.target << "," << r.file << "," << k.kernel << ",ok," << k.vgpr << "," << k.sgpr << ","
+                   << k.agpr << "," << k.spill << "," << k.scratch << "," << k.local << "," << k.max_wg << ","
+                   << k.simd << "\n";
+        }
+    } else {
+        os << "# runapp compile, " << today() << "\n";
+        for (const auto& v : tool_versions(ts))
+            os << "#   " << v << "\n";
+        os << std::left << std::setw(9) << "target" << std::setw(24) << "kernel" << std::setw(6) << "ok"
+           << std::setw(17) << "registers" << std::setw(8) << "spill" << std::setw(9) << "scratch"
+           << std::setw(8) << "local" << std::setw(8) << "max WG" << "SIMD\n";
+        std::vector<std::string> unavailable;
+        for (const auto& r : results) {
+            if (!r.available) {
+                const std::string line = r.target + ": " + r.log;
+                if (std::find(unavailable.begin(), unavailable.end(), line) == unavailable.end())
+                    unavailable.push_back(line);
+                continue;
+            }
+            if (!r.ok) {
+                os << std::setw(9) << r.target << std::setw(24) << r.file << "FAIL\n";
+                std::istringstream log(r.log);
+                for (std::string line; std::getline(log, line);)
+                    os << "    " << line << "\n";
+                continue;
+            }
+            for (const auto& k : r.kernels)
+                os << std::setw(9) << r.target << std::setw(24) << k.kernel << std::setw(6) << "ok"
+                   << std::setw(17) << regs(group_of(r.target), k) << std::setw(8) << num(k.spill)
+                   << std::setw(9) << num(k.scratch) << std::setw(8) << num(k.local) << std::setw(8)
+                   << num(k.max_wg) << num(k.simd) << "\n";
+        }
+        for (const auto& u : unavailable)
+            os << "unavailable " << u << "\n";
+        os << "(registers: AMD VGPR/SGPR/AGPR, NVIDIA per thread, Intel not reported by ocloc; spill and "
+              "scratch in bytes, scratch per work-item (Intel: per hardware thread); max WG: AMD's "
+              "flat limit, NVIDIA's from the register count, Intel's only where reqd_work_group_size "
+              "fixes it)\n";
+    }
+    if (!c.output.empty()) {
+        std::ofstream out(c.output);
+        if (!(out << os.str()))
+            throw duet::Error::usage("cannot write --output '" + c.output + "'");
+    } else {
+        std::cout << os.str();
+    }
+    return failed ? 1 : 0;
+}
+
+} // namespace runapp
