@@ -13,7 +13,7 @@ __kernel void histogram(__global const int* data, __global int* hist, const int 
         bins[b] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (i < n)
-        atomic_inc(&bins[data[i] & 255]);
+        atomic_add(&bins[data[i] & 255], 1);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int b = l; b < 256; b += ls)
         if (bins[b] != 0)
