@@ -4,7 +4,9 @@
 
 // A duet::local(bytes) argument arrives in CUDA as a byte offset into the launch's dynamic
 // shared memory (CUDA has a single dynamic shared array per launch; the backend lays the
-// local arguments out in it, 16-byte aligned, in argument order).
+// local arguments out in it, 16-byte aligned, in argument order). A kernel may instead have no
+// parameter for its local arguments and declare `extern __shared__` memory: the backend then
+// makes them that array, laid out the same way (the first at byte 0).
 typedef unsigned int duet_local_t;
 extern __shared__ __align__(16) unsigned char duet_dynamic_smem[];
 #define DUET_LOCAL(type, arg) (reinterpret_cast<type*>(duet_dynamic_smem + (arg)))

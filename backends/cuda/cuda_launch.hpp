@@ -22,18 +22,19 @@ inline constexpr std::size_t local_alignment = 16;
 
 // One launch, ready for cudaLaunchKernel. argv points into the plan's own vectors and into the
 // KernelArg span it was made from, so both must outlive the launch call (not the launch).
+//
+// duet::local arguments: a kernel whose parameters are as many as the arguments takes each as a
+// duet_local_t byte offset (kernels_cu/duet_cuda.cuh); a kernel with no parameter for any of
+// them (`extern __shared__ int bins[];`, the parameter count from cudaFuncGetParamInfo) takes
+// them as its dynamic shared memory. Either way the first starts at byte 0 and each next one at
+// the first 16-byte boundary after the end of the one before, in argument order.
 struct LaunchPlan {
     dim3 grid, block;
     std::size_t shared_bytes = 0;     // dynamic shared memory: all local arguments
-    std::vector<void*> argv;          // one pointer per argument, to its value
+    std::vector<void*> argv;          // one pointer per kernel parameter, to its value
     std::vector<void*> pointers;      // device addresses of buffer arguments
     std::vector<LocalOffset> offsets; // offsets of local arguments
 };
-
-// The local size used when the Range has none: in 1D the largest of 256, 128, ..., 1 that
-// divides the global size; 16x16 in 2D and 8x8x4 in 3D, each dimension falling back to smaller
-// powers of two that divide; halved until the kernel can launch that many threads.
-std::array<std::size_t, 3> default_local_size(const Range& range, std::size_t max_threads);
 
 // Checks `range` and `args` against `kernel` and its device, and converts them. Usage Errors
 // name the limit (threads per block, block dimensions, grid size, shared memory, arguments).

@@ -94,7 +94,7 @@ CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, s
     constexpr std::size_t max_parameters = 8192;
     for (std::size_t i = 0;; ++i) {
         if (i == max_parameters) {
-            parameter_sizes_.clear();
+            signature_ = {};
             break;
         }
         std::size_t offset = 0, size = 0;
@@ -103,18 +103,20 @@ CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, s
                    "cudaFuncGetParamInfo");
         if (prc != cudaSuccess) {
             (void)cudaGetLastError();
-            parameters_known_ = prc == cudaErrorInvalidValue && i > 0;
-            if (!parameters_known_)
-                parameter_sizes_.clear();
+            signature_.known = prc == cudaErrorInvalidValue && i > 0;
+            if (!signature_.known)
+                signature_.params.clear();
             break;
         }
-        parameter_sizes_.push_back(size);
+        KernelParam p;
+        p.size = size;
+        signature_.params.push_back(p);
     }
     duet::log().debug("cuda: kernel {} on {}: {} registers, {} bytes static shared, max {} "
                       "threads per block, {} parameters{}",
                       name_, device.label(), attributes_.numRegs, attributes_.sharedSizeBytes,
-                      attributes_.maxThreadsPerBlock, parameter_sizes_.size(),
-                      parameters_known_ ? "" : " (unknown)");
+                      attributes_.maxThreadsPerBlock, signature_.params.size(),
+                      signature_.known ? "" : " (unknown)");
 }
 
 void CudaKernel::allow_dynamic_shared(std::size_t dynamic_bytes) {

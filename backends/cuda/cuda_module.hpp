@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <duet/backend/launch_checks.hpp>
 #include <duet/device.hpp>
 
 namespace duet::cuda {
@@ -65,9 +66,9 @@ class CudaKernel final : public Kernel {
     CudaDevice& device() const { return *device_; }
     const CudaModule& module() const { return *module_; }
     const cudaFuncAttributes& attributes() const { return attributes_; }
-    // Byte size of each parameter as compiled (cudaFuncGetParamInfo); empty when unknown.
-    const std::vector<std::size_t>& parameter_sizes() const { return parameter_sizes_; }
-    bool parameters_known() const { return parameters_known_; }
+    // Parameters as compiled (cudaFuncGetParamInfo): sizes only, kind unknown; `known` is false
+    // when the driver cannot say.
+    const KernelSignature& signature() const { return signature_; }
     // Makes `dynamic_bytes` of dynamic shared memory launchable: above the default limit the
     // kernel must opt in (once) with cudaFuncAttributeMaxDynamicSharedMemorySize. Over the
     // device's opt-in limit is a usage Error naming it. The device must be current.
@@ -79,8 +80,7 @@ class CudaKernel final : public Kernel {
     std::string name_;
     cudaKernel_t kernel_ = nullptr;
     cudaFuncAttributes attributes_{};
-    std::vector<std::size_t> parameter_sizes_;
-    bool parameters_known_ = false;
+    KernelSignature signature_;
     double build_ms_ = 0;
     bool cache_hit_ = false;
     // Dynamic shared bytes launchable without a further cudaFuncSetAttribute call. Only grows:

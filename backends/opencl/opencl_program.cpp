@@ -1,4 +1,5 @@
 // Program builds: from the on-disk cache when an entry loads, from source otherwise.
+#include <cctype>
 #include <chrono>
 
 #include <duet/backend/log.hpp>
@@ -44,7 +45,82 @@ std::string build_options(const BuildOptions& options) {
     }
     if (options.fast_math)
         s += " -cl-fast-relaxed-math";
+    s += " -cl-kernel-arg-info"; // parameter names and types for launch checks (kernel_signature)
     return s;
+}
+
+namespace {
+
+// Bytes of an OpenCL C scalar or vector type named like "float", "uint4", "double3"; 0 when
+// not one (a struct: its size is not checked).
+std::size_t type_size(std::string t) {
+    static const std::pair<const char*, std::size_t> bases[] = {
+        {"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"half", 2}, {"int", 4},
+        {"uint", 4}, {"float", 4}, {"long", 8}, {"ulong", 8}, {"double", 8},
+        {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8}};
+    std::size_t digits = t.size();
+    while (digits > 0 && std::isdigit(static_cast<unsigned char>(t[digits - 1])))
+        --digits;
+    const std::size_t n = digits < t.size() ? std::stoul(t.substr(digits)) : 1;
+    t.resize(digits);
+    for (const auto& [name, size] : bases)
+        if (t == name)
+            return size * (n == 3 ? 4 : n);
+    return 0;
+}
+
+template <class T> bool arg_info(const cl::Kernel& k, cl_uint i, cl_kernel_arg_info what, T& out) {
+    try {
+        return k.getArgInfo(i, what, &out) == CL_SUCCESS;
+    } catch (const cl::Error&) {
+        return false; // CL_KERNEL_ARG_INFO_NOT_AVAILABLE: built without -cl-kernel-arg-info
+    }
+}
+
+} // namespace
+
+KernelSignature kernel_signature(const cl::Kernel& k) {
+    KernelSignature sig;
+    cl_uint count = 0;
+    if (clGetKernelInfo(k(), CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr) != CL_SUCCESS)
+        return sig;
+    sig.known = true;
+    sig.params.resize(count);
+    for (cl_uint i = 0; i < count; ++i) {
+        KernelParam& p = sig.params[i];
+        cl_kernel_arg_address_qualifier space = 0;
+        std::string type, name;
+        if (!arg_info(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, space))
+            continue; // no argument information: the count alone is checked
+        arg_info(k, i, CL_KERNEL_ARG_TYPE_NAME, type);
+        arg_info(k, i, CL_KERNEL_ARG_NAME, name);
+        while (!type.empty() && type.back() == '\0')
+            type.pop_back();
+        while (!name.empty() && name.back() == '\0')
+            name.pop_back();
+        p.name = name;
+        switch (space) {
+        case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+        case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+            p.kind = KernelParam::Kind::buffer;
+            p.type = (space == CL_KERNEL_ARG_ADDRESS_GLOBAL ? "global " : "constant ") + type;
+            p.size = sizeof(cl_mem);
+            break;
+        case CL_KERNEL_ARG_ADDRESS_LOCAL:
+            p.kind = KernelParam::Kind::local;
+            p.type = "local " + type;
+            break;
+        default:
+            // Private: a value, unless it is an image or sampler (not Duet arguments).
+            p.kind = type.find("image") != std::string::npos || type == "sampler_t"
+                         ? KernelParam::Kind::unknown
+                         : KernelParam::Kind::scalar;
+            p.type = type;
+            p.size = p.kind == KernelParam::Kind::scalar ? type_size(type) : 0;
+            break;
+        }
+    }
+    return sig;
 }
 
 std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string& source,

@@ -1,8 +1,10 @@
 #pragma once
 // Building programs (embedded sources, user sources, the binary cache) and kernels.
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include <duet/backend/launch_checks.hpp>
 #include <duet/device.hpp>
 
 #include "opencl_common.hpp"
@@ -20,19 +22,27 @@ struct ProgramEntry {
     bool cache_hit = false;
 };
 
-// A kernel of a built program.
+// The parameters of `k`: their count always (CL_KERNEL_NUM_ARGS); kind, type, size and name
+// from clGetKernelArgInfo where the implementation gives them (programs are built with
+// -cl-kernel-arg-info for this), kind unknown where it does not.
+KernelSignature kernel_signature(const cl::Kernel& k);
+
+// A kernel of a built program. clSetKernelArg changes the cl_kernel, so a launch sets the
+// arguments and enqueues under launch_mutex(): launches from several threads are safe.
 class OpenclKernel final : public Kernel {
 public:
     OpenclKernel(cl::Kernel k, std::string name, std::shared_ptr<ProgramEntry> program,
                  std::size_t max_wg, double build_ms, bool hit)
         : kernel_(std::move(k)), name_(std::move(name)), program_(std::move(program)),
-          max_wg_(max_wg), build_ms_(build_ms), hit_(hit) {}
+          max_wg_(max_wg), build_ms_(build_ms), hit_(hit), signature_(kernel_signature(kernel_)) {}
     const std::string& name() const override { return name_; }
     std::size_t max_work_group_size() const override { return max_wg_; }
     double build_ms() const override { return build_ms_; }
     bool cache_hit() const override { return hit_; }
     const std::string& build_options() const override { return program_->options; }
     cl::Kernel& get() { return kernel_; }
+    const KernelSignature& signature() const { return signature_; }
+    std::mutex& launch_mutex() { return launch_mutex_; }
 
 private:
     cl::Kernel kernel_;
@@ -41,6 +51,8 @@ private:
     std::size_t max_wg_;
     double build_ms_;
     bool hit_;
+    KernelSignature signature_;
+    std::mutex launch_mutex_;
 };
 
 // The compiler options for a build: the defines, fast math only when asked for.

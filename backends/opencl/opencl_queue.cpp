@@ -1,5 +1,8 @@
 // Queue operations. Sizes, offsets, ranges and argument kinds are checked here, before the
 // driver sees them, so a mistake is reported with the numbers that make it one.
+#include <algorithm>
+
+#include <duet/backend/launch_checks.hpp>
 #include <duet/backend/log.hpp>
 
 #include "opencl_check.hpp"
@@ -73,6 +76,14 @@ OpenclQueue::OpenclQueue(OpenclDevice& dev, bool timing) : timing_(timing), dev_
                 rethrow(err, "waiting for a queue (an operation failed)");
             }
         });
+}
+
+OpenclQueue::~OpenclQueue() {
+    try {
+        queue_.finish();
+    } catch (...) {
+        // An operation failed: nothing is left running, and a destructor does not throw.
+    }
 }
 
 const cl::Buffer& OpenclQueue::buffer_of(const Buffer& b, const char* role) const {
@@ -149,27 +160,44 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<con
     auto* k = dynamic_cast<OpenclKernel*>(&kernel);
     if (!k)
         throw Error::usage("kernel " + kernel.name() + " was not built for " + dev_.where());
-    range.validate();
     const auto& info = dev_.info();
+    // The runtime's one default work-group rule, the same as on CUDA.
+    const std::array<std::size_t, 3> l =
+        range.has_local() ? range.local_size() : default_local_size(range, k->max_work_group_size());
     // Built only when something fails: a launch is a hot path.
-    auto doing = [&] { return "launching " + k->name() + " over " + range.to_string() + " on " + dev_.where(); };
-    if (range.has_local()) {
-        if (range.local_items() > info.max_work_group_size)
-            throw Error::usage(doing() + ": local size of " + std::to_string(range.local_items()) +
-                               " work-items is over the device's limit of " +
-                               std::to_string(info.max_work_group_size));
-        if (range.local_items() > k->max_work_group_size())
-            throw Error::usage(doing() + ": local size of " + std::to_string(range.local_items()) +
-                               " work-items is over this kernel's limit of " +
-                               std::to_string(k->max_work_group_size()) +
-                               " on this device (registers or local memory)");
-        for (int d = 0; d < range.dims(); ++d)
-            if (info.max_work_item_sizes[d] && range.local_size()[d] > info.max_work_item_sizes[d])
-                throw Error::usage(doing() + ": local size " + std::to_string(range.local_size()[d]) +
-                                   " in dimension " + std::to_string(d) + " is over the limit of " +
-                                   std::to_string(info.max_work_item_sizes[d]));
-    }
+    auto doing = [&] {
+        return "launching " + k->name() + " over " + range.to_string() +
+               (range.has_local() ? "" : " (local size chosen: " + std::to_string(l[0]) + "x" +
+                                             std::to_string(l[1]) + "x" + std::to_string(l[2]) + ")") +
+               " on " + dev_.where();
+    };
+    LaunchLimits limits;
+    limits.max_local = info.max_work_item_sizes;
+    limits.max_group_items = std::min(k->max_work_group_size(), info.max_work_group_size);
+    limits.local_name = "CL_DEVICE_MAX_WORK_ITEM_SIZES";
+    limits.group_items_name = "CL_KERNEL_WORK_GROUP_SIZE";
+    if (std::string problem = launch_range_problem(range, l, limits); !problem.empty())
+        throw Error::usage(doing() + ": " + problem);
+    if (std::string problem = kernel_args_problem(k->signature(), args); !problem.empty())
+        throw Error::usage(doing() + ": " + problem);
     std::size_t local_total = 0;
+    for (const auto& a : args)
+        if (a.kind == KernelArg::Kind::local)
+            local_total += a.size;
+    if (local_total > info.local_mem_bytes)
+        throw Error::usage(doing() + ": " + std::to_string(local_total) +
+                           " bytes of local memory asked for, the device has " +
+                           std::to_string(info.local_mem_bytes));
+    const auto& g = range.global();
+    cl::NDRange global = range.dims() == 1 ? cl::NDRange(g[0])
+                         : range.dims() == 2 ? cl::NDRange(g[0], g[1])
+                                             : cl::NDRange(g[0], g[1], g[2]);
+    cl::NDRange local = range.dims() == 1 ? cl::NDRange(l[0])
+                        : range.dims() == 2 ? cl::NDRange(l[0], l[1])
+                                            : cl::NDRange(l[0], l[1], l[2]);
+    // Arguments belong to one launch: set and enqueued under the kernel's lock, so another
+    // thread's launch cannot change them in between (clSetKernelArg mutates the cl_kernel).
+    std::lock_guard lock(k->launch_mutex());
     try {
         for (std::size_t i = 0; i < args.size(); ++i) {
             const auto& a = args[i];
@@ -181,34 +209,26 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<con
             case KernelArg::Kind::scalar:
                 if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, a.value.data()); e != CL_SUCCESS)
                     fail(e, "clSetKernelArg", doing() + ": argument " + std::to_string(i) + " (a " +
-                                                  std::to_string(a.size) + "-byte scalar)");
+                                                  std::to_string(a.size) + "-byte scalar) of " +
+                                                  k->name() + k->signature().to_string());
                 break;
             case KernelArg::Kind::local:
-                local_total += a.size;
                 if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, nullptr); e != CL_SUCCESS)
-                    fail(e, "clSetKernelArg", doing() + ": argument " + std::to_string(i) + " (local memory)");
+                    fail(e, "clSetKernelArg", doing() + ": argument " + std::to_string(i) +
+                                                  " (local memory) of " + k->name() +
+                                                  k->signature().to_string());
                 break;
             }
         }
-        if (local_total > info.local_mem_bytes)
-            throw Error::usage(doing() + ": " + std::to_string(local_total) +
-                               " bytes of local memory asked for, the device has " +
-                               std::to_string(info.local_mem_bytes));
-        const auto& g = range.global();
-        const auto& l = range.local_size();
-        cl::NDRange global = range.dims() == 1 ? cl::NDRange(g[0])
-                             : range.dims() == 2 ? cl::NDRange(g[0], g[1])
-                                                 : cl::NDRange(g[0], g[1], g[2]);
-        cl::NDRange local = !range.has_local() ? cl::NullRange
-                            : range.dims() == 1 ? cl::NDRange(l[0])
-                            : range.dims() == 2 ? cl::NDRange(l[0], l[1])
-                                                : cl::NDRange(l[0], l[1], l[2]);
         cl::Event e;
         if (log().should_log(spdlog::level::debug))
             log().debug("clEnqueueNDRangeKernel({}, {})", k->name(), range.to_string());
         queue_.enqueueNDRangeKernel(k->get(), cl::NullRange, global, local, nullptr, event_slot(e));
         return wrap(e);
     } catch (const cl::Error& err) {
+        if (err.err() == CL_INVALID_KERNEL_ARGS)
+            rethrow(err, doing() + ": an argument is not set; the kernel's parameters are " +
+                             k->signature().to_string());
         rethrow(err, doing());
     }
 }

@@ -25,6 +25,8 @@ private:
 class OpenclQueue final : public Queue {
 public:
     OpenclQueue(OpenclDevice& dev, bool timing);
+    // Waits for what is queued: a pending non-blocking transfer never outlives its queue.
+    ~OpenclQueue() override;
     Event write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
                       bool blocking) override;
     Event read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,

@@ -1,13 +1,19 @@
 #include <duet/error.hpp>
 #include <duet/range.hpp>
 
+#include <limits>
+
 namespace duet {
 
 Range Range::rounded_up() const {
     Range r = *this;
     for (int d = 0; d < 3; ++d)
-        if (has_local_ && local_[d] > 0)
+        if (has_local_ && local_[d] > 0) {
+            if (global_[d] > std::numeric_limits<std::size_t>::max() - (local_[d] - 1))
+                throw Error::usage("launch range " + to_string() +
+                                   ": rounding the global size up overflows size_t");
             r.global_[d] = round_up(global_[d], local_[d]);
+        }
     return r;
 }
 

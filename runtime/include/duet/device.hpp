@@ -53,7 +53,9 @@ struct BuildOptions {
     KernelSources sources;   // empty: the kernel is looked up among Duet's own kernels
 };
 
-// A compiled kernel ready to launch.
+// A compiled kernel ready to launch. One Kernel may be launched from several threads at once
+// (on any queues): each launch carries all its arguments, which never carry over to another
+// launch; the OpenCL backend sets them and enqueues under a per-kernel lock.
 class Kernel {
 public:
     virtual ~Kernel() = default;
@@ -70,6 +72,10 @@ public:
 };
 
 // An in-order command queue (a CUDA stream). Transfers and launches return timing Events.
+// Non-blocking transfers (blocking = false) only start the copy: the host memory must stay
+// alive and, for a write, unchanged until the transfer is done (Event::wait() or finish());
+// freeing it earlier is a use-after-free. A Queue waits for its pending work when destroyed,
+// so destroy the queue (or call finish()) before the host memory it reads into or writes from.
 class Queue {
 public:
     virtual ~Queue() = default;
@@ -84,7 +90,13 @@ public:
     // Fills `bytes` of `dst` with a repeated pattern of 1, 2, 4, 8 or 16 bytes.
     virtual Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
                              std::size_t bytes) = 0;
-    // Launches `kernel` over `range` with already converted arguments.
+    // Launches `kernel` over `range` with already converted arguments. Checked first, the same
+    // on both backends (usage Errors): the argument count against the kernel's (an unset
+    // argument is named), each argument's kind (buffer, scalar, local) and scalar size against
+    // its parameter, the range against the device's and the kernel's limits and size_t
+    // overflow. Without a local size, both backends choose it by one rule
+    // (duet::default_local_size). CUDA: duet::local arguments the kernel has no parameter for
+    // become its `extern __shared__` memory, laid out as cuda_launch.hpp says.
     virtual Event launch_args(Kernel& kernel, const Range& range,
                               std::span<const KernelArg> args) = 0;
     // Waits until everything queued has finished.

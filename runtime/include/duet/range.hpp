@@ -22,7 +22,8 @@ public:
         has_local_ = true;
         return *this;
     }
-    // The same global size rounded up to a multiple of the local size in every dimension.
+    // The same global size rounded up to a multiple of the local size in every dimension
+    // (a usage Error where that overflows size_t).
     Range rounded_up() const;
 
     int dims() const { return dims_; }
