@@ -16,7 +16,7 @@ mode=${1:-compare}
 [ $# -gt 0 ] && shift
 
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers
-          opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev
+          opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libssl-dev
           pocl-opencl-icd oclgrind clinfo)
 
 install_packages() {
