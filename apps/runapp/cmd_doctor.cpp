@@ -141,6 +141,9 @@ std::vector<std::pair<std::string, std::string>> icd_files(std::vector<Step>& st
 
 int cmd_doctor(const Cli& c) {
     std::vector<Step> steps;
+    // The backends first: the OpenCL one checks the ICD libraries before the loader opens
+    // them (once per process), so the loader's own calls below cannot map a truncated one.
+    (void)duet::backend_reports();
     // 1. The ICD loader.
     if (void* h = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)) {
         Dl_info info{};

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <dlfcn.h>
@@ -134,10 +135,24 @@ std::vector<PlatformReport> screen_icds(std::string& vendor_dir) {
     return bad;
 }
 
+std::optional<std::string> saved_env(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+void restore_env(const char* name, const std::optional<std::string>& v) {
+    if (v)
+        ::setenv(name, v->c_str(), 1);
+    else
+        ::unsetenv(name);
+}
+
 class OpenclBackend final : public Backend {
 public:
     OpenclBackend() {
         report_.name = "opencl";
+        const auto saved_vendors = saved_env("OCL_ICD_VENDORS");
+        const auto saved_filenames = saved_env("OCL_ICD_FILENAMES");
         std::string vendor_dir;
         const auto bad = screen_icds(vendor_dir);
         try {
@@ -145,7 +160,11 @@ public:
         } catch (const std::exception& e) {
             report_.reason = e.what();
         }
-        if (!vendor_dir.empty()) {
+        if (!bad.empty()) {
+            // The loader has read its list (it does so once per process): the user's settings
+            // come back for anything that reads them later (doctor, child processes).
+            restore_env("OCL_ICD_VENDORS", saved_vendors);
+            restore_env("OCL_ICD_FILENAMES", saved_filenames);
             std::error_code ec;
             fs::remove_all(vendor_dir, ec);
         }

@@ -140,6 +140,7 @@ struct Registry {
     std::vector<Device*> devices;  // every device, in that order
 
     Registry() {
+        log(); // made now, so that a wrong DUET_LOG_LEVEL is reported by every command
         for (const auto& name : known_backends()) {
             slots.push_back(std::make_unique<Slot>());
             slots.back()->name = name;
