@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <duet/backend/log.hpp>
+#include <duet/backend/private_files.hpp>
 #include <duet/backend/program_cache.hpp>
 #include <nlohmann/json.hpp>
 
@@ -463,14 +464,28 @@ std::string TuningStore::default_path() {
 TuningStore::TuningStore(std::string path) : path_(std::move(path)) {
     if (path_.empty())
         return;
-    std::ifstream in(path_);
-    if (!in)
-        return; // no sweep has been stored yet
-    const Json j = Json::parse(in, nullptr, false);
+    // Tuned parameters become build defines: only a file in a private directory, a regular
+    // file (a FIFO would hang the read), of a bounded size, is read.
+    std::string why;
+    const fs::path file(path_);
+    if (file.has_parent_path() && !make_private_dir(file.parent_path().string(), &why)) {
+        log().warn("tuned parameters in {} not used: {}", path_, why);
+        return;
+    }
+    const auto text = read_private_file(path_, std::size_t(16) << 20, &why);
+    if (!text) {
+        if (!why.empty()) // otherwise no sweep has been stored yet
+            log().warn("tuned parameters in {} not used: {}. Fix: remove it (rm {}) and run "
+                       "`runapp tune` again",
+                       path_, why, path_);
+        return;
+    }
+    const Json j = Json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("entries") || !j["entries"].is_array()) {
-        log().warn("tuned parameters in {} are unreadable (not a Duet tuning file); ignoring "
-                   "them: the kernels' defaults are used until `runapp tune` rewrites it",
-                   path_);
+        log().warn("tuned parameters in {} are unreadable (damaged, or not a Duet tuning file); "
+                   "ignoring them: the kernels' defaults are used until `runapp tune` rewrites "
+                   "it, or remove it (rm {})",
+                   path_, path_);
         return;
     }
     for (const auto& item : j["entries"]) {
@@ -513,29 +528,12 @@ bool TuningStore::save(std::string* why) const {
         j["entries"].push_back(to_json(e));
 
     const fs::path target(path_);
-    std::error_code ec;
-    if (target.has_parent_path())
-        fs::create_directories(target.parent_path(), ec);
-    static std::atomic<unsigned> counter{0};
-    const fs::path tmp = target.parent_path() /
-                         ("." + target.filename().string() + "." + std::to_string(::getpid()) +
-                          "." + std::to_string(counter++) + ".tmp");
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << j.dump(2) << "\n";
-        out.flush();
-        if (!out.good()) {
-            fs::remove(tmp, ec);
-            return fail("cannot write " + tmp.string());
-        }
-    }
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        const std::string msg =
-            "cannot rename " + tmp.string() + " to " + path_ + ": " + ec.message();
-        fs::remove(tmp, ec);
+    std::string msg;
+    if (target.has_parent_path() && !make_private_dir(target.parent_path().string(), &msg))
         return fail(msg);
-    }
+    // A unique O_EXCL temporary file renamed into place: never follows a planted link.
+    if (!write_private_file(path_, j.dump(2) + "\n", &msg))
+        return fail(msg);
     return true;
 }
 

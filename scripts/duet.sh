@@ -16,7 +16,7 @@ mode=${1:-compare}
 [ $# -gt 0 ] && shift
 
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers
-          opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev
+          opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libssl-dev
           pocl-opencl-icd oclgrind clinfo
           # runapp compile's vendor compilers (ocloc; clang amdgcn + ROCm's device libraries;
           # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.

@@ -136,7 +136,7 @@ TEST_CASE("cache: concurrent writers of one key leave one whole entry") {
     CHECK(got->size() == 200000);
     std::size_t files = 0;
     for (auto& e : fs::directory_iterator(dir))
-        files += e.is_regular_file();
+        files += e.is_regular_file() && e.path().filename() != "cache.key";
     CHECK(files == 1); // no temporary files left behind
     fs::remove_all(dir);
 }

@@ -31,195 +31,13 @@
 #include <duet/backend/program_cache.hpp>
 
 #include "app.hpp"
+#include "runapp_child.hpp"
 
 extern char** environ;
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// runapp sits next to this test in bin/, wherever the build tree has been copied to.
-std::string runapp_path() {
-    std::error_code ec;
-    const auto self = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec && fs::exists(self.parent_path() / "runapp"))
-        return (self.parent_path() / "runapp").string();
-    return DUET_RUNAPP;
-}
-
-// A directory of its own for one test, removed (writable again first) when the test ends.
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string& name) {
-        static std::atomic<unsigned> counter{0};
-        path = fs::temp_directory_path() /
-               ("duet-rel-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it); it.increment(ec))
-            if (it->is_directory(ec))
-                ::chmod(it->path().c_str(), 0755);
-        ::chmod(path.c_str(), 0755);
-        fs::remove_all(path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-};
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-void write_file(const fs::path& p, const std::string& s) {
-    std::ofstream out(p, std::ios::binary | std::ios::trunc);
-    out << s;
-}
-
-// Environment changes for a child: a value sets the variable (empty included), nullopt unsets it.
-using EnvChanges = std::map<std::string, std::optional<std::string>>;
-
-struct Proc {
-    std::string cmd;        // the command line, for messages
-    int code = -1;          // exit status when the process exited
-    int signal = 0;         // the signal that ended it, if one did
-    bool timed_out = false; // we had to kill it
-    double seconds = 0;
-    std::string out, err;
-};
-
-// One runapp process, started at construction (fork + execve: no shell, so arguments reach
-// runapp byte for byte), with stdout and stderr in files of `scratch`. Safe to use from several
-// threads; holds no doctest assertions.
-class Child {
-public:
-    Child(const std::vector<std::string>& args, const EnvChanges& env, const fs::path& scratch) {
-        static std::atomic<unsigned> counter{0};
-        const std::string stem = "child-" + std::to_string(counter++);
-        out_path_ = scratch / (stem + ".out");
-        err_path_ = scratch / (stem + ".err");
-        std::vector<std::string> argv_s = {runapp_path()};
-        argv_s.insert(argv_s.end(), args.begin(), args.end());
-        for (const auto& a : argv_s)
-            proc_.cmd += (proc_.cmd.empty() ? "" : " ") + (a.empty() || a.find(' ') != std::string::npos ? "'" + a + "'" : a);
-        std::vector<std::string> env_s;
-        for (char** e = environ; *e; ++e) {
-            const std::string kv = *e;
-            if (!env.count(kv.substr(0, kv.find('='))))
-                env_s.push_back(kv);
-        }
-        for (const auto& [k, v] : env)
-            if (v)
-                env_s.push_back(k + "=" + *v);
-        std::vector<char*> argv, envp;
-        for (auto& s : argv_s)
-            argv.push_back(s.data());
-        argv.push_back(nullptr);
-        for (auto& s : env_s)
-            envp.push_back(s.data());
-        envp.push_back(nullptr);
-        const int out = ::open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        const int err = ::open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (out < 0 || err < 0 || in < 0)
-            throw std::runtime_error("cannot open output files in " + scratch.string());
-        start_ = std::chrono::steady_clock::now();
-        pid_ = ::fork();
-        if (pid_ == 0) { // only async-signal-safe calls from here to execve
-            ::dup2(in, 0);
-            ::dup2(out, 1);
-            ::dup2(err, 2);
-            ::execve(argv[0], argv.data(), envp.data());
-            ::_exit(127);
-        }
-        ::close(out);
-        ::close(err);
-        ::close(in);
-        if (pid_ < 0)
-            throw std::runtime_error("fork failed");
-    }
-
-    // Waits for the process; one that runs past `timeout_s` seconds is killed.
-    Proc wait(double timeout_s) {
-        int status = 0;
-        for (;;) {
-            const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-            if (r == pid_)
-                break;
-            if (r < 0 && errno != EINTR)
-                throw std::runtime_error("waitpid failed");
-            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > timeout_s) {
-                ::kill(pid_, SIGKILL);
-                ::waitpid(pid_, &status, 0);
-                proc_.timed_out = true;
-                break;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-        proc_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        if (WIFEXITED(status))
-            proc_.code = WEXITSTATUS(status);
-        else if (WIFSIGNALED(status))
-            proc_.signal = WTERMSIG(status);
-        proc_.out = read_file(out_path_);
-        proc_.err = read_file(err_path_);
-        std::error_code ec;
-        fs::remove(out_path_, ec);
-        fs::remove(err_path_, ec);
-        return proc_;
-    }
-
-private:
-    pid_t pid_ = -1;
-    std::chrono::steady_clock::time_point start_;
-    fs::path out_path_, err_path_;
-    Proc proc_;
-};
-
-Proc runapp(const std::vector<std::string>& args, const EnvChanges& env, const fs::path& scratch,
-            double timeout_s = 120) {
-    return Child(args, env, scratch).wait(timeout_s);
-}
-
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
-
-// Whether runapp sees an OpenCL device opencl:0, asked of runapp itself.
-bool has_opencl0() {
-    static const bool has = [] {
-        TempDir t("probe");
-        const auto r = runapp({"list", "--format", "json"}, {}, t.path, 60);
-        if (r.code != 0)
-            return false;
-        try {
-            const auto j = nlohmann::json::parse(r.out);
-            for (const auto& d : j["devices"])
-                if (d["id"] == "opencl:0")
-                    return true;
-        } catch (const std::exception&) {
-        }
-        return false;
-    }();
-    return has;
-}
-
-#define DUET_NEED_OPENCL()                                                                       \
-    if (!has_opencl0()) {                                                                        \
-        MESSAGE("no OpenCL device opencl:0: skipped");                                           \
-        return;                                                                                  \
-    }
-
-const std::vector<std::string> small_vecadd = {"vecadd", "--size", "1000", "--reps", "1", "--warmup", "0",
-                                               "--device", "opencl:0"};
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more) {
-    a.insert(a.end(), more.begin(), more.end());
-    return a;
-}
 
 // A run in --format json: every result passed; returns the results.
 nlohmann::json json_results(const Proc& r) {
@@ -252,7 +70,8 @@ std::vector<fs::path> files_in(const fs::path& dir) {
     std::vector<fs::path> out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec))
-        out.push_back(e.path());
+        if (e.path().filename() != "cache.key") // the cache's secret, not an entry
+            out.push_back(e.path());
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -265,8 +84,8 @@ std::vector<fs::path> entries_in(const fs::path& dir) {
     return out;
 }
 
-// Every file of the cache directory is an entry that the cache's own reader accepts whole
-// (magic, size and checksum), and nothing else is there (no temporary files).
+// Every file of the cache directory (but its key) is an entry that the cache's own reader
+// accepts whole (magic, size and MAC), and nothing else is there (no temporary files).
 void check_cache_whole(const fs::path& dir) {
     const auto files = files_in(dir);
     CHECK(!files.empty());

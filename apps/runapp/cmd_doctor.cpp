@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 
+#include <duet/backend/elf_check.hpp>
 #include <duet/duet.hpp>
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,12 @@ struct VendorProbe {
 
 VendorProbe probe_vendor(const std::string& lib) {
     VendorProbe p;
+    // A truncated library would kill doctor with SIGBUS inside dlopen: check it first.
+    if (const auto path = duet::find_shared_library(lib); !path.empty())
+        if (auto bad = duet::check_shared_library(path); !bad.empty()) {
+            p.error = path + " is damaged (" + bad + ")";
+            return p;
+        }
     void* h = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char* e = dlerror();
@@ -134,6 +141,9 @@ std::vector<std::pair<std::string, std::string>> icd_files(std::vector<Step>& st
 
 int cmd_doctor(const Cli& c) {
     std::vector<Step> steps;
+    // The backends first: the OpenCL one checks the ICD libraries before the loader opens
+    // them (once per process), so the loader's own calls below cannot map a truncated one.
+    (void)duet::backend_reports();
     // 1. The ICD loader.
     if (void* h = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)) {
         Dl_info info{};
@@ -168,7 +178,8 @@ int cmd_doctor(const Cli& c) {
         auto p = probe_vendor(lib);
         if (!p.opened) {
             steps.push_back({"FAIL", "ICD " + from, lib + " could not be opened: " + p.error,
-                             "install the library, or fix or remove the ICD file"});
+                             "the vendor library named by this ICD file is at fault: reinstall "
+                             "the driver package that owns it, or fix or remove the ICD file"});
             continue;
         }
         if (p.platforms.empty()) {
@@ -213,8 +224,11 @@ int cmd_doctor(const Cli& c) {
             steps.push_back({"INFO", "backend " + r.name, r.reason, ""});
         else
             steps.push_back({r.loaded ? "WARN" : "FAIL", "backend " + r.name, r.reason,
-                             r.name == "cuda" ? "needs an NVIDIA GPU and driver (nvidia-smi should work)"
-                                              : "see the ICD steps above"});
+                             !r.loaded ? "the Duet plugin " + r.plugin +
+                                             " is at fault, not the driver: rebuild or reinstall "
+                                             "Duet, or fix DUET_BACKEND_PATH"
+                             : r.name == "cuda" ? "needs an NVIDIA GPU and driver (nvidia-smi should work)"
+                                                : "see the ICD steps above"});
     }
     // 5. NVRTC, for CUDA kernels compiled at run time.
     {

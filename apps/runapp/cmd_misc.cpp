@@ -1,4 +1,5 @@
 // runapp cache and runapp bandwidth.
+#include <algorithm>
 #include <iostream>
 
 #include <duet/backend/program_cache.hpp>
@@ -19,8 +20,18 @@ int cmd_cache(const Cli& c) {
         std::cout << "the program cache is off (DUET_CACHE_DIR is empty and no HOME)\n";
         return 0;
     }
+    if (sub == "clear" && !cache.enabled())
+        throw duet::Error(duet::ErrorKind::unavailable, "", "", 0, "",
+                          "the program cache is off (" + cache.why_off() +
+                              "); nothing was removed from a directory Duet does not trust");
     if (sub == "clear") {
+        // Only files that are Duet entries by their header go; anything else (a user's file,
+        // a link) stays where it is, whatever its name.
+        const auto all = cache.list();
+        const auto others = std::count_if(all.begin(), all.end(), [](auto& e) { return !e.duet_entry; });
         std::cout << "removed " << cache.clear() << " entries from " << cache.dir() << "\n";
+        if (others)
+            std::cout << "left " << others << " .bin file(s) that are not Duet cache entries\n";
         return 0;
     }
     const auto entries = cache.list();
@@ -30,7 +41,8 @@ int cmd_cache(const Cli& c) {
         total += e.bytes;
         t.add({std::to_string(e.bytes), e.description, e.path});
     }
-    std::cout << "cache " << cache.dir() << (cache.enabled() ? "" : " (not writable: off)") << ": "
+    std::cout << "cache " << cache.dir()
+              << (cache.enabled() ? "" : " (off: " + cache.why_off() + ")") << ": "
               << entries.size() << " entries, " << total << " bytes\n";
     if (!t.empty())
         t.print(std::cout);

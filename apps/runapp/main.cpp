@@ -4,7 +4,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <thread>
+
+#include <unistd.h>
 
 #include <duet/duet.hpp>
 
@@ -34,8 +37,11 @@ void start_watchdog(double seconds) {
         int expected = running;
         if (!ending.compare_exchange_strong(expected, timed_out))
             return; // main is already ending with its own code
-        std::cerr << "\nrunapp: error: timed out after " << seconds
-                  << " s (--timeout); the kernel or the device did not finish\n";
+        // write(2), not std::cerr: the hung thread may hold the stream's lock. _Exit ends every
+        // thread, a PoCL worker spinning in a kernel included.
+        const std::string msg = "\nrunapp: error: timed out after " + std::to_string(seconds) +
+                                " s (--timeout); the kernel or the device did not finish\n";
+        [[maybe_unused]] auto n = ::write(2, msg.data(), msg.size());
         std::_Exit(3);
     }).detach();
 }

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include <duet/backend/build_options.hpp>
 #include <duet/backend/program_cache.hpp>
 #include <duet/version.hpp>
 
@@ -23,19 +24,6 @@
 namespace duet::cuda {
 
 namespace {
-
-// Same rules as the OpenCL backend, so that a define accepted by one is accepted by both.
-void check_define(const std::string& name, const std::string& value) {
-    const bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                            std::all_of(name.begin(), name.end(), [](unsigned char c) {
-                                return std::isalnum(c) || c == '_';
-                            });
-    if (!identifier)
-        throw Error::usage("define name '" + name + "' is not a C identifier");
-    if (value.find_first_of(" \t\n\"'\\") != std::string::npos)
-        throw Error::usage("define " + name + "='" + value +
-                           "': values may not contain spaces, quotes or backslashes");
-}
 
 // What NVRTC compiles for: the device's own architecture as a CUBIN when NVRTC knows it (or
 // an older one of the same major, which the GPU runs); for a GPU newer than NVRTC, PTX of the

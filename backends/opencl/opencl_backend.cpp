@@ -1,10 +1,19 @@
 // The OpenCL backend: every platform the ICD loader reports (never only the first), every
 // device of each. A platform with no device (CL_DEVICE_NOT_FOUND) is reported, not an error.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <CL/cl_icd.h>
 
 #include <duet/backend/backend.hpp>
+#include <duet/backend/elf_check.hpp>
 #include <duet/backend/log.hpp>
 
 #include "opencl_check.hpp"
@@ -36,15 +45,132 @@ std::string vendor_library(cl_platform_id p) {
     return {};
 }
 
+// ---- ICD screening ----
+// The ICD loader dlopens every vendor library it is told about; a truncated one kills the
+// process with SIGBUS before Duet sees an error. So the libraries are checked first, and when one
+// is bad the loader is pointed at the good ones only (a private vendors directory in OCL_ICD_VENDORS,
+// OCL_ICD_FILENAMES unset), and the bad one is reported as that library's fault.
+
+namespace fs = std::filesystem;
+
+struct IcdLibrary {
+    std::string listed, path, origin; // as written, as found, where it was named
+};
+
+void add_icd_file(const fs::path& icd, std::vector<IcdLibrary>& out) {
+    std::ifstream in(icd);
+    std::string line;
+    if (std::getline(in, line)) {
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' '))
+            line.pop_back();
+        if (!line.empty())
+            out.push_back({line, find_shared_library(line), icd.string()});
+    }
+}
+
+// Every library the loader would open, as ocl-icd finds them.
+std::vector<IcdLibrary> listed_icds() {
+    std::vector<IcdLibrary> out;
+    if (const char* f = std::getenv("OCL_ICD_FILENAMES"); f && *f) {
+        std::stringstream ss(f);
+        for (std::string l; std::getline(ss, l, ':');)
+            if (!l.empty())
+                out.push_back({l, find_shared_library(l), "OCL_ICD_FILENAMES"});
+    }
+    const char* v = std::getenv("OCL_ICD_VENDORS");
+    const fs::path vendors = v && *v ? fs::path(v) : fs::path("/etc/OpenCL/vendors");
+    std::error_code ec;
+    if (fs::is_directory(vendors, ec)) {
+        std::vector<fs::path> icds;
+        for (const auto& e : fs::directory_iterator(vendors, ec))
+            if (e.path().extension() == ".icd" && e.is_regular_file(ec))
+                icds.push_back(e.path());
+        std::sort(icds.begin(), icds.end());
+        for (const auto& icd : icds)
+            add_icd_file(icd, out);
+    } else if (vendors.extension() == ".icd") {
+        add_icd_file(vendors, out);
+    } else if (v && *v) {
+        out.push_back({v, find_shared_library(v), "OCL_ICD_VENDORS"});
+    }
+    return out;
+}
+
+// Checks the listed libraries; when one is bad, hides it from the loader. Returns the reports
+// of the bad ones and, in `vendor_dir`, the private directory to remove after enumeration.
+std::vector<PlatformReport> screen_icds(std::string& vendor_dir) {
+    std::vector<PlatformReport> bad;
+    std::vector<IcdLibrary> good;
+    for (const auto& lib : listed_icds()) {
+        const std::string why = lib.path.empty() ? std::string() : check_shared_library(lib.path);
+        if (why.empty() || why.rfind("cannot open it", 0) == 0) {
+            good.push_back(lib); // missing files are the loader's to report, harmlessly
+            continue;
+        }
+        PlatformReport pr;
+        pr.name = "(ICD library not loaded)";
+        pr.library = lib.path;
+        pr.note = "the OpenCL ICD library " + lib.path + " (named by " + lib.origin +
+                  ") is damaged: " + why + ". Duet kept it away from the ICD loader; reinstall "
+                  "the driver package that owns it, or remove " + lib.origin;
+        log().warn("{}", pr.note);
+        bad.push_back(std::move(pr));
+    }
+    if (bad.empty())
+        return bad;
+    std::string tmpl = (fs::temp_directory_path() / "duet-icd-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) {
+        // Without a directory to point the loader at, no platform is safer than a SIGBUS.
+        ::setenv("OCL_ICD_VENDORS", "/nonexistent-duet-icd-dir", 1);
+        ::unsetenv("OCL_ICD_FILENAMES");
+        return bad;
+    }
+    vendor_dir = tmpl;
+    int i = 0;
+    for (const auto& lib : good)
+        std::ofstream(fs::path(tmpl) / (std::to_string(i++) + ".icd"))
+            << (lib.path.empty() ? lib.listed : lib.path) << "\n";
+    ::setenv("OCL_ICD_VENDORS", tmpl.c_str(), 1);
+    ::unsetenv("OCL_ICD_FILENAMES");
+    return bad;
+}
+
+std::optional<std::string> saved_env(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+void restore_env(const char* name, const std::optional<std::string>& v) {
+    if (v)
+        ::setenv(name, v->c_str(), 1);
+    else
+        ::unsetenv(name);
+}
+
 class OpenclBackend final : public Backend {
 public:
     OpenclBackend() {
         report_.name = "opencl";
+        const auto saved_vendors = saved_env("OCL_ICD_VENDORS");
+        const auto saved_filenames = saved_env("OCL_ICD_FILENAMES");
+        std::string vendor_dir;
+        const auto bad = screen_icds(vendor_dir);
         try {
             enumerate();
         } catch (const std::exception& e) {
             report_.reason = e.what();
         }
+        if (!bad.empty()) {
+            // The loader has read its list (it does so once per process): the user's settings
+            // come back for anything that reads them later (doctor, child processes).
+            restore_env("OCL_ICD_VENDORS", saved_vendors);
+            restore_env("OCL_ICD_FILENAMES", saved_filenames);
+            std::error_code ec;
+            fs::remove_all(vendor_dir, ec);
+        }
+        report_.platforms.insert(report_.platforms.end(), bad.begin(), bad.end());
+        if (devices_.empty() && report_.reason.empty() && !bad.empty())
+            report_.reason = bad.front().note;
         if (devices_.empty() && report_.reason.empty())
             report_.reason = report_.platforms.empty()
                                  ? "the ICD loader reports no OpenCL platform (no ICD file in "

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include <duet/backend/kernel_sources.hpp>
+#include <duet/backend/host_memory.hpp>
 #include <duet/backend/log.hpp>
 
 #include "opencl_check.hpp"
@@ -264,6 +265,15 @@ std::unique_ptr<Buffer> OpenclDevice::alloc_bytes(std::size_t bytes) {
                     "allocating " + std::to_string(bytes) + " bytes on " + where() +
                         ": over the device's largest allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE = " +
                         std::to_string(info_.max_alloc_bytes) + " bytes); use a smaller size");
+    // A CPU device's buffers are host memory: past what the host has free, PoCL thrashes for
+    // tens of seconds, then asserts. Refuse before the driver sees it.
+    if (info_.type == "CPU")
+        if (const auto avail = host_memory_available(); avail && bytes > avail)
+            throw Error(ErrorKind::runtime, "opencl", "clCreateBuffer", CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                        "CL_MEM_OBJECT_ALLOCATION_FAILURE",
+                        "allocating " + bytes_text(bytes) + " on " + where() +
+                            ": the host has only " + bytes_text(avail) +
+                            " available (MemAvailable); use a smaller size");
     try {
         log().debug("clCreateBuffer({} bytes)", bytes);
         return std::make_unique<OpenclBuffer>(cl::Buffer(context(), CL_MEM_READ_WRITE, bytes), bytes, this);

@@ -2,6 +2,7 @@
 #include <cctype>
 #include <chrono>
 
+#include <duet/backend/build_options.hpp>
 #include <duet/backend/log.hpp>
 #include <duet/backend/program_cache.hpp>
 #include <duet/version.hpp>
@@ -22,25 +23,12 @@ std::string build_log(const cl::Program& p, const cl::Device& d) {
     }
 }
 
-bool valid_define_name(const std::string& n) {
-    if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0])))
-        return false;
-    for (char c : n)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-            return false;
-    return true;
-}
-
 } // namespace
 
 std::string build_options(const BuildOptions& options) {
     std::string s = "-DDUET_OPENCL=1";
     for (const auto& [name, value] : options.defines) {
-        if (!valid_define_name(name))
-            throw Error::usage("define name '" + name + "' is not a C identifier");
-        if (value.find_first_of(" \t\n\"'\\") != std::string::npos)
-            throw Error::usage("define " + name + "='" + value +
-                               "': values may not contain spaces, quotes or backslashes");
+        check_define(name, value);
         s += " -D" + name + (value.empty() ? "" : "=" + value);
     }
     if (options.fast_math)

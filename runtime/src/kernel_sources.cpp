@@ -57,6 +57,15 @@ std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
     for (const auto& e : fs::directory_iterator(fs::exists(dir) ? dir : root, ec))
         if (e.is_regular_file() && is_language(e.path().filename().string(), lang))
             out.push_back({e.path().filename().string(), read_file(e.path())});
+    if (out.empty()) {
+        const char* ext = lang == Language::opencl ? ".cl/.clh" : ".cu/.cuh";
+        throw Error(ErrorKind::not_found, "", "", 0, "",
+                    "DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " +
+                        ext + " files in " + dir.string() + " and " + root.string() +
+                        (ec ? " (" + ec.message() + ")" : std::string()) +
+                        ". Point it at a Duet source tree (the directory holding kernels_cl/ and "
+                        "kernels_cu/) or unset it to use the kernels built into Duet");
+    }
     std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
     return out;
 }

@@ -1,4 +1,5 @@
 #include <cstdlib>
+#include <string>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 
@@ -11,8 +12,19 @@ spdlog::logger& log() {
         auto l = std::make_shared<spdlog::logger>(
             "duet", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
         l->set_pattern("[duet %l %T.%e] %v");
-        const char* env = std::getenv("DUET_LOG_LEVEL");
-        l->set_level(env ? spdlog::level::from_str(env) : spdlog::level::warn);
+        l->set_level(spdlog::level::warn);
+        // spdlog reads an unknown name as "off", which would silence the very warnings that
+        // explain a problem: an unknown level keeps the default and says which names exist.
+        if (const char* env = std::getenv("DUET_LOG_LEVEL"); env && *env) {
+            const std::string name = env;
+            const auto level = spdlog::level::from_str(name);
+            if (level != spdlog::level::off || name == "off")
+                l->set_level(level);
+            else
+                l->warn("DUET_LOG_LEVEL={} is not a log level; using warn. Valid levels: trace, "
+                        "debug, info, warn, error, critical, off",
+                        name);
+        }
         return l;
     }();
     return *logger;

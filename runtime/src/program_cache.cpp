@@ -1,19 +1,27 @@
 // The on-disk program cache. An entry is one file named by the key:
-//   "DUETCACHE1\n" <description> "\n" <payload size, 16 hex> <payload FNV-1a, 16 hex> "\n" <payload>
-// A file that is short, has the wrong magic, size or checksum reads as a miss, so a torn or
-// corrupted entry is rebuilt rather than handed to a driver. Writes go to a unique temporary
-// file renamed into place, so concurrent processes never see a partial entry.
-#include <atomic>
+//   "DUETCACHE2\n" <description> "\n" <payload size, 16 hex> "\n" <HMAC-SHA256, 64 hex> "\n" <payload>
+// The HMAC covers the key, the description, the size and the payload under a secret that lives
+// in the cache directory's key file (0600), never in an entry: whoever can write an entry but
+// not read the key cannot make one that loads. PoCL's binaries hold native code, so an entry
+// that does not authenticate is a miss and is rebuilt, never handed to a driver. The directory
+// must be private (private_files.cpp); otherwise the run goes on uncached, with one warning.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <random>
-#include <sstream>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
 #include <duet/backend/log.hpp>
+#include <duet/backend/private_files.hpp>
 #include <duet/backend/program_cache.hpp>
 
 namespace duet {
@@ -22,7 +30,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* magic = "DUETCACHE1\n";
+constexpr std::string_view magic = "DUETCACHE2\n";
+constexpr std::size_t secret_bytes = 32;
+constexpr std::size_t max_entry_bytes = std::size_t(1) << 30; // far above any program binary
+constexpr std::size_t max_header_bytes = 4096;
 
 std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h) {
     const auto* p = static_cast<const unsigned char*>(data);
@@ -31,6 +42,16 @@ std::uint64_t fnv1a(const void* data, std::size_t n, std::uint64_t h) {
         h *= 0x100000001b3ULL;
     }
     return h;
+}
+
+std::string hex(const unsigned char* p, std::size_t n) {
+    static const char* digits = "0123456789abcdef";
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) {
+        s += digits[p[i] >> 4];
+        s += digits[p[i] & 15];
+    }
+    return s;
 }
 
 std::string hex64(std::uint64_t v) {
@@ -49,6 +70,56 @@ std::string default_dir() {
     return {};
 }
 
+// The entry's MAC over everything that gives it meaning: the key (so an entry cannot be moved
+// to another name), the description, the size line and the payload.
+std::string mac_of(const std::string& secret, const std::string& key, std::string_view desc,
+                   std::string_view size_line, std::string_view payload) {
+    std::string msg;
+    msg.reserve(key.size() + desc.size() + size_line.size() + payload.size() + 16);
+    msg.append(magic).append(key).push_back('\0');
+    msg.append(desc).push_back('\0');
+    msg.append(size_line).push_back('\0');
+    msg.append(payload);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    if (!HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+              reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), md, &len))
+        return {};
+    return hex(md, len);
+}
+
+// The parts of an entry file, or nothing when it is not one.
+struct Parsed {
+    std::string_view description, size_line, mac, payload;
+};
+std::optional<Parsed> parse(std::string_view f) {
+    if (f.substr(0, magic.size()) != magic)
+        return std::nullopt;
+    Parsed p;
+    std::size_t at = magic.size();
+    auto line = [&](std::string_view& out) {
+        const auto nl = f.find('\n', at);
+        if (nl == std::string_view::npos || nl - at > max_header_bytes)
+            return false;
+        out = f.substr(at, nl - at);
+        at = nl + 1;
+        return true;
+    };
+    if (!line(p.description) || !line(p.size_line) || !line(p.mac) || p.size_line.size() != 16 ||
+        p.mac.size() != 64)
+        return std::nullopt;
+    std::uint64_t size = 0;
+    try {
+        size = std::stoull(std::string(p.size_line), nullptr, 16);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (size != f.size() - at) // bounded by the header: short or long files are not entries
+        return std::nullopt;
+    p.payload = f.substr(at);
+    return p;
+}
+
 } // namespace
 
 ProgramCache& ProgramCache::instance() {
@@ -59,12 +130,57 @@ ProgramCache& ProgramCache::instance() {
 ProgramCache::ProgramCache(std::string dir) : dir_(std::move(dir)) {
     if (dir_.empty())
         return;
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    // Writability is what matters: a read-only directory means no cache, not a failure.
-    enabled_ = !ec && fs::is_directory(dir_, ec) && ::access(dir_.c_str(), W_OK | R_OK) == 0;
-    if (!enabled_)
-        log().info("program cache off: directory {} is not writable", dir_);
+    std::string why;
+    if (!make_private_dir(dir_, &why) || !load_secret(&why)) {
+        why_off_ = why;
+        log().warn("program cache off, running uncached: {}", why);
+        return;
+    }
+    enabled_ = true;
+}
+
+bool ProgramCache::load_secret(std::string* why) {
+    const std::string path = dir_ + "/cache.key";
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        std::string err;
+        if (auto s = read_private_file(path, 4096, &err)) {
+            struct stat st {};
+            if (::lstat(path.c_str(), &st) != 0 || (st.st_mode & 077) || s->size() != secret_bytes) {
+                *why = "the cache key " + path + " is not a private " +
+                       std::to_string(secret_bytes) + "-byte file; remove it (rm " + path +
+                       ") and Duet makes a new one";
+                return false;
+            }
+            secret_ = std::move(*s);
+            return true;
+        }
+        if (!err.empty()) {
+            *why = err + "; remove it (rm " + path + ") and Duet makes a new one";
+            return false;
+        }
+        // No key yet: write one privately and link it into place; link() fails if another
+        // process got there first, and then its key is read.
+        std::string fresh(secret_bytes, '\0');
+        if (RAND_bytes(reinterpret_cast<unsigned char*>(fresh.data()), secret_bytes) != 1) {
+            *why = "no random bytes for the cache key";
+            return false;
+        }
+        const std::string tmp = dir_ + "/.cache.key.new." + std::to_string(::getpid());
+        ::unlink(tmp.c_str());
+        if (!write_private_file(tmp, fresh, &err)) {
+            *why = err;
+            return false;
+        }
+        const int rc = ::link(tmp.c_str(), path.c_str());
+        ::unlink(tmp.c_str());
+        OPENSSL_cleanse(fresh.data(), fresh.size());
+        if (rc != 0 && errno != EEXIST) {
+            *why = "cannot create the cache key " + path + ": " + std::strerror(errno);
+            return false;
+        }
+    }
+    *why = "cannot read the cache key " + dir_ + "/cache.key";
+    return false;
 }
 
 std::string ProgramCache::key(const std::vector<std::string_view>& parts) {
@@ -82,69 +198,47 @@ std::string ProgramCache::path_for(const std::string& key) const { return dir_ +
 std::optional<std::vector<unsigned char>> ProgramCache::load(const std::string& key) const {
     if (!enabled_)
         return std::nullopt;
-    std::ifstream in(path_for(key), std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::string line;
-    if (!std::getline(in, line) || line + "\n" != magic)
-        return std::nullopt;
-    std::string description, header;
-    if (!std::getline(in, description) || !std::getline(in, header) || header.size() != 32)
-        return std::nullopt;
-    std::uint64_t size = 0, sum = 0;
-    try {
-        size = std::stoull(header.substr(0, 16), nullptr, 16);
-        sum = std::stoull(header.substr(16), nullptr, 16);
-    } catch (const std::exception&) {
+    std::string why;
+    const auto file = read_private_file(path_for(key), max_entry_bytes, &why);
+    if (!file) {
+        if (!why.empty())
+            log().warn("program cache: ignoring {}: {}", path_for(key), why);
         return std::nullopt;
     }
-    if (size > (1ULL << 32))
-        return std::nullopt;
-    std::vector<unsigned char> data(size);
-    in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(size));
-    if (static_cast<std::uint64_t>(in.gcount()) != size || in.peek() != EOF ||
-        fnv1a(data.data(), data.size(), 0xcbf29ce484222325ULL) != sum) {
-        log().warn("program cache entry {} is damaged; rebuilding it", path_for(key));
+    const auto p = parse(*file);
+    const std::string want =
+        p ? mac_of(secret_, key, p->description, p->size_line, p->payload) : std::string();
+    if (!p || want.empty() || CRYPTO_memcmp(want.data(), p->mac.data(), want.size()) != 0) {
+        log().warn("program cache entry {} is damaged or not signed by this cache's key; "
+                   "rebuilding it",
+                   path_for(key));
         return std::nullopt;
     }
-    return data;
+    return std::vector<unsigned char>(p->payload.begin(), p->payload.end());
 }
 
 void ProgramCache::store(const std::string& key, const std::vector<unsigned char>& data,
                          const std::string& description) const {
-    if (!enabled_)
+    if (!enabled_ || data.size() > max_entry_bytes)
         return;
-    static std::atomic<unsigned> counter{0};
-    const std::string tmp = dir_ + "/." + key + "." + std::to_string(::getpid()) + "." +
-                            std::to_string(counter++) + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        std::string desc = description;
-        for (auto& c : desc)
-            if (c == '\n')
-                c = ' ';
-        out << magic << desc << "\n"
-            << hex64(data.size()) << hex64(fnv1a(data.data(), data.size(), 0xcbf29ce484222325ULL))
-            << "\n";
-        out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-        if (!out.good()) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            log().warn("program cache: could not write {}; continuing without caching it", tmp);
-            return;
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path_for(key), ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        log().warn("program cache: could not rename into {}: {}", path_for(key), ec.message());
-    }
+    std::string desc = description.substr(0, max_header_bytes);
+    for (auto& c : desc)
+        if (c == '\n')
+            c = ' ';
+    const std::string_view payload(reinterpret_cast<const char*>(data.data()), data.size());
+    const std::string size_line = hex64(data.size());
+    std::string file;
+    file.reserve(data.size() + 256);
+    file.append(magic).append(desc).append("\n").append(size_line).append("\n");
+    file.append(mac_of(secret_, key, desc, size_line, payload)).append("\n").append(payload);
+    std::string why;
+    if (!write_private_file(path_for(key), file, &why))
+        log().warn("program cache: {}; continuing without caching it", why);
 }
 
 void ProgramCache::remove(const std::string& key) const {
-    std::error_code ec;
-    fs::remove(path_for(key), ec);
+    if (enabled_)
+        ::unlink(path_for(key).c_str()); // unlink removes a link itself, never its target
 }
 
 std::vector<ProgramCache::Entry> ProgramCache::list() const {
@@ -153,17 +247,25 @@ std::vector<ProgramCache::Entry> ProgramCache::list() const {
         return out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
-        if (!e.is_regular_file() || e.path().extension() != ".bin")
+        if (e.path().extension() != ".bin")
             continue;
         Entry en;
         en.path = e.path().string();
-        en.bytes = e.file_size(ec);
-        std::ifstream in(e.path(), std::ios::binary);
-        std::string line;
-        if (std::getline(in, line) && line + "\n" == magic)
-            std::getline(in, en.description);
-        else
-            en.description = "(not a Duet cache entry)";
+        struct stat st {};
+        if (::lstat(en.path.c_str(), &st) != 0)
+            continue;
+        en.bytes = static_cast<std::uint64_t>(st.st_size);
+        std::string why;
+        const auto file = S_ISREG(st.st_mode)
+                              ? read_private_file(en.path, max_entry_bytes, &why)
+                              : std::nullopt;
+        const auto p = file ? parse(*file) : std::nullopt;
+        if (p) {
+            en.description = std::string(p->description);
+            en.duet_entry = true;
+        } else {
+            en.description = "(not a Duet cache entry: left alone)";
+        }
         out.push_back(std::move(en));
     }
     return out;
@@ -171,11 +273,9 @@ std::vector<ProgramCache::Entry> ProgramCache::list() const {
 
 std::size_t ProgramCache::clear() const {
     std::size_t n = 0;
-    for (const auto& e : list()) {
-        std::error_code ec;
-        if (fs::remove(e.path, ec))
+    for (const auto& e : list())
+        if (e.duet_entry && ::unlink(e.path.c_str()) == 0)
             ++n;
-    }
     return n;
 }
 

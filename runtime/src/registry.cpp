@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 
 #include <duet/backend/backend.hpp>
+#include <duet/backend/elf_check.hpp>
 #include <duet/backend/log.hpp>
 #include <duet/registry.hpp>
 
@@ -40,9 +41,19 @@ std::vector<fs::path> search_dirs() {
     std::vector<fs::path> dirs;
     if (const char* env = std::getenv("DUET_BACKEND_PATH")) {
         std::stringstream ss(env);
-        for (std::string d; std::getline(ss, d, ':');)
-            if (!d.empty())
-                dirs.emplace_back(d);
+        for (std::string d; std::getline(ss, d, ':');) {
+            if (d.empty())
+                continue;
+            std::error_code ec;
+            if (!fs::is_directory(d, ec)) {
+                static std::once_flag said;
+                std::call_once(said, [&] {
+                    log().warn("DUET_BACKEND_PATH names {}, which is not a directory; plugins are "
+                               "looked for next to libduet instead. Fix the path or unset it", d);
+                });
+            }
+            dirs.emplace_back(d);
+        }
     }
     const fs::path lib = library_dir();
     if (!lib.empty()) {
@@ -73,6 +84,12 @@ Loaded load_backend(const std::string& name) {
         return l;
     }
     l.report.plugin = found.string();
+    // A truncated plugin would be mapped and then kill the process with SIGBUS on first touch.
+    if (const std::string bad = check_shared_library(found.string()); !bad.empty()) {
+        l.report.reason = "plugin " + found.string() + " is damaged (" + bad +
+                          "); reinstall or rebuild Duet, or fix DUET_BACKEND_PATH";
+        return l;
+    }
     log().debug("dlopen({})", found.string());
     void* h = dlopen(found.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -123,6 +140,7 @@ struct Registry {
     std::vector<Device*> devices;  // every device, in that order
 
     Registry() {
+        log(); // made now, so that a wrong DUET_LOG_LEVEL is reported by every command
         for (const auto& name : known_backends()) {
             slots.push_back(std::make_unique<Slot>());
             slots.back()->name = name;

@@ -8,13 +8,15 @@
 
 namespace duet {
 
-// Content-addressed cache. Entries carry a checksum; a bad entry reads as a miss.
+// Content-addressed cache in a private directory. Entries carry an HMAC under a per-directory
+// secret key; an entry that does not authenticate reads as a miss.
 class ProgramCache {
 public:
     // One file in the cache, for `runapp cache ls`.
     struct Entry {
         std::string path, description;
         std::uint64_t bytes = 0;
+        bool duet_entry = false; // a Duet entry by its header (only those are ever removed)
     };
     // The process-wide cache in DUET_CACHE_DIR, else $XDG_CACHE_HOME/duet, else ~/.cache/duet.
     static ProgramCache& instance();
@@ -32,16 +34,19 @@ public:
     void remove(const std::string& key) const;
     // All entries.
     std::vector<Entry> list() const;
-    // Deletes every entry; returns how many.
+    // Deletes every Duet entry (never other files or links); returns how many.
     std::size_t clear() const;
     // Directory in use ("" when caching is off).
     const std::string& dir() const { return dir_; }
-    // False when no directory was set or it could not be created/written.
+    // False when no directory was set, or it is not private to the user, or unusable.
     bool enabled() const { return enabled_; }
+    // Why the cache is off ("" when it is on or no directory was set).
+    const std::string& why_off() const { return why_off_; }
 
 private:
     std::string path_for(const std::string& key) const;
-    std::string dir_;
+    bool load_secret(std::string* why);
+    std::string dir_, why_off_, secret_;
     bool enabled_ = false;
 };
 
