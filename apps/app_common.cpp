@@ -1,5 +1,7 @@
 // Helpers every app shares: size parsing, seeded inputs, poisoning, timing, sampling.
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <cmath>
 #include <thread>
 #include <cctype>
@@ -124,6 +126,35 @@ Stats time_runs(Queue& q, const RunConfig& cfg,
     return summarize(std::move(ms));
 }
 
+void time_runs(Result& r, Queue& q, const RunConfig& cfg,
+               const std::function<std::pair<Event, Event>()>& launch) {
+    for (int i = 0; i < cfg.warmup; ++i)
+        launch();
+    q.finish();
+    std::vector<double> device, host;
+    const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
+    for (int i = 0; i < cfg.reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto [first, last] = launch();
+        last.wait();
+        const auto t1 = std::chrono::steady_clock::now();
+        host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        double d = std::nan("");
+        try {
+            d = Event::span_ms(first, last);
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::usage)
+                throw; // a queue without timing: the app's bug, not the device's
+        }
+        device.push_back(d);
+    }
+    q.finish();
+    const auto choice = choose_clock(device, host, launches);
+    r.host_ms = summarize(host);
+    r.kernel_ms = choice.host ? r.host_ms : summarize(device);
+    r.clock = choice.clock;
+}
+
 std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed) {
     std::vector<std::size_t> idx;
     if (v == Verify::off || n == 0)
@@ -182,6 +213,15 @@ void compare_outputs(Result& r, const std::vector<float>& out,
                      const std::vector<double>* scale) {
     r.pass = true;
     r.max_error = 0;
+    // Every output element, sampled or not: a NaN or Inf anywhere fails.
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!std::isfinite(out[i])) {
+            r.pass = false;
+            r.max_error = std::numeric_limits<double>::infinity();
+            r.note += std::string(r.note.empty() ? "" : "; ") + "FAIL: output " +
+                      std::to_string(i) + " is " + (std::isnan(out[i]) ? "NaN" : "Inf");
+            return;
+        }
     for (std::size_t t = 0; t < indices.size(); ++t) {
         double err = std::fabs(double(out[indices[t]]) - ref[t]);
         if (scale)

@@ -252,9 +252,11 @@ public:
         const auto b = random_floats(K * N, cfg.seed + 1);
         auto q = dev.create_queue();
         auto da = dev.alloc<float>(M * K), db = dev.alloc<float>(K * N),
-             dc = dev.alloc<float>(M * N);
+             dc = alloc_guarded(dev, M * N * sizeof(float));
         r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
         r.h2d_bytes = 4.0 * (double(M) * K + double(K) * N);
+        perturb(cfg, 0, *q, *da, sizeof(float));
+        perturb(cfg, 1, *q, *db, sizeof(float));
 
         std::array<std::size_t, 2> local;
         if (g.free_local) {
@@ -293,7 +295,7 @@ public:
         const Range sum_range = Range((M * N + 255) / 256 * 256).local(256);
 
         poison(*q, *dc);
-        r.kernel_ms = time_runs(*q, cfg, [&] {
+        time_runs(r, *q, cfg, [&] {
             if (splits == 1) {
                 auto e = q->launch(*kernel, range, *da, *db, *dc, mi, ni, ki);
                 return std::pair{e, e};
@@ -315,6 +317,7 @@ public:
         if (r.verified) {
             const auto ref = reference(a, b, M, N, K, cfg, r.note);
             compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+            check_guard(r, *q, *dc, M * N * sizeof(float));
         }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
@@ -328,13 +331,9 @@ public:
                                                const std::vector<float>& b, std::size_t M,
                                                std::size_t N, std::size_t K, const RunConfig& cfg,
                                                std::string& note) const {
-        Verify verify = cfg.verify;
-        if (verify == Verify::full && double(M) * N * K > full_check_limit) {
-            verify = Verify::sample;
-            note += std::string(note.empty() ? "" : "; ") +
-                    "--verify full checks a sample at this size (the CPU reference of every "
-                    "entry needs over 2^31 multiply-adds)";
-        }
+        Result r; // full stays full: past the limit, refused when asked for, else a sample said
+        const Verify verify = verify_level(cfg, double(M) * N * K, full_check_limit, r, "matmul");
+        note += (note.empty() || r.note.empty() ? "" : "; ") + r.note;
         return cache_.get(Key{M, N, K, cfg.seed, verify}, [&] {
             return compute_reference(a, b, M, N, K, check_indices(M * N, verify, cfg.seed));
         });
