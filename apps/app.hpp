@@ -175,9 +175,10 @@ std::unique_ptr<Buffer> alloc_guarded(Device& dev, std::size_t bytes);
 // True when bytes[used, size) are all 0xFF (the poison); false names a write past the end.
 bool guard_intact(const std::vector<unsigned char>& tail);
 void check_guard(Result& r, Queue& q, const Buffer& buf, std::size_t used_bytes);
-// The verification level to use at `work` CPU operations: cfg.verify, unless full is over
-// `limit`; then a usage Error (cfg.verify_explicit: the user asked for full, say how long it
-// would take) or sample with a note in r.
+// The verification level to use at `work` CPU multiply-adds: cfg.verify, unless full is over
+// `limit`. Then, when the user asked for full (cfg.verify_explicit), full if the estimate is at
+// most a minute of CPU time, else a usage Error saying how long it would take; by default,
+// sample with a note in r.
 Verify verify_level(const RunConfig& cfg, double work, double limit, Result& r,
                     const std::string& app);
 // The test hook RunConfig::perturb_input: changes the last element of input `which` on the device.

@@ -176,8 +176,9 @@ public:
                                ": over 2^31-1 pixels (the kernels index with int)");
         const std::size_t n = W * H;
         const int wi = static_cast<int>(W), hi = static_cast<int>(H);
-
-        Result r;
+        Result r; // an explicit --verify full too big to check is refused before anything runs
+        verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), r, name());
+        r = Result{};
         r.seed = cfg.seed;
         r.size_label = dims_label({W, H});
         const Geometry g = geometry_of(v.name, cfg);

@@ -219,8 +219,9 @@ public:
                     "matmul size " + dims_label({M, N, K}) +
                     ": a matrix of over 2^31-1 elements (the kernels index with int)");
         const int mi = static_cast<int>(M), ni = static_cast<int>(N), ki = static_cast<int>(K);
-
-        Result r;
+        Result r; // an explicit --verify full too big to check is refused before anything runs
+        verify_level(cfg, double(M) * N * K, full_check_limit, r, name());
+        r = Result{};
         r.seed = cfg.seed;
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;

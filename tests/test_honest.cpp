@@ -182,6 +182,8 @@ TEST_CASE("--verify full stays full: refused when asked for beyond the limit, sa
     Result r;
     CHECK_THROWS_WITH_AS(verify_level(cfg, 1e13, 2e9, r, "matmul"),
                          doctest::Contains("use --verify sample"), duet::Error);
+    CHECK(verify_level(cfg, 3e9, 2e9, r, "matmul") == Verify::full); // seconds: checked fully
+    CHECK(r.note.empty());
     cfg.verify_explicit = false;
     CHECK(verify_level(cfg, 1e13, 2e9, r, "matmul") == Verify::sample);
     CHECK(r.note.find("checked a sample") != std::string::npos);

@@ -136,8 +136,12 @@ void print_comparison(std::ostream& out, const std::vector<Result>& results) {
         }
         t.print(out);
         out << "step: speed-up over the variant above that ran (named when rows between did not "
-               "run); total: over the first variant that ran; (host): timed on the host clock, the "
-               "device's events disagreed";
+               "run); total: over the first variant that ran";
+        bool host_clock = false;
+        for (const auto& [key, r] : g.cell)
+            host_clock = host_clock || (!r->skipped && r->clock != "device events");
+        if (host_clock)
+            out << "; (host): timed on the host clock, the device's events disagreed (JSON: clock)";
         if (!twins.empty())
             out << "; A/B: OpenCL time over CUDA time on the same GPU";
         out << "\n\n";
