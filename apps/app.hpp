@@ -25,6 +25,13 @@ struct RunConfig {
     Verify verify = Verify::full;
     std::uint64_t seed = 42;                   // input seed (printed)
     std::vector<std::pair<std::string, std::string>> defines; // extra/tuned defines
+    // --verify was given by the user: a full check too big for the CPU is then refused (usage
+    // Error) instead of falling back to a sample that the note announces.
+    bool verify_explicit = false;
+    // Test hook: when set, input number `perturb_input` (0 = the first) gets its last element
+    // changed on the device after the upload (the host copy the reference uses is untouched),
+    // so a test proves that element influences a checked output (the run must FAIL).
+    int perturb_input = -1;
 };
 
 // One variant of an app's ladder.
@@ -39,7 +46,10 @@ struct Result {
     std::string app, variant, device_id, device_name, backend;
     std::string size_label;  // "4096x4096x4096"
     std::string local_label; // "16x16"
-    Stats kernel_ms;         // device-event kernel time over the timed runs
+    Stats kernel_ms;         // kernel time over the timed runs, from the clock `clock` names
+    Stats host_ms;           // host steady_clock time of the same runs (launch to completion)
+    std::string clock = "device events"; // or "host (events ...)": where kernel_ms came from
+    bool implausible = false; // the figure is above the device's plausible peak; not a result
     double h2d_ms = 0, d2h_ms = 0;   // input upload, output download (device events)
     double h2d_bytes = 0, d2h_bytes = 0;
     double wall_ms = 0;      // end to end: build, upload, warm-up, timed runs, download, check
@@ -53,11 +63,16 @@ struct Result {
     double tolerance = 0;    // allowed error
     std::string error_kind;  // "abs" or "rel"
     bool verified = false;   // false with Verify::off
-    bool pass = false;       // verified and within tolerance (true when not verified)
+    bool pass = false;       // verified and within tolerance (false when skipped or unverified)
     bool skipped = false;    // the device cannot run this variant; `note` says why
     std::uint64_t seed = 0;
     std::string note;        // anything the reader must know (e.g. skipped, rounded sizes)
 
+    // "pass", "fail", "skipped", "unverified" or "implausible": what JSON/CSV carry.
+    std::string status() const {
+        return skipped ? "skipped" : verified && !pass ? "fail" : implausible ? "implausible"
+               : !verified ? "unverified" : "pass";
+    }
     double gflops() const { return flops > 0 ? flops / (kernel_ms.median * 1e6) : 0; }
     double gbs() const { return bytes > 0 ? bytes / (kernel_ms.median * 1e6) : 0; }
     double mpixels() const { return pixels > 0 ? pixels / (kernel_ms.median * 1e3) : 0; }
@@ -128,6 +143,53 @@ void poison(Queue& q, Buffer& buf);
 // Runs `launch` cfg.warmup times untimed, then cfg.reps times; each call returns the first
 // and last Event of one run (the same Event for single-launch variants). Returns ms per run.
 Stats time_runs(Queue& q, const RunConfig& cfg, const std::function<std::pair<Event, Event>()>& launch);
+// The same, also timing each run on the host (steady_clock from the launch to its completion);
+// sets r.kernel_ms, r.host_ms and r.clock from choose_clock.
+void time_runs(Result& r, Queue& q, const RunConfig& cfg,
+               const std::function<std::pair<Event, Event>()>& launch);
+
+// Which clock to believe for one set of timed runs. device_ms: the event time of each run (NaN
+// when an event gave none); host_ms: the host time of each run, from its launch to its
+// completion; launches: kernel launches per run. Events are believed when every one is positive
+// and finite and their total D against the host total H satisfies
+//   D <= H * 1.05 + 0.05 ms  (a device cannot take longer than the wall clock around it) and
+//   D >= (H - allowance) / 2, allowance = 0.2 ms per launch + 1 ms
+// (host time includes launch overhead events do not, up to the allowance; beyond it a kernel
+// cannot be more than twice as fast on the device as the host saw it finish).
+struct ClockChoice {
+    bool host = false;  // use the host times
+    std::string clock;  // "device events" or "host (events ...: why)"
+};
+ClockChoice choose_clock(const std::vector<double>& device_ms, const std::vector<double>& host_ms,
+                         int launches);
+
+// The device's plausible ceilings, with generous margins, from its reported clocks and units
+// (0 = unknown): FLOP/s as 1024 flops per cycle per compute unit (4x a 128-lane FMA SM or two
+// AVX-512 FMA ports), bytes/s as 2x the memory's peak or, unreported, 512 bytes per cycle per
+// compute unit (above any L1).
+struct Ceiling {
+    double gflops = 0, gbs = 0;
+};
+Ceiling plausible_ceiling(const DeviceInfo& info);
+// Marks r implausible (with a note) when its figure is over the ceiling on the clock used; a
+// figure over it on the device's events but not on the host's takes the host's.
+void check_plausible(Result& r, const Ceiling& c);
+
+// Guard elements past the end of every checked output: allocate with alloc_guarded, poison the
+// whole buffer, and after the run check_guard fails the result when any guard byte changed.
+constexpr std::size_t guard_bytes = 256;
+std::unique_ptr<Buffer> alloc_guarded(Device& dev, std::size_t bytes);
+// True when bytes[used, size) are all 0xFF (the poison); false names a write past the end.
+bool guard_intact(const std::vector<unsigned char>& tail);
+void check_guard(Result& r, Queue& q, const Buffer& buf, std::size_t used_bytes);
+// The verification level to use at `work` CPU multiply-adds: cfg.verify, unless full is over
+// `limit`. Then, when the user asked for full (cfg.verify_explicit), full if the estimate is at
+// most a minute of CPU time, else a usage Error saying how long it would take; by default,
+// sample with a note in r.
+Verify verify_level(const RunConfig& cfg, double work, double limit, Result& r,
+                    const std::string& app);
+// The test hook RunConfig::perturb_input: changes the last element of input `which` on the device.
+void perturb(const RunConfig& cfg, int which, Queue& q, Buffer& buf, std::size_t elem_bytes);
 // Indices to check: all of [0, n) for Verify::full, an even spread of up to 4096 for sample.
 std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed);
 // The value of macro `name` among cfg.defines, or `fallback`: the host sizes launches with the
@@ -141,6 +203,7 @@ void parallel_for(std::size_t n, std::size_t grain,
                   const std::function<void(std::size_t, std::size_t)>& work);
 // Checks out[indices[t]] against ref[t]: the error is |out - ref|, divided by scale[t] when a
 // scale is given. Sets r.max_error and r.pass (a NaN, i.e. an output never written, fails).
+// Every element of `out` is also scanned for NaN/Inf, sampled or not.
 void compare_outputs(Result& r, const std::vector<float>& out,
                      const std::vector<std::size_t>& indices, const std::vector<double>& ref,
                      const std::vector<double>* scale = nullptr);

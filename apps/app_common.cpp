@@ -1,10 +1,14 @@
 // Helpers every app shares: size parsing, seeded inputs, poisoning, timing, sampling.
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <cmath>
 #include <thread>
 #include <cctype>
 #include <numeric>
 #include <random>
+
+#include <duet/backend/host_memory.hpp>
 
 #include "app.hpp"
 
@@ -85,7 +89,21 @@ std::string dims_label(const std::vector<std::size_t>& dims) {
     return s;
 }
 
+namespace {
+// A host array of `n` elements of `size` bytes must fit in the host's available memory: beyond
+// it the allocation thrashes for half a minute and then throws bad_alloc (or a driver asserts).
+void check_host_fits(std::size_t n, std::size_t size) {
+    const std::uint64_t avail = host_memory_available();
+    const double want = double(n) * double(size);
+    if (avail > 0 && want > double(avail))
+        throw Error::usage("an input of " + std::to_string(n) + " elements needs " +
+                           bytes_text(std::uint64_t(want)) + " of host memory, and " +
+                           bytes_text(avail) + " is available; give a smaller --size");
+}
+} // namespace
+
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
+    check_host_fits(n, sizeof(float));
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> dist(lo, hi);
     std::vector<float> v(n);
@@ -95,6 +113,7 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, fl
 }
 
 std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) {
+    check_host_fits(n, sizeof(int));
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<int> dist(lo, hi);
     std::vector<int> v(n);
@@ -124,6 +143,35 @@ Stats time_runs(Queue& q, const RunConfig& cfg,
     }
     q.finish();
     return summarize(std::move(ms));
+}
+
+void time_runs(Result& r, Queue& q, const RunConfig& cfg,
+               const std::function<std::pair<Event, Event>()>& launch) {
+    for (int i = 0; i < cfg.warmup; ++i)
+        launch();
+    q.finish();
+    std::vector<double> device, host;
+    const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
+    for (int i = 0; i < cfg.reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto [first, last] = launch();
+        last.wait();
+        const auto t1 = std::chrono::steady_clock::now();
+        host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        double d = std::nan("");
+        try {
+            d = Event::span_ms(first, last);
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::usage)
+                throw; // a queue without timing: the app's bug, not the device's
+        }
+        device.push_back(d);
+    }
+    q.finish();
+    const auto choice = choose_clock(device, host, launches);
+    r.host_ms = summarize(host);
+    r.kernel_ms = choice.host ? r.host_ms : summarize(device);
+    r.clock = choice.clock;
 }
 
 std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed) {
@@ -184,6 +232,15 @@ void compare_outputs(Result& r, const std::vector<float>& out,
                      const std::vector<double>* scale) {
     r.pass = true;
     r.max_error = 0;
+    // Every output element, sampled or not: a NaN or Inf anywhere fails.
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!std::isfinite(out[i])) {
+            r.pass = false;
+            r.max_error = std::numeric_limits<double>::infinity();
+            r.note += std::string(r.note.empty() ? "" : "; ") + "FAIL: output " +
+                      std::to_string(i) + " is " + (std::isnan(out[i]) ? "NaN" : "Inf");
+            return;
+        }
     for (std::size_t t = 0; t < indices.size(); ++t) {
         double err = std::fabs(double(out[indices[t]]) - ref[t]);
         if (scale)

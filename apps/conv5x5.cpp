@@ -182,8 +182,9 @@ public:
                                ": over 2^31-1 pixels (the kernels index with int)");
         const std::size_t n = W * H;
         const int wi = static_cast<int>(W), hi = static_cast<int>(H);
-
-        Result r;
+        Result r; // an explicit --verify full too big to check is refused before anything runs
+        verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), r, name());
+        r = Result{};
         r.seed = cfg.seed;
         r.size_label = dims_label({W, H});
         const Geometry g = geometry_of(v.name, cfg);
@@ -207,9 +208,11 @@ public:
         const auto img = random_floats(n, cfg.seed);
         const auto filter = random_floats(25, cfg.seed + 1);
         auto q = dev.create_queue();
-        auto din = dev.alloc<float>(n), dout = dev.alloc<float>(n), dfilter = dev.alloc<float>(25);
+        auto din = dev.alloc<float>(n), dout = alloc_guarded(dev, n * sizeof(float)), dfilter = dev.alloc<float>(25);
         r.h2d_ms = q->write(*din, img).elapsed_ms() + q->write(*dfilter, filter).elapsed_ms();
         r.h2d_bytes = 4.0 * (double(n) + 25);
+        perturb(cfg, 0, *q, *din, sizeof(float));
+        perturb(cfg, 1, *q, *dfilter, sizeof(float));
 
         // Launch geometry: whole work-groups over the image; the kernels check the edges.
         std::array<std::size_t, 2> local;
@@ -232,7 +235,7 @@ public:
         r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
 
         poison(*q, *dout);
-        r.kernel_ms = time_runs(*q, cfg, [&] {
+        time_runs(r, *q, cfg, [&] {
             auto e = q->launch(*kernel, range, *din, *dout, *dfilter, wi, hi);
             return std::pair{e, e};
         });
@@ -249,6 +252,7 @@ public:
         if (r.verified) {
             const auto ref = reference(img, filter, W, H, cfg, r.note);
             compare_outputs(r, out, ref->indices, ref->value);
+            check_guard(r, *q, *dout, n * sizeof(float));
         }
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(conv_model(), dev.info()).note;
@@ -264,13 +268,9 @@ private:
                                                const std::vector<float>& filter, std::size_t W,
                                                std::size_t H, const RunConfig& cfg,
                                                std::string& note) const {
-        Verify verify = cfg.verify;
-        if (verify == Verify::full && W * H > full_check_limit) {
-            verify = Verify::sample;
-            note += std::string(note.empty() ? "" : "; ") +
-                    "--verify full checks a sample above 4096x4096 pixels (the CPU reference of "
-                    "every pixel would outlast the runs)";
-        }
+        Result r; // full stays full: past the limit, refused when asked for, else a sample said
+        const Verify verify = verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), r, "conv5x5");
+        note += (note.empty() || r.note.empty() ? "" : "; ") + r.note;
         return cache_.get(Key{W, H, cfg.seed, verify}, [&] {
             return compute_reference(img, filter, W, H, pixels_to_check(W, H, verify, cfg.seed));
         });

@@ -190,8 +190,9 @@ public:
                     "matmul size " + dims_label({M, N, K}) +
                     ": a matrix of over 2^31-1 elements (the kernels index with int)");
         const int mi = static_cast<int>(M), ni = static_cast<int>(N), ki = static_cast<int>(K);
-
-        Result r;
+        Result r; // an explicit --verify full too big to check is refused before anything runs
+        verify_level(cfg, double(M) * N * K, full_check_limit, r, name());
+        r = Result{};
         r.seed = cfg.seed;
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
@@ -238,9 +239,11 @@ public:
         const auto b = random_floats(K * N, cfg.seed + 1);
         auto q = dev.create_queue();
         auto da = dev.alloc<float>(M * K), db = dev.alloc<float>(K * N),
-             dc = dev.alloc<float>(M * N);
+             dc = alloc_guarded(dev, M * N * sizeof(float));
         r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
         r.h2d_bytes = 4.0 * (double(M) * K + double(K) * N);
+        perturb(cfg, 0, *q, *da, sizeof(float));
+        perturb(cfg, 1, *q, *db, sizeof(float));
 
         const auto local = g.local;
         if (const auto note = shape_note(v.name, fit); !note.empty())
@@ -273,7 +276,7 @@ public:
         const Range sum_range = Range((M * N + 255) / 256 * 256).local(256);
 
         poison(*q, *dc);
-        r.kernel_ms = time_runs(*q, cfg, [&] {
+        time_runs(r, *q, cfg, [&] {
             if (splits == 1) {
                 auto e = q->launch(*kernel, range, *da, *db, *dc, mi, ni, ki);
                 return std::pair{e, e};
@@ -295,6 +298,7 @@ public:
         if (r.verified) {
             const auto ref = reference(a, b, M, N, K, cfg, r.note);
             compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+            check_guard(r, *q, *dc, M * N * sizeof(float));
         }
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(matmul_model(), dev.info()).note;
@@ -310,13 +314,9 @@ public:
                                                const std::vector<float>& b, std::size_t M,
                                                std::size_t N, std::size_t K, const RunConfig& cfg,
                                                std::string& note) const {
-        Verify verify = cfg.verify;
-        if (verify == Verify::full && double(M) * N * K > full_check_limit) {
-            verify = Verify::sample;
-            note += std::string(note.empty() ? "" : "; ") +
-                    "--verify full checks a sample at this size (the CPU reference of every "
-                    "entry needs over 2^31 multiply-adds)";
-        }
+        Result r; // full stays full: past the limit, refused when asked for, else a sample said
+        const Verify verify = verify_level(cfg, double(M) * N * K, full_check_limit, r, "matmul");
+        note += (note.empty() || r.note.empty() ? "" : "; ") + r.note;
         return cache_.get(Key{M, N, K, cfg.seed, verify}, [&] {
             return compute_reference(a, b, M, N, K, check_indices(M * N, verify, cfg.seed));
         });

@@ -271,6 +271,7 @@ class Reduction final : public App {
         part[1] = dev.alloc<T>(passes.size() > 1 ? passes[1].groups : 1);
         r.h2d_ms = q->write(*din, host).elapsed_ms();
         r.h2d_bytes = double(n) * sizeof(T);
+        perturb(cfg, 0, *q, *din, sizeof(T));
         // Poisoned (0xFF: -1 / NaN) by a write, not poison()'s fill: Oclgrind 21.10 reports reads
         // of a buffer filled with clEnqueueFillBuffer and then written by a kernel as
         // uninitialised, and the second pass reads exactly such a buffer.
@@ -283,7 +284,7 @@ class Reduction final : public App {
         for (const Pass& p : passes)
             ranges.push_back(Range(p.groups * ls).local(ls));
         const auto scratch = duet::local(ls * sizeof(T));
-        r.kernel_ms = time_runs(*q, cfg, [&] {
+        time_runs(r, *q, cfg, [&] {
             Event first, last;
             if (atomic) { // the sum starts from zero every run (a blocking write, not timed)
                 const T zero = T(0);

@@ -56,9 +56,11 @@ public:
         const auto a = random_floats(n, cfg.seed);
         const auto b = random_floats(n, cfg.seed + 1);
         auto q = dev.create_queue();
-        auto da = dev.alloc<float>(n), db = dev.alloc<float>(n), dc = dev.alloc<float>(n);
+        auto da = dev.alloc<float>(n), db = dev.alloc<float>(n), dc = alloc_guarded(dev, n * sizeof(float));
         r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
         r.h2d_bytes = 2.0 * n * sizeof(float);
+        perturb(cfg, 0, *q, *da, sizeof(float));
+        perturb(cfg, 1, *q, *db, sizeof(float));
 
         const auto local = fit.shape.local;
         // vec4: one float4 per work-item up to a grid that fills a GPU (2048 work-items per
@@ -71,7 +73,7 @@ public:
         Range range = Range(round_up(v.name == "naive" ? n : grid, local[0])).local(local[0]);
         r.local_label = std::to_string(local[0]);
         poison(*q, *dc);
-        r.kernel_ms = time_runs(*q, cfg, [&] {
+        time_runs(r, *q, cfg, [&] {
             auto e = q->launch(*kernel, range, *da, *db, *dc, ni);
             return std::pair{e, e};
         });
@@ -89,6 +91,7 @@ public:
         for (std::size_t t = 0; t < idx.size(); ++t) // one correctly rounded float add
             ref[t] = static_cast<float>(double(a[idx[t]]) + double(b[idx[t]]));
         compare_outputs(r, c, idx, ref);
+        check_guard(r, *q, *dc, n * sizeof(float));
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(vecadd_model(), dev.info()).note;
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

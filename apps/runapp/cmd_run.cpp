@@ -27,6 +27,7 @@ RunConfig base_config(const Cli& c) {
     cfg.verify = c.verify;
     cfg.seed = c.seed;
     cfg.defines = c.defines;
+    cfg.verify_explicit = c.verify_given;
     return cfg;
 }
 
@@ -45,27 +46,24 @@ std::string apply_tuned(const Cli& c, const App& app, const duet::apps::Variant&
     return duet::apps::apply_tuned(tuning_store(), dev.info(), app, v, cfg);
 }
 
-// Writes to --output FILE when given, else to stdout.
+// Writes to --output FILE when given, else to stdout; a failed write is an Error (exit 3).
 void emit(const Cli& c, const std::vector<Result>& results, int argc, char** argv) {
     const auto prov = provenance(argc, argv);
     if (c.output.empty()) {
         print_results(std::cout, results, c.format, prov);
+        check_written(std::cout, "standard output");
         return;
     }
     std::ofstream out(c.output);
     if (!out)
         throw duet::Error::usage("cannot write --output file " + c.output);
     print_results(out, results, c.format, prov);
-    if (c.format == Format::table)
+    close_written(out, "--output file " + c.output);
+    if (c.format == Format::table) {
         print_results(std::cout, results, Format::table, prov);
+        check_written(std::cout, "standard output");
+    }
     std::cerr << "results written to " << c.output << "\n";
-}
-
-int exit_code(const std::vector<Result>& results) {
-    for (const auto& r : results)
-        if (r.verified && !r.pass)
-            return 1;
-    return 0;
 }
 
 // Runs the variants of one app on one device over every size and local size asked for.
@@ -110,6 +108,7 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                     }
                     if (!tuned_note.empty())
                         r.note = tuned_note + (r.note.empty() ? "" : "; " + r.note);
+                    duet::apps::check_plausible(r, duet::apps::plausible_ceiling(dev.info()));
                     out.push_back(std::move(r));
                 } catch (const duet::Error& e) {
                     if (e.kind() != duet::ErrorKind::unsupported)
@@ -120,10 +119,10 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                     r.device_id = dev.info().id();
                     r.device_name = dev.info().name;
                     r.backend = dev.info().backend;
-                    r.size_label = size.empty() ? duet::apps::dims_label(app.default_size())
+                    r.size_label = size.empty() ? duet::apps::dims_label(app.auto_size(dev.info()))
                                                 : duet::apps::dims_label(size);
                     r.skipped = true;
-                    r.pass = true;
+                    r.pass = false; // no result: never PASS
                     r.seed = cfg.seed;
                     r.note = std::string("skipped: ") + e.what();
                     out.push_back(std::move(r));
@@ -160,7 +159,11 @@ int cmd_run(const Cli& c, int argc, char** argv) {
         for (auto& r : run_app(*app, dev, c, progress))
             results.push_back(std::move(r));
     emit(c, results, argc, argv);
-    return exit_code(results);
+    std::vector<std::string> why;
+    const int code = results_exit_code(results, why);
+    for (const auto& w : why)
+        std::cerr << "runapp: error: " << w << "\n";
+    return code;
 }
 
 int cmd_compare(const Cli& c, int argc, char** argv) {
@@ -210,6 +213,7 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
         emit(c, results, argc, argv);
     } else {
         print_comparison(std::cout, results);
+        check_written(std::cout, "standard output");
         if (!c.output.empty())
             emit(c, results, argc, argv);
     }
@@ -218,12 +222,17 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
         if (!out)
             throw duet::Error::usage("cannot write --html file " + c.html);
         write_html(out, results, provenance(argc, argv));
+        close_written(out, "--html file " + c.html);
         std::cerr << "HTML report written to " << c.html << "\n";
     }
     for (const auto& f : failures)
         std::cerr << "runapp: error: " << f << "\n";
-    if (exit_code(results))
-        return 1;
+    std::vector<std::string> why;
+    const int code = results_exit_code(results, why);
+    for (const auto& w : why)
+        std::cerr << "runapp: error: " << w << "\n";
+    if (code)
+        return code;
     return failures.empty() ? 0 : 3;
 }
 

@@ -1,6 +1,7 @@
 // runapp: the command-line tool. Exit codes: 0 success, 1 a result was wrong, 2 a usage error,
 // 3 a device or runtime error.
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -52,6 +53,9 @@ int dispatch(int argc, char** argv, const runapp::Cli& c);
 } // namespace
 
 int main(int argc, char** argv) {
+    // A closed pipe (runapp ... | head) makes a write fail with EPIPE, reported and exit 3,
+    // instead of killing the process silently (exit 141).
+    std::signal(SIGPIPE, SIG_IGN);
     try {
         const runapp::Cli c = runapp::parse(argc, argv);
         if (c.timeout_s > 0)
@@ -59,6 +63,10 @@ int main(int argc, char** argv) {
         const int code = dispatch(argc, argv, c);
         claim_exit();
         std::cout.flush();
+        if (!std::cout || std::fflush(stdout) != 0) {
+            std::cerr << "runapp: error: writing to standard output failed; the output is incomplete\n";
+            return 3;
+        }
         return code;
     } catch (const duet::Error& e) {
         claim_exit();

@@ -1,7 +1,11 @@
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <ostream>
 
 #include <duet/duet.hpp>
@@ -52,7 +56,44 @@ double throughput_value(const Result& r) {
     return r.gbs();
 }
 
+std::string check_label(const Result& r) {
+    if (r.skipped)
+        return "SKIPPED";
+    if (r.verified && !r.pass)
+        return "FAIL";
+    if (r.implausible)
+        return "IMPLAUSIBLE";
+    return r.verified ? "PASS" : "UNCHECKED";
+}
+
+std::string dump_json(const nlohmann::json& j, int indent) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void close_written(std::ofstream& out, const std::string& what) {
+    errno = 0;
+    out.close();
+    check_written(out, what);
+}
+
+void check_written(std::ostream& out, const std::string& what) {
+    const int before = out ? 0 : errno; // a stream already failed (at close): its reason
+    errno = 0;
+    out.flush();
+    if (&out == &std::cout && std::fflush(stdout) != 0)
+        out.setstate(std::ios::badbit);
+    if (!out) {
+        const int err = errno ? errno : before;
+        throw duet::Error(duet::ErrorKind::runtime, "", "", 0, "",
+                          "writing the results to " + what + " failed" +
+                              (err ? std::string(" (") + std::strerror(err) + ")" : std::string()) +
+                              "; the results are incomplete");
+    }
+}
+
 std::string throughput(const Result& r) {
+    if (r.implausible)
+        return "implausible";
     if (r.kernel_ms.median <= 0)
         return "-";
     if (r.flops > 0)
@@ -77,6 +118,9 @@ nlohmann::json to_json(const Result& r) {
     j["kernel_ms"] = {{"median", r.kernel_ms.median}, {"min", r.kernel_ms.min},
                       {"max", r.kernel_ms.max}, {"mean", r.kernel_ms.mean},
                       {"runs", r.kernel_ms.count}};
+    j["clock"] = r.clock;
+    j["host_ms"] = {{"median", r.host_ms.median}, {"min", r.host_ms.min}, {"max", r.host_ms.max}};
+    j["status"] = r.status();
     j["h2d_ms"] = r.h2d_ms;
     j["d2h_ms"] = r.d2h_ms;
     j["h2d_gbs"] = r.h2d_ms > 0 ? r.h2d_bytes / (r.h2d_ms * 1e6) : 0.0;
@@ -85,12 +129,14 @@ nlohmann::json to_json(const Result& r) {
     j["build_ms"] = r.build_ms;
     j["cache_hit"] = r.cache_hit;
     j["build_options"] = r.build_options;
-    if (r.flops > 0)
-        j["gflops"] = r.gflops();
-    if (r.bytes > 0)
-        j["effective_gbs"] = r.gbs();
-    if (r.pixels > 0)
-        j["mpixels_per_s"] = r.mpixels();
+    // An implausible time gives no figure: null, never a number.
+    const auto figure = [&](double v) { return r.implausible ? nlohmann::json() : nlohmann::json(v); };
+    if (r.flops > 0 && !r.skipped)
+        j["gflops"] = figure(r.gflops());
+    if (r.bytes > 0 && !r.skipped)
+        j["effective_gbs"] = figure(r.gbs());
+    if (r.pixels > 0 && !r.skipped)
+        j["mpixels_per_s"] = figure(r.mpixels());
     j["skipped"] = r.skipped;
     j["verified"] = r.verified;
     j["pass"] = r.pass;
@@ -136,23 +182,27 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         j["results"] = nlohmann::json::array();
         for (const auto& r : results)
             j["results"].push_back(to_json(r));
-        out << j.dump(2) << "\n";
+        out << dump_json(j) << "\n";
         return;
     }
     if (f == Format::csv) {
         out << "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_min,"
                "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,gflops,effective_gbs,"
-               "mpixels_per_s,verified,pass,max_error,tolerance\n";
+               "mpixels_per_s,verified,pass,max_error,tolerance,status,clock\n";
         for (const auto& r : results) {
             std::string name = r.device_name;
             std::replace(name.begin(), name.end(), ',', ' ');
+            std::string clock = r.clock;
+            std::replace(clock.begin(), clock.end(), ',', ';');
+            const bool figure = !r.implausible && !r.skipped;
             out << r.app << ',' << r.variant << ',' << r.backend << ',' << r.device_id << ','
                 << name << ',' << r.size_label << ',' << r.local_label << ',' << r.seed << ','
                 << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max << ','
                 << r.h2d_ms << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms << ','
-                << (r.cache_hit ? 1 : 0) << ',' << r.gflops() << ',' << r.gbs() << ','
-                << r.mpixels() << ',' << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ','
-                << r.max_error << ',' << r.tolerance << "\n";
+                << (r.cache_hit ? 1 : 0) << ',' << (figure ? r.gflops() : 0) << ','
+                << (figure ? r.gbs() : 0) << ',' << (figure ? r.mpixels() : 0) << ','
+                << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ',' << r.max_error << ','
+                << r.tolerance << ',' << r.status() << ',' << clock << "\n";
         }
         return;
     }
@@ -174,16 +224,23 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
             out << header << ", seed " << r.seed << "\n";
             last_header = header;
         }
-        t.add({r.variant, r.size_label, r.local_label, fmt("%.4f", r.kernel_ms.median),
-               fmt("%.4f", r.kernel_ms.min), fmt("%.4f", r.kernel_ms.max), throughput(r),
-               r.bytes > 0 ? fmt("%.1f", r.gbs()) : "-",
+        // No time for a row that did not run, or whose time is implausible (the note has it).
+        const bool timed = !r.skipped && !r.implausible;
+        const auto ms = [&](double v) { return timed ? fmt("%.4f", v) : std::string("-"); };
+        t.add({r.variant, r.size_label, r.local_label, ms(r.kernel_ms.median),
+               ms(r.kernel_ms.min), ms(r.kernel_ms.max), r.skipped ? "-" : throughput(r),
+               r.bytes > 0 && !r.implausible ? fmt("%.1f", r.gbs()) : "-",
                r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
                r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
                fmt("%.1f", r.build_ms), r.cache_hit ? "hit" : "miss",
                r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-",
-               r.skipped ? "SKIPPED" : !r.verified ? "UNVERIFIED" : r.pass ? "PASS" : "FAIL"});
+               check_label(r)});
     }
     flush();
+    for (const auto& r : results)
+        if (!r.skipped && r.clock != "device events")
+            out << "clock (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.clock
+                << "\n";
     for (const auto& r : results)
         if (!r.note.empty())
             out << "note (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.note << "\n";

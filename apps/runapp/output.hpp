@@ -1,6 +1,7 @@
 #pragma once
 // Printing results: aligned tables for people, JSON (with provenance) and CSV for scripts.
 #include <iosfwd>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ double throughput_value(const duet::apps::Result& r);
 nlohmann::json to_json(const duet::apps::Result& r);
 // Provenance common to a whole run: duet version, time, command line, devices.
 nlohmann::json provenance(int argc, char** argv);
+// The check column: PASS, FAIL, SKIPPED, UNCHECKED (--verify off) or IMPLAUSIBLE.
+std::string check_label(const duet::apps::Result& r);
+// JSON text with every invalid UTF-8 byte replaced by U+FFFD (device names, notes and defines
+// come from drivers and users): the output is always valid JSON.
+std::string dump_json(const nlohmann::json& j, int indent = 2);
+// Flushes `out`; a write that failed (full disk, closed pipe) is a runtime Error naming `what`
+// and the system's reason (runapp exits 3).
+void check_written(std::ostream& out, const std::string& what);
+// Closes `out` and checks it as check_written does.
+void close_written(std::ofstream& out, const std::string& what);
 // Prints results in the chosen format.
 void print_results(std::ostream& out, const std::vector<duet::apps::Result>& results, Format f,
                    const nlohmann::json& prov);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <string>
 #include <ostream>
 
 #include <duet/duet.hpp>
@@ -77,43 +78,70 @@ void print_comparison(std::ostream& out, const std::vector<Result>& results) {
             }
         header.push_back("check");
         Table t(header);
+        // Speed-ups are against the last step (and the first step) that ran on that device:
+        // skipped, failed and implausible rows have no time to compare. `over` names the step
+        // compared with when it is not the row above, and the footnote says so.
         std::map<std::string, double> first, prev;
+        std::map<std::string, std::string> prev_name;
+        std::map<std::string, bool> gap; // a row without a time since the previous that had one
         for (const auto& v : g.variants) {
             std::vector<std::string> row = {v};
-            bool all_pass = true, any_unverified = false;
+            // The row's check: the worst of its devices (FAIL, IMPLAUSIBLE, SKIPPED, UNCHECKED).
+            std::vector<std::string> checks;
             for (const auto& d : g.devices) {
                 auto it = g.cell.find({v, d});
                 if (it == g.cell.end()) {
                     row.insert(row.end(), {"-", "-", "-", "-"});
+                    gap[d] = true;
                     continue;
                 }
                 const Result& r = *it->second;
-                if (r.skipped) {
-                    row.insert(row.end(), {"skipped", "-", "-", "-"});
+                checks.push_back(check_label(r));
+                if (r.skipped || r.implausible || (r.verified && !r.pass)) {
+                    row.insert(row.end(), {r.skipped ? "skipped" : r.implausible ? "implausible" : "failed",
+                                           "-", "-", "-"});
+                    gap[d] = true;
                     continue;
                 }
                 const double ms = r.kernel_ms.median;
-                row.push_back(fmt("%.4f", ms));
+                row.push_back(fmt("%.4f", ms) + (r.clock == "device events" ? "" : " (host)"));
                 row.push_back(throughput(r));
-                row.push_back(prev.count(d) && ms > 0 ? fmt("%.2fx", prev[d] / ms) : "-");
+                std::string step = prev.count(d) && ms > 0 ? fmt("%.2fx", prev[d] / ms) : "-";
+                if (prev.count(d) && gap[d])
+                    step += " vs " + prev_name[d];
+                gap[d] = false;
+                row.push_back(step);
                 row.push_back(first.count(d) && ms > 0 ? fmt("%.2fx", first[d] / ms) : "1.00x");
                 if (!first.count(d))
                     first[d] = ms;
                 prev[d] = ms;
-                all_pass = all_pass && (r.pass || !r.verified);
-                any_unverified = any_unverified || !r.verified;
+                prev_name[d] = v;
             }
+            std::string check = "PASS";
+            for (const char* worst : {"FAIL", "IMPLAUSIBLE", "SKIPPED", "UNCHECKED"})
+                if (std::find(checks.begin(), checks.end(), worst) != checks.end()) {
+                    check = worst;
+                    break;
+                }
+            if (checks.empty())
+                check = "SKIPPED";
             for (const auto& [ocl, cu] : twins) {
                 auto a = g.cell.find({v, ocl}), b = g.cell.find({v, cu});
                 row.push_back(a != g.cell.end() && b != g.cell.end() && b->second->kernel_ms.median > 0
                                   ? fmt("%.2f", a->second->kernel_ms.median / b->second->kernel_ms.median)
                                   : "-");
             }
-            row.push_back(!all_pass ? "FAIL" : any_unverified ? "UNVERIFIED" : "PASS");
+            row.push_back(check);
             t.add(row);
         }
         t.print(out);
-        out << "step: speed-up over the variant above; total: over the first variant";
+        out << "step: speed-up over the variant above that ran (named when rows between did not "
+               "run); total: over the first variant that ran";
+        bool host_clock = false;
+        for (const auto& [key, r] : g.cell)
+            host_clock = host_clock || (!r->skipped && r->clock != "device events");
+        if (host_clock)
+            out << "; (host): timed on the host clock, the device's events disagreed (JSON: clock)";
         if (!twins.empty())
             out << "; A/B: OpenCL time over CUDA time on the same GPU";
         out << "\n\n";
@@ -135,7 +163,8 @@ void write_html(std::ostream& out, const std::vector<Result>& results, const nlo
             std::string name;
             for (const auto& v : g.variants)
                 if (auto it = g.cell.find({v, d}); it != g.cell.end()) {
-                    best = std::max(best, throughput_value(*it->second));
+                    if (!it->second->skipped && !it->second->implausible)
+                        best = std::max(best, throughput_value(*it->second));
                     name = it->second->device_name;
                 }
             out << "<h3>" << esc(d) << " &mdash; " << esc(name) << "</h3>\n<table>"
@@ -145,22 +174,52 @@ void write_html(std::ostream& out, const std::vector<Result>& results, const nlo
                 if (it == g.cell.end())
                     continue;
                 const Result& r = *it->second;
-                if (r.skipped) {
-                    out << "<tr><td>" << esc(v) << "</td><td colspan=4>" << esc(r.note) << "</td></tr>\n";
+                if (r.skipped || r.implausible) {
+                    out << "<tr><td>" << esc(v) << "</td><td colspan=3>" << esc(r.note)
+                        << "</td><td>" << check_label(r) << "</td></tr>\n";
                     continue;
                 }
                 const double w = best > 0 ? 400.0 * throughput_value(r) / best : 0;
-                const bool ok = r.pass || !r.verified;
+                const bool ok = r.pass && r.verified;
                 out << "<tr><td>" << esc(v) << "</td><td class=n>" << fmt("%.4f", r.kernel_ms.median)
                     << "</td><td class=n>" << esc(throughput(r)) << "</td><td><span class=\"bar"
                     << (ok ? "" : " fail") << "\" style=\"width:" << fmt("%.0f", std::max(w, 1.0))
-                    << "px\"></span></td><td>" << (!r.verified ? "unverified" : r.pass ? "PASS" : "FAIL")
-                    << "</td></tr>\n";
+                    << "px\"></span></td><td>" << check_label(r) << "</td><td>clock: "
+                    << esc(r.clock) << "</td></tr>\n";
             }
             out << "</table>\n";
         }
     }
     out << "</body></html>\n";
+}
+
+int results_exit_code(const std::vector<Result>& results, std::vector<std::string>& why) {
+    for (const auto& r : results)
+        if (r.verified && !r.pass)
+            return 1;
+    int code = 0;
+    for (const auto& r : results)
+        if (r.implausible) {
+            why.push_back(r.app + " " + r.variant + " on " + r.device_id +
+                          ": the time is implausible, no result");
+            code = 3;
+        }
+    // Per app and device: every row skipped means nothing ran there.
+    std::map<std::pair<std::string, std::string>, std::pair<int, std::string>> ran;
+    for (const auto& r : results) {
+        auto& [count, reasons] = ran[{r.app, r.device_id}];
+        if (!r.skipped)
+            count = 1;
+        else if (count == 0)
+            reasons += "\n  " + r.variant + ": " + r.note;
+    }
+    for (const auto& [key, v] : ran)
+        if (v.first == 0) {
+            why.push_back("nothing ran: every variant of " + key.first + " was skipped on " +
+                          key.second + ":" + v.second);
+            code = 3;
+        }
+    return code;
 }
 
 } // namespace runapp

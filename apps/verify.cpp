@@ -1,0 +1,139 @@
+// Honest results: which clock a time comes from, plausible ceilings, guard zones past the end
+// of outputs, how far --verify full goes, and the input-perturbing test hook.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+namespace {
+// An explicit --verify full is honoured up to this much estimated CPU time, refused beyond.
+constexpr double max_full_check_s = 60;
+
+std::string ms_text(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g ms", v);
+    return buf;
+}
+} // namespace
+
+ClockChoice choose_clock(const std::vector<double>& device_ms, const std::vector<double>& host_ms,
+                         int launches) {
+    double d = 0, h = 0;
+    for (double v : host_ms)
+        h += v;
+    for (double v : device_ms) {
+        if (!std::isfinite(v))
+            return {true, "host (events gave no time)"};
+        if (v <= 0)
+            return {true, "host (events gave zero time)"};
+        d += v;
+    }
+    if (device_ms.empty())
+        return {false, "device events"};
+    const double allowance = 0.2 * double(std::max(launches, 1)) * double(device_ms.size()) + 1.0;
+    if (d > h * 1.05 + 0.05)
+        return {true, "host (events disagreed: " + ms_text(d) + " on the device, longer than " +
+                          ms_text(h) + " on the host)"};
+    if (d < (h - allowance) / 2)
+        return {true, "host (events disagreed: " + ms_text(d) + " on the device, under half of " +
+                          ms_text(h) + " on the host less " + ms_text(allowance) +
+                          " of launch overhead)"};
+    return {false, "device events"};
+}
+
+Ceiling plausible_ceiling(const DeviceInfo& info) {
+    Ceiling c;
+    if (info.compute_units <= 0 || info.clock_mhz <= 0)
+        return c;
+    const double cycles = double(info.compute_units) * info.clock_mhz * 1e6;
+    c.gflops = cycles * 1024 / 1e9;
+    const double peak = info.peak_bandwidth_gbs();
+    c.gbs = peak > 0 ? std::max(2 * peak, cycles * 64 / 1e9) : cycles * 512 / 1e9;
+    return c;
+}
+
+void check_plausible(Result& r, const Ceiling& c) {
+    if (r.skipped)
+        return;
+    auto over = [&] {
+        return (c.gflops > 0 && r.gflops() > c.gflops) || (c.gbs > 0 && r.gbs() > c.gbs);
+    };
+    if (!over())
+        return;
+    if (r.clock == "device events" && r.host_ms.median > 0) {
+        const Stats device = r.kernel_ms;
+        r.kernel_ms = r.host_ms;
+        if (!over()) {
+            r.clock = "host (events gave " + ms_text(device.median) +
+                      ", above the device's plausible peak)";
+            return;
+        }
+        r.kernel_ms = device;
+    }
+    r.implausible = true;
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "implausible: %.4g ms is above the device's plausible peak (%.0f GFLOP/s, "
+                  "%.0f GB/s from its clocks and units); the timer is wrong",
+                  r.kernel_ms.median, c.gflops, c.gbs);
+    r.note += std::string(r.note.empty() ? "" : "; ") + buf;
+}
+
+std::unique_ptr<Buffer> alloc_guarded(Device& dev, std::size_t bytes) {
+    return dev.alloc_bytes(bytes + guard_bytes);
+}
+
+bool guard_intact(const std::vector<unsigned char>& tail) {
+    return std::all_of(tail.begin(), tail.end(), [](unsigned char b) { return b == 0xFF; });
+}
+
+void check_guard(Result& r, Queue& q, const Buffer& buf, std::size_t used_bytes) {
+    if (buf.size() <= used_bytes)
+        return;
+    std::vector<unsigned char> tail(buf.size() - used_bytes);
+    q.read_bytes(buf, tail.data(), tail.size(), used_bytes);
+    if (guard_intact(tail))
+        return;
+    r.pass = false;
+    r.verified = true;
+    r.note += std::string(r.note.empty() ? "" : "; ") +
+              "FAIL: the kernel wrote past the end of the output (guard zone changed)";
+}
+
+Verify verify_level(const RunConfig& cfg, double work, double limit, Result& r,
+                    const std::string& app) {
+    if (cfg.verify != Verify::full || work <= limit)
+        return cfg.verify;
+    const double cores = std::max(1u, std::thread::hardware_concurrency());
+    const double seconds = work / (1e9 * cores); // ~1 G multiply-adds per second per core
+    char cost[200];
+    std::snprintf(cost, sizeof cost, "%.3g multiply-adds on the CPU, about %.0f s on %.0f cores",
+                  work, seconds, cores);
+    if (cfg.verify_explicit && seconds <= max_full_check_s)
+        return Verify::full; // asked for: checked fully, if it takes up to a minute
+    if (cfg.verify_explicit)
+        throw Error::usage(app + ": --verify full at this size needs " + cost +
+                           "; use --verify sample (or a smaller --size)");
+    r.note += std::string(r.note.empty() ? "" : "; ") +
+              "checked a sample (the default --verify; full would need " + cost + ")";
+    return Verify::sample;
+}
+
+void perturb(const RunConfig& cfg, int which, Queue& q, Buffer& buf, std::size_t elem_bytes) {
+    if (cfg.perturb_input != which || buf.size() < elem_bytes)
+        return;
+    // Bit 6 of every byte flipped: a different value whatever the type (for a float in [-1, 1)
+    // it flips the top exponent bit: a huge number).
+    std::vector<unsigned char> e(elem_bytes);
+    q.read_bytes(buf, e.data(), elem_bytes, buf.size() - elem_bytes);
+    for (auto& b : e)
+        b = static_cast<unsigned char>(b ^ 0x40);
+    q.write_bytes(buf, e.data(), elem_bytes, buf.size() - elem_bytes);
+}
+
+} // namespace duet::apps
