@@ -12,6 +12,7 @@
 
 #include "cmd_compile.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 
 namespace runapp {
 
@@ -121,7 +122,7 @@ int cmd_compile(const Cli& c) {
             j.push_back({{"target", r.target}, {"file", r.file}, {"available", r.available}, {"ok", r.ok},
                          {"log", r.log}, {"seconds", r.seconds}, {"kernels", ks}});
         }
-        os << nlohmann::json{{"date", today()}, {"tools", tool_versions(ts)}, {"results", j}, {"ok", !failed}}.dump(2)
+        os << dump_json(nlohmann::json{{"date", today()}, {"tools", tool_versions(ts)}, {"results", j}, {"ok", !failed}})
            << "\n";
     } else if (c.format == Format::csv) {
         os << "target,file,kernel,status,registers,sgpr,agpr,spill_bytes,scratch_bytes,local_bytes,max_work_group,simd\n";

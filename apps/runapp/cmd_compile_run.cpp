@@ -233,7 +233,10 @@ std::vector<std::string> tool_versions(const std::vector<Target>& ts) {
             TempDir tmp;
             if (program == "ocloc") { // ocloc has no --version; its query writes a file
                 run({path, "query", "OCL_DRIVER_VERSION"}, tmp.path);
-                out.push_back("ocloc: driver " + trim_line(slurp(tmp.path / "OCL_DRIVER_VERSION")));
+                // The file ends in a NUL byte: keep printable characters only.
+                std::string v = slurp(tmp.path / "OCL_DRIVER_VERSION");
+                std::erase_if(v, [](char c) { return c != '\n' && static_cast<unsigned char>(c) < 0x20; });
+                out.push_back("ocloc: driver " + trim_line(v));
                 continue;
             }
             Ran r = run({path, "--version"}, tmp.path);

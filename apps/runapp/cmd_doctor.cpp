@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "output.hpp"
 
 namespace runapp {
 
@@ -273,7 +274,7 @@ int cmd_doctor(const Cli& c) {
         nlohmann::json j = nlohmann::json::array();
         for (const auto& s : steps)
             j.push_back({{"status", s.status}, {"step", s.what}, {"detail", s.detail}, {"hint", s.hint}});
-        std::cout << nlohmann::json{{"steps", j}, {"ok", !failed}}.dump(2) << "\n";
+        std::cout << dump_json(nlohmann::json{{"steps", j}, {"ok", !failed}}) << "\n";
     } else {
         for (const auto& s : steps) {
             std::cout << "[" << s.status << "] " << s.what << ": " << s.detail << "\n";

@@ -57,7 +57,7 @@ int cmd_list(const Cli& c) {
                                     {"platform", i.platform}, {"uuid", i.uuid},
                                     {"pci_bus_id", i.pci_bus_id}, {"same_device_as", same}});
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << dump_json(j) << "\n";
         return 0;
     }
     for (const auto& r : reports) {
@@ -142,7 +142,7 @@ int cmd_info(const Cli& c) {
         nlohmann::json j;
         for (const auto& [k, v] : rows)
             j[k] = v;
-        std::cout << j.dump(2) << "\n";
+        std::cout << dump_json(j) << "\n";
         return 0;
     }
     std::size_t w = 0;

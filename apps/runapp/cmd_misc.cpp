@@ -114,7 +114,7 @@ int cmd_bandwidth(const Cli& c) {
                            {"transfer", s.what}, {"bytes", bytes}, {"ms", s.ms}, {"gbs", s.gbs}});
     }
     if (c.format == Format::json)
-        std::cout << nlohmann::json{{"duet_version", duet::version}, {"results", out}}.dump(2) << "\n";
+        std::cout << dump_json(nlohmann::json{{"duet_version", duet::version}, {"results", out}}) << "\n";
     else if (c.format == Format::csv) {
         std::cout << "device_id,transfer,bytes,ms,gbs\n";
         for (const auto& r : out)

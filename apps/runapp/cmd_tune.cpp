@@ -223,7 +223,7 @@ int cmd_tune(const Cli& c) {
 
     std::string body =
         c.format == Format::json
-            ? (json_reports.size() == 1 ? json_reports[0] : json_reports).dump(2) + "\n"
+            ? dump_json(json_reports.size() == 1 ? json_reports[0] : json_reports) + "\n"
             : text.str();
     if (c.output.empty()) {
         std::cout << body;

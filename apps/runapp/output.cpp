@@ -118,7 +118,7 @@ nlohmann::json to_json(const Result& r) {
     j["kernel_ms"] = {{"median", r.kernel_ms.median}, {"min", r.kernel_ms.min},
                       {"max", r.kernel_ms.max}, {"mean", r.kernel_ms.mean},
                       {"runs", r.kernel_ms.count}};
-    j["clock"] = r.clock;
+    j["clock"] = r.skipped ? std::string() : r.clock; // a skipped row has no time
     j["host_ms"] = {{"median", r.host_ms.median}, {"min", r.host_ms.min}, {"max", r.host_ms.max}};
     j["status"] = r.status();
     j["h2d_ms"] = r.h2d_ms;
@@ -192,7 +192,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         for (const auto& r : results) {
             std::string name = r.device_name;
             std::replace(name.begin(), name.end(), ',', ' ');
-            std::string clock = r.clock;
+            std::string clock = r.skipped ? std::string() : r.clock;
             std::replace(clock.begin(), clock.end(), ',', ';');
             const bool figure = !r.implausible && !r.skipped;
             out << r.app << ',' << r.variant << ',' << r.backend << ',' << r.device_id << ','
