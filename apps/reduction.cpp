@@ -267,8 +267,11 @@ class Reduction final : public App {
         auto din = dev.alloc<T>(n);
         std::unique_ptr<Buffer> part[2];
         const bool atomic = step.split == Split::grid_atomic;
-        part[0] = dev.alloc<T>(atomic ? 1 : passes[0].groups);
-        part[1] = dev.alloc<T>(passes.size() > 1 ? passes[1].groups : 1);
+        // The partial sums, each with a poisoned guard zone past its end (checked after the run).
+        const std::size_t part_count[2] = {atomic ? 1 : passes[0].groups,
+                                           passes.size() > 1 ? passes[1].groups : 1};
+        part[0] = alloc_guarded(dev, part_count[0] * sizeof(T));
+        part[1] = alloc_guarded(dev, part_count[1] * sizeof(T));
         r.h2d_ms = q->write(*din, host).elapsed_ms();
         r.h2d_bytes = double(n) * sizeof(T);
         perturb(cfg, 0, *q, *din, sizeof(T));
@@ -335,6 +338,8 @@ class Reduction final : public App {
             r.max_error = err;
             r.pass = err <= r.tolerance; // NaN (a poisoned, unwritten result) fails
         }
+        for (int b = 0; b < 2; ++b) // a pass that wrote past its partial sums fails
+            check_guard(r, *q, *part[b], part_count[b] * sizeof(T));
 
         // ---- what the reader must know ----
         std::string groups;

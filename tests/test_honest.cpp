@@ -2,6 +2,9 @@
 // are never PASS, full checks that stay full, NaN anywhere fails, guard zones past the end of
 // outputs, every input element influencing a checked output, always-valid JSON.
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -215,6 +218,41 @@ TEST_CASE("guard zone: a kernel that writes one element past the end of its outp
             CHECK(r.note.find("wrote past the end") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("guard zone: a reduction pass that writes past its partial sums fails the app's run") {
+    // The shipped reduction.cl with its first step changed to write one partial sum too many,
+    // read through DUET_KERNEL_DIR (looked up on each load); the app itself must say FAIL.
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path(DUET_BINARY_DIR) / "test-bad-kernels";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "kernels_cl");
+    std::ifstream in(fs::path(DUET_SOURCE_DIR) / "kernels_cl" / "reduction.cl");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string src = text.str();
+    const std::string store = "out[get_group_id(0)] = sdata[0];";
+    const auto at = src.find(store);
+    REQUIRE(at != std::string::npos);
+    src.replace(at, store.size(),
+                "{ out[get_group_id(0)] = sdata[0]; if (get_group_id(0) == get_num_groups(0) - 1) "
+                "out[get_num_groups(0)] = sdata[0]; }");
+    std::ofstream(dir / "kernels_cl" / "reduction.cl") << src;
+    ::setenv("DUET_KERNEL_DIR", dir.c_str(), 1);
+    const App& app = find_app("reduction");
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            RunConfig cfg;
+            cfg.size = {100003};
+            cfg.reps = 1;
+            cfg.warmup = 0;
+            const auto r = app.run(*dev, select_variants(app, "interleaved_i32").front(), cfg);
+            CHECK(!r.pass);
+            CHECK(r.note.find("wrote past the end") != std::string::npos);
+        }
+    }
+    ::unsetenv("DUET_KERNEL_DIR");
+    fs::remove_all(dir);
 }
 
 TEST_CASE("every input element influences a checked output: its last element changed, each app fails") {
