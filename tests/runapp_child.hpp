@@ -23,20 +23,15 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "runapp_shell.hpp"
+
 extern char** environ;
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// runapp sits next to this test in bin/, wherever the build tree has been copied to.
-std::string runapp_path() {
-    std::error_code ec;
-    const auto self = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec && fs::exists(self.parent_path() / "runapp"))
-        return (self.parent_path() / "runapp").string();
-    return DUET_RUNAPP;
-}
+using duet_test::runapp_path;
 
 // A directory of its own for one test, removed (writable again first) when the test ends.
 struct TempDir {

@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include "cmd_compile.hpp"
+#include "runapp_shell.hpp"
 
 namespace {
 
@@ -20,15 +21,8 @@ struct Run {
 };
 
 Run run_runapp(const std::string& env, const std::string& args) {
-    const std::string cmd = env + " " DUET_RUNAPP " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string out;
-    std::array<char, 4096> buf;
-    while (std::size_t n = fread(buf.data(), 1, buf.size(), p))
-        out.append(buf.data(), n);
-    const int status = pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+    auto [code, out] = duet_test::shell(env + " " DUET_RUNAPP " " + args);
+    return {code, out};
 }
 
 using namespace runapp::compile;

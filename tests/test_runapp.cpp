@@ -12,6 +12,8 @@
 
 #include <duet/duet.hpp>
 
+#include "runapp_shell.hpp"
+
 namespace {
 
 struct Run {
@@ -20,24 +22,11 @@ struct Run {
 };
 
 // runapp sits next to this test in bin/, wherever the build tree has been copied to.
-std::string runapp_path() {
-    std::error_code ec;
-    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec && std::filesystem::exists(self.parent_path() / "runapp"))
-        return (self.parent_path() / "runapp").string();
-    return DUET_RUNAPP;
-}
+using duet_test::runapp_path;
 
 Run runapp(const std::string& args) {
-    const std::string cmd = runapp_path() + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    REQUIRE(p);
-    std::string out;
-    std::array<char, 4096> buf;
-    while (std::size_t n = fread(buf.data(), 1, buf.size(), p))
-        out.append(buf.data(), n);
-    const int status = pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+    auto [code, out] = duet_test::shell(runapp_path() + " " + args);
+    return {code, out};
 }
 
 bool has_opencl() {

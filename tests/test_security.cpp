@@ -245,7 +245,7 @@ TEST_CASE("security: a FIFO in place of an entry or of tuned.json does not hang"
 // ---- defines ----
 
 TEST_CASE("security: control characters and option syntax in a define are refused") {
-    for (const std::string v : std::vector<std::string>{
+    for (const std::string& v : std::vector<std::string>{
              "1\v-include/etc/passwd", "1\f-Dx", "1\r", "a\tb", "1 -O0", "-include", "\"x\"",
              "a\\b", "caf\xc3\xa9", std::string("1\0x", 3)})
         CHECK_THROWS_AS(duet::check_define("X", v), duet::Error);

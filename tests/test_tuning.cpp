@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
+#include "runapp_shell.hpp"
 #include "test_util.hpp"
 #include "tuning.hpp"
 
@@ -79,24 +80,8 @@ const Variant& variant_of(const App& app, const std::string& name) {
     throw 0;
 }
 
-std::string runapp_path() {
-    std::error_code ec;
-    const auto self = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec && fs::exists(self.parent_path() / "runapp"))
-        return (self.parent_path() / "runapp").string();
-    return DUET_RUNAPP;
-}
-
-std::pair<int, std::string> shell(const std::string& cmd) {
-    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-    REQUIRE(p);
-    std::string out;
-    std::array<char, 4096> buf;
-    while (std::size_t n = fread(buf.data(), 1, buf.size(), p))
-        out.append(buf.data(), n);
-    const int status = pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
+using duet_test::runapp_path;
+using duet_test::shell;
 
 } // namespace
 
