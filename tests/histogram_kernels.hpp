@@ -3,6 +3,8 @@
 // one takes its bins as a __local int* parameter, the CUDA one declares them `extern __shared__`
 // and has no parameter for them. The host launches both with the same arguments:
 // (data, hist, n, duet::local(256 * sizeof(int))).
+#include <vector>
+
 namespace duet_test {
 
 inline const char* const histogram_cl = R"(
@@ -36,5 +38,17 @@ extern "C" __global__ void histogram(const int* data, int* hist, int n) {
             atomicAdd(&hist[b], bins[b]);
 }
 )";
+
+// The input both backends' histogram tests launch on (n values in [0, 1000)) and the 256-bin
+// histogram of their low bytes it must give.
+struct HistogramCase {
+    std::vector<int> data, want;
+    explicit HistogramCase(int n) : data(n), want(256, 0) {
+        for (int i = 0; i < n; ++i) {
+            data[i] = (i * 7919 + 13) % 1000;
+            ++want[data[i] & 255];
+        }
+    }
+};
 
 } // namespace duet_test

@@ -61,11 +61,10 @@ TEST_CASE("contracts: the histogram with a __local int* parameter and duet::loca
             auto k = dev->load_kernel("histogram", o);
             auto q = dev->create_queue();
             const int n = 4096 + 77;
-            std::vector<int> data(n), hist(256, -1), want(256, 0);
-            for (int i = 0; i < n; ++i) {
-                data[i] = (i * 7919 + 13) % 1000;
-                ++want[data[i] & 255];
-            }
+            const duet_test::HistogramCase hc(n);
+            const auto& data = hc.data;
+            const auto& want = hc.want;
+            std::vector<int> hist(256, -1);
             auto dd = dev->alloc<int>(n), dh = dev->alloc<int>(256);
             q->write(*dd, data);
             q->write(*dh, std::vector<int>(256, 0)); // not fill: Oclgrind counts it uninitialised

@@ -82,11 +82,10 @@ TEST_CASE("cuda contracts: histogram with extern __shared__ bins and duet::local
                 return;
             auto q = dev->create_queue();
             const int n = 4096 + 77;
-            std::vector<int> data(n), hist(256, -1), want(256, 0);
-            for (int i = 0; i < n; ++i) {
-                data[i] = (i * 7919 + 13) % 1000;
-                ++want[data[i] & 255];
-            }
+            const duet_test::HistogramCase hc(n);
+            const auto& data = hc.data;
+            const auto& want = hc.want;
+            std::vector<int> hist(256, -1);
             auto dd = dev->alloc<int>(n), dh = dev->alloc<int>(256);
             q->write(*dd, data);
             q->fill(*dh, 0, 256);
