@@ -35,8 +35,8 @@ struct MatmulTile {
     std::size_t bm, bn, bk, tm, tn;
     bool on_cpu; // also swept on CPUs
 };
-// The first two are the kernels' defaults: kernels_cu/matmul.cu's (BK 16) and kernels_cl/
-// matmul.cl's (BK 8), each the faster through its own backend on the H100; a sweep starts with
+// The first two are the kernels' defaults: kernels_cu/matmul_best.cu's (BK 16) and kernels_cl/
+// matmul_best.cl's (BK 8), each the faster through its own backend on the H100; a sweep starts with
 // its backend's. The others
 // trade block size (reuse of each loaded value) against work-groups in flight and registers:
 // taller, wider and deeper blocks for big GPUs, 4x4 register blocks for small ones. On a CPU
