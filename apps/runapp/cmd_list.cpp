@@ -1,9 +1,10 @@
-// runapp list and runapp info.
+// runapp list (devices, or every ladder's steps) and runapp info.
 #include <iostream>
 
 #include <duet/duet.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app.hpp"
 #include "commands.hpp"
 #include "output.hpp"
 
@@ -68,6 +69,14 @@ const char* local_memory_kind(duet::LocalMemoryKind k) {
 } // namespace
 
 int cmd_list(const Cli& c) {
+    if (!c.positional.empty()) {
+        // runapp list steps: every app's ladder from its step records (docs/LADDERS.md's list).
+        if (c.positional.size() != 1 || c.positional[0] != "steps")
+            throw duet::Error::usage("runapp list takes no argument '" + c.positional.back() +
+                                     "' (only `steps`: every ladder's steps)");
+        std::cout << duet::apps::steps_markdown();
+        return 0;
+    }
     const auto reports = duet::backend_reports();
     const auto devs = duet::devices();
     if (c.format == Format::json) {
