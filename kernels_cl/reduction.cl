@@ -53,7 +53,7 @@
 // in[i], in[i + LS], ... for i = group * RED_PER * LS + lid, stepping by RED_PER * LS times the
 // number of groups, in a register. A step's loads are all issued before they are added (that
 // many in flight per work-item); the last, partial step checks each, so any n works.
-#ifndef RED_PER // 4 rather than 2: 2.94 against 2.74 TB/s on the H100 (docs/PERFORMANCE.md)
+#ifndef RED_PER // 4 rather than 2: faster on the H100 (docs/PERFORMANCE.md)
 #define RED_PER 4
 #endif
 #if RED_PER < 1 || RED_PER > 16

@@ -78,8 +78,7 @@ struct TempDir {
             base = t;
         std::string tmpl = base + "/duet-compile-XXXXXX";
         if (!mkdtemp(tmpl.data()))
-            throw duet::Error(duet::ErrorKind::runtime, "", "", 0, "",
-                              "cannot create a temporary folder in " + base + ": " + std::strerror(errno));
+            throw duet::Error::runtime("cannot create a temporary folder in " + base + ": " + std::strerror(errno));
         path = tmpl;
     }
     ~TempDir() {

@@ -21,8 +21,7 @@ int cmd_cache(const Cli& c) {
         return 0;
     }
     if (sub == "clear" && !cache.enabled())
-        throw duet::Error(duet::ErrorKind::unavailable, "", "", 0, "",
-                          "the program cache is off (" + cache.why_off() +
+        throw duet::Error::unavailable("the program cache is off (" + cache.why_off() +
                               "); nothing was removed from a directory Duet does not trust");
     if (sub == "clear") {
         // Only files that are Duet entries by their header go; anything else (a user's file,
@@ -65,8 +64,7 @@ int cmd_bandwidth(const Cli& c) {
     else
         devs = duet::devices();
     if (devs.empty())
-        throw duet::Error(duet::ErrorKind::unavailable, "", "", 0, "",
-                          "no device to measure; run `runapp list` or `runapp doctor`");
+        throw duet::Error::unavailable("no device to measure; run `runapp list` or `runapp doctor`");
     std::size_t bytes = 64u << 20;
     if (!c.sizes.empty()) {
         auto d = duet::apps::parse_dims(c.sizes[0]);

@@ -193,8 +193,7 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
         }
     }
     if (devs.empty())
-        throw duet::Error(duet::ErrorKind::unavailable, "", "", 0, "",
-                          "no device to compare on; run `runapp list` or `runapp doctor`");
+        throw duet::Error::unavailable("no device to compare on; run `runapp list` or `runapp doctor`");
     const bool progress = !c.quiet && isatty(STDERR_FILENO);
     std::vector<Result> results;
     std::vector<std::string> failures;

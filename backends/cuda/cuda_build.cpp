@@ -48,10 +48,11 @@ Target nvrtc_target(const DeviceLimits& l, const Nvrtc& nv, const std::string& d
     if (cc > newest)
         return {"compute_" + std::to_string(newest), false};
     const int oldest = *std::min_element(archs.begin(), archs.end());
-    throw Error(ErrorKind::unavailable, "cuda", "", 0, "",
-                "NVRTC " + nv.version() + " (" + nv.path() + ") cannot compile for " + device +
-                    " (" + l.sm() + "): it supports sm_" + std::to_string(oldest) + " to sm_" +
-                    std::to_string(newest) + "; this GPU needs an older CUDA toolkit");
+    throw Error::unavailable("NVRTC " + nv.version() + " (" + nv.path() + ") cannot compile for " +
+                                 device + " (" + l.sm() + "): it supports sm_" +
+                                 std::to_string(oldest) + " to sm_" + std::to_string(newest) +
+                                 "; this GPU needs an older CUDA toolkit",
+                             "cuda");
 }
 
 // Errors that mean "this binary has no code this GPU can run", after which NVRTC is tried.
@@ -132,8 +133,7 @@ std::unique_ptr<Kernel> CudaDevice::load_kernel(const std::string& name,
                            (options.sources.origin.empty() ? std::string()
                                                            : " (" + options.sources.origin + ")") +
                            ", and Duet's own CUDA kernels have no such kernel";
-            throw Error(ErrorKind::not_found, "cuda", "", 0, "",
-                        message + "; " + some_kernel_names());
+            throw Error::not_found(message + "; " + some_kernel_names(), "cuda");
         }
         source.origin = file->name;
         source.text = std::move(file->text);

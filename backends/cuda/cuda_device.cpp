@@ -53,9 +53,10 @@ cudaKernel_t CudaDevice::fill_kernel() {
             if (f.name == source.origin)
                 source.text = std::move(f.text);
         if (!source.fatbin && source.text.empty())
-            throw Error(ErrorKind::runtime, "cuda", "", 0, "",
-                        "this build of the CUDA plugin has no kernels_cu/duet_fill.cu, which "
-                        "Queue::fill needs for patterns wider than one byte; rebuild Duet");
+            throw Error::runtime("this build of the CUDA plugin has no kernels_cu/duet_fill.cu, "
+                                 "which Queue::fill needs for patterns wider than one byte; "
+                                 "rebuild Duet",
+                                 "cuda");
         fill_kernel_ = load_from(source, "duet_fill_bytes", BuildOptions{});
     });
     return fill_kernel_->handle();

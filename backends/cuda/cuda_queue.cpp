@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 
+#include <duet/backend/transfer_checks.hpp>
+
 #include "cuda_check.hpp"
 #include "cuda_device.hpp"
 #include "cuda_event.hpp"
@@ -23,15 +25,11 @@ namespace {
 constexpr unsigned fill_threads = 256;
 constexpr unsigned fill_blocks_per_sm = 8;
 
-// offset + bytes <= size, without overflowing.
+// The runtime's span rule (transfer_checks.hpp); 0 bytes are a no-op on CUDA.
 void check_bounds(const char* op, std::size_t bytes, std::size_t offset, std::size_t size,
                   const std::string& who) {
-    if (offset > size || bytes > size - offset)
-        throw Error::usage(
-            std::string(op) + " of " + std::to_string(bytes) + " bytes at offset " +
-            std::to_string(offset) + " on " + who +
-            " is past the end of the buffer: offset + bytes = " + std::to_string(offset) + " + " +
-            std::to_string(bytes) + " > " + std::to_string(size) + " bytes");
+    if (std::string problem = span_problem(op, bytes, offset, size); !problem.empty())
+        throw Error::usage(who + ": " + problem);
 }
 
 char* at(const CudaBuffer& buf, std::size_t offset) {
@@ -149,16 +147,8 @@ Event CudaQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
 Event CudaQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
                             std::size_t bytes) {
     const CudaBuffer& buf = own(dst, "the destination of a fill");
-    if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
-        pattern_size != 16)
-        throw Error::usage("a fill pattern of " + std::to_string(pattern_size) + " bytes on " +
-                           who() + "; patterns are 1, 2, 4, 8 or 16 bytes");
-    if (!pattern)
-        throw Error::usage("a fill on " + who() + " with a null pattern pointer");
-    if (bytes % pattern_size != 0)
-        throw Error::usage("a fill of " + std::to_string(bytes) + " bytes on " + who() +
-                           " is not a whole number of " + std::to_string(pattern_size) +
-                           "-byte patterns");
+    if (std::string problem = fill_problem(pattern, pattern_size, bytes); !problem.empty())
+        throw Error::usage(who() + ": " + problem);
     check_bounds("a fill", bytes, 0, buf.size(), who());
 
     // The pattern repeated to 16 bytes: 2, 4 and 8 divide 16, so byte k of the buffer is byte

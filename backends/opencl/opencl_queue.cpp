@@ -1,8 +1,10 @@
-// Queue operations. Sizes, offsets, ranges and argument kinds are checked here, before the
-// driver sees them, so a mistake is reported with the numbers that make it one.
+// Queue operations. Sizes, offsets, ranges and argument kinds are checked by the runtime's
+// rules (transfer_checks.hpp, launch_checks.hpp) before the driver sees them, so a mistake is
+// reported with the numbers that make it one, in the same words as on CUDA.
 #include <algorithm>
 
 #include <duet/backend/launch_checks.hpp>
+#include <duet/backend/transfer_checks.hpp>
 #include <duet/backend/log.hpp>
 
 #include "opencl_check.hpp"
@@ -14,13 +16,14 @@ namespace duet::opencl {
 
 namespace {
 
-void check_span(const Buffer& b, std::size_t offset, std::size_t bytes, const char* op) {
+// The runtime's span rule (transfer_checks.hpp); OpenCL also refuses 0 bytes
+// (clEnqueue*Buffer's CL_INVALID_VALUE), said here with the operation's name.
+void check_span(const char* op, std::size_t bytes, std::size_t offset, const Buffer& b,
+                const std::string& where) {
     if (bytes == 0)
-        throw Error::usage(std::string(op) + " of 0 bytes");
-    if (offset > b.size() || bytes > b.size() - offset)
-        throw Error::usage(std::string(op) + " of " + std::to_string(bytes) + " bytes at offset " +
-                           std::to_string(offset) + " does not fit a buffer of " +
-                           std::to_string(b.size()) + " bytes");
+        throw Error::usage(std::string(op) + " of 0 bytes on " + where);
+    if (std::string problem = span_problem(op, bytes, offset, b.size()); !problem.empty())
+        throw Error::usage(where + ": " + problem);
 }
 
 } // namespace
@@ -96,7 +99,7 @@ const cl::Buffer& OpenclQueue::buffer_of(const Buffer& b, const char* role) cons
 
 Event OpenclQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
                                bool blocking) {
-    check_span(dst, offset, bytes, "write");
+    check_span("a write", bytes, offset, dst, dev_.where());
     const auto& b = buffer_of(dst, "destination");
     cl::Event e;
     try {
@@ -110,7 +113,7 @@ Event OpenclQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, 
 
 Event OpenclQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
                               bool blocking) {
-    check_span(src, offset, bytes, "read");
+    check_span("a read", bytes, offset, src, dev_.where());
     const auto& b = buffer_of(src, "source");
     cl::Event e;
     try {
@@ -123,8 +126,8 @@ Event OpenclQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, s
 }
 
 Event OpenclQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
-    check_span(src, 0, bytes, "copy");
-    check_span(dst, 0, bytes, "copy");
+    check_span("a copy from the source", bytes, 0, src, dev_.where());
+    check_span("a copy to the destination", bytes, 0, dst, dev_.where());
     cl::Event e;
     try {
         log().debug("clEnqueueCopyBuffer({} bytes)", bytes);
@@ -138,12 +141,9 @@ Event OpenclQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
 
 Event OpenclQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
                               std::size_t bytes) {
-    check_span(dst, 0, bytes, "fill");
-    if (pattern_size == 0 || pattern_size > 128 || (pattern_size & (pattern_size - 1)) ||
-        bytes % pattern_size)
-        throw Error::usage("fill pattern of " + std::to_string(pattern_size) +
-                           " bytes: it must be a power of two up to 128 that divides the " +
-                           std::to_string(bytes) + " bytes filled");
+    if (std::string problem = fill_problem(pattern, pattern_size, bytes); !problem.empty())
+        throw Error::usage(dev_.where() + ": " + problem);
+    check_span("a fill", bytes, 0, dst, dev_.where());
     cl::Event e;
     try {
         log().debug("clEnqueueFillBuffer({} bytes)", bytes);

@@ -42,8 +42,7 @@ bool is_main_file(const std::string& name, Language lang) {
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     if (!in)
-        throw Error(ErrorKind::not_found, "", "", 0, "",
-                    "cannot read kernel source file " + p.string() +
+        throw Error::not_found("cannot read kernel source file " + p.string() +
                         ": check the path and its permissions");
     std::ostringstream ss;
     ss << in.rdbuf();
@@ -59,8 +58,7 @@ std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
             out.push_back({e.path().filename().string(), read_file(e.path())});
     if (out.empty()) {
         const char* ext = lang == Language::opencl ? ".cl/.clh" : ".cu/.cuh";
-        throw Error(ErrorKind::not_found, "", "", 0, "",
-                    "DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " +
+        throw Error::not_found("DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " +
                         ext + " files in " + dir.string() + " and " + root.string() +
                         (ec ? " (" + ec.message() + ")" : std::string()) +
                         ". Point it at a Duet source tree (the directory holding kernels_cl/ and "
