@@ -213,6 +213,9 @@ void describe(Result& r, const Device& dev, const Kernel& k, const std::string& 
 // True on PoCL 5.x with its default work-group method, whose kernel compiler aborts building
 // matmul's reg4x4 and reg8x8: matmul skips them there (POCL_WORK_GROUP_METHOD=cbs builds them).
 bool pocl5_loopvec(const DeviceInfo& info);
+// "" when the device runs matmul's tf32 step (NVIDIA tensor cores, compute capability 8.0+),
+// else the reason it is skipped (apps/matmul.cpp).
+std::string tf32_unsupported(const DeviceInfo& info);
 // The local size to use: cfg.local if given, else `fallback`, checked against the kernel.
 std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size_t, 2> fallback,
                                       const Kernel& k);

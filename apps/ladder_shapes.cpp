@@ -104,6 +104,27 @@ std::vector<Shape> matmul_reg(const RegBlock& r, std::vector<std::array<std::siz
     return out;
 }
 
+// tf32: a BM x BN block by TF_WM x TF_WN warps of 32 (the group is 32 x WM*WN work-items),
+// TF_STAGES copies of the tiles (CUDA; OpenCL keeps 2), A's rows padded by 4 floats and B's by 8
+// (the #ifndef defaults of kernels_c?/matmul_tf32.c?); smaller blocks of fewer warps after, down
+// to one warp (the small devices of the tests, which run the emulated mma: 192 floats per warp).
+std::vector<Shape> matmul_tf32(const RunConfig& cfg) {
+    const std::size_t bk = def(cfg, "matmul", "TF_BK", 16), stages = def(cfg, "matmul", "TF_STAGES", 2);
+    const std::size_t scratch = def(cfg, "matmul", "DUET_TF32_EMULATE", 0) ? 192 : 0;
+    auto one = [&](std::size_t bm, std::size_t bn, std::size_t wm, std::size_t wn, bool textbook) {
+        const std::size_t floats = stages * (bm * (bk + 4) + bk * (bn + 8)) + wm * wn * scratch;
+        return make({32, wm * wn}, bm, bn, floats * sizeof(float),
+                    textbook ? Defines{}
+                             : Defines{{"TF_BM", num(bm)}, {"TF_BN", num(bn)}, {"TF_WM", num(wm)},
+                                       {"TF_WN", num(wn)}},
+                    by(bm, bn) + " block, " + by(wm, wn) + " warps of 32");
+    };
+    if (user_sets(cfg, {"TF_BM", "TF_BN", "TF_WM", "TF_WN"}))
+        return {one(def(cfg, "matmul", "TF_BM", 128), def(cfg, "matmul", "TF_BN", 128),
+                    def(cfg, "matmul", "TF_WM", 2), def(cfg, "matmul", "TF_WN", 4), true)};
+    return {one(128, 128, 2, 4, true), one(64, 64, 2, 2, false), one(32, 32, 1, 1, false)};
+}
+
 } // namespace
 
 std::vector<Shape> matmul_shapes(const std::string& variant, const RunConfig& cfg) {
@@ -124,6 +145,8 @@ std::vector<Shape> matmul_shapes(const std::string& variant, const RunConfig& cf
     if (variant == "reg8x8")
         return matmul_reg({"R8_BM", "R8_BN", 8, 8, def(cfg, "matmul", "R8_BK", 8), false},
                           {{128, 128}, {128, 64}, {64, 64}, {64, 32}, {32, 32}}, cfg);
+    if (variant == "tf32")
+        return matmul_tf32(cfg);
     // best: the register block is BEST_TM x BEST_TN (8x16 unless defined)
     const auto tm = def(cfg, "matmul", "BEST_TM", 8), tn = def(cfg, "matmul", "BEST_TN", 16);
     const RegBlock best{"BEST_BM", "BEST_BN", tm, tn, def(cfg, "matmul", "BEST_BK", 8), true};
