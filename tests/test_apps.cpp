@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "app.hpp"
+#include "matmul.hpp" // pocl5_loopvec, tf32_unsupported: which devices matmul's steps skip
 #include "test_util.hpp"
 
 namespace {
@@ -130,17 +131,22 @@ TEST_CASE("apps: matmul tf32 runs where tensor cores are (compute capability 8.0
     info.backend = "cuda";
     info.name = "NVIDIA H100 80GB HBM3";
     info.device_version = "compute capability 9.0";
+    info.caps.matrix_units = info.caps.inline_asm = true;
     CHECK(duet::apps::tf32_unsupported(info).empty());
-    info.device_version = "compute capability 7.5";
+    info.device_version = "compute capability 7.5"; // tensor cores, but no TF32
     CHECK(duet::apps::tf32_unsupported(info).find("compute capability 7.5") != std::string::npos);
     info.backend = "opencl"; // NVIDIA's OpenCL: cl_nv_device_attribute_query's capability
     info.device_version = "OpenCL 3.0 CUDA";
     CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
     info.details = {{"Compute capability (NV)", "8.6"}};
     CHECK(duet::apps::tf32_unsupported(info).empty());
+    info.caps.inline_asm = false; // a compiler that takes no PTX
+    CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
+    info.caps.inline_asm = true;
     info.details = {{"Compute capability (NV)", "7.0"}};
     CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
     info.details.clear(); // PoCL, AMD, Intel: no capability, the reason names the device
+    info.caps = {};
     info.name = "pthread-haswell";
     info.vendor = "AuthenticAMD";
     CHECK(duet::apps::tf32_unsupported(info).find("pthread-haswell") != std::string::npos);
