@@ -47,6 +47,14 @@ for dev in $DEVS; do
     step "ladder_reduction_$tag" 90 $RUNAPP run reduction --device $dev --size 2^26 $R
     step "ladder_conv5x5_$tag" 90 $RUNAPP run conv5x5 --device $dev --size 8192 $R
 done
+# ... and the OpenCL side without this round's parity changes, to see what each did: the unroll
+# hints of the matmul steps (DUET_NO_NV_UNROLL) and the PTX float atomic (DUET_RED_PTX_ATOMIC=0).
+if [ -n "${NVCL:-}" ]; then
+    step "ablate_matmul_nounroll" 120 $RUNAPP run matmul --device $NVCL --size 4096 \
+        --variant tiled16,tiled32,reg4x4,reg8x8 --define DUET_NO_NV_UNROLL=1 $R
+    step "ablate_reduction_cas" 60 $RUNAPP run reduction --device $NVCL --size 2^26 \
+        --variant atomic_f32 --define DUET_RED_PTX_ATOMIC=0 $R
+fi
 # 4. warm start against the drivers' floor
 step warm_start 150 python3 "$ROOT/bench/warm_start.py" --runapp "$RUNAPP" --bin "$B/bin" --runs 5 \
     --devices "cuda:0${NVCL:+,$NVCL}" --icd-only /tmp/icd-nv --json "$RAW/warm_start_figures.json"

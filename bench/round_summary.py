@@ -93,6 +93,13 @@ def main():
             print("  %-22s %-16s cuda %-10s opencl %-10s ratio %s%s" % (
                 key[0], key[1], "%.4f" % ams if ams else status(a) if a else "-",
                 "%.4f" % bms if bms else status(b) if b else "-", ratio, flag))
+    print("\nOpenCL without this round's parity changes (same device, same sizes):")
+    for name, what in (("ablate_matmul_nounroll", "no unroll hints (DUET_NO_NV_UNROLL)"),
+                       ("ablate_reduction_cas", "compare-and-swap float atomic")):
+        for r in results(os.path.join(d, name + ".json")):
+            ms = (r.get("kernel_ms") or {}).get("median")
+            print("  %-22s %-16s %-40s %s" % (r.get("variant"), r.get("size"), what,
+                                              "%.4f ms" % ms if ms else status(r)))
     print("\n## 4. warm start (bench/warm_start.py; its report follows)")
 
 

@@ -75,16 +75,17 @@
 // drop the low 13 bits).
 uint tf32_round(const float x) {
     uint r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    __asm__("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
     return r;
 }
-#define TF_MMA(d, a, b, scratch) tf32_mma(d, a, b)
-void tf32_mma(float* d, const uint* a, const uint* b) {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
+// A macro on the accumulators themselves, not a function taking their address: an address
+// taken keeps acc[][][] in memory (the stack) instead of registers.
+#define TF_MMA(d, a, b, scratch)                                                                   \
+    __asm__ __volatile__("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "                     \
+                         "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"        \
+                         : "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3])                 \
+                         : "r"((a)[0]), "r"((a)[1]), "r"((a)[2]), "r"((a)[3]), "r"((b)[0]),       \
+                           "r"((b)[1]))
 #elif defined(DUET_TF32_EMULATE)
 // The same rounding on the bits: add half of the last kept place to the magnitude, cut.
 uint tf32_round(const float x) {
@@ -123,11 +124,13 @@ void tf32_mma_emulated(float* d, const uint* a, const uint* b, __local float* sc
 void tf32_load(__global const float* A, __global const float* B, const int M, const int N,
                const int K, const int m0, const int n0, const int k0, const int tid,
                const int a_vec, const int b_vec, float4* pa, float4* pb) {
+    TF_UNROLLED
     for (int l = 0; l < TF_LA; ++l) {
         const int q = tid + l * TF_NT;
         const int r = q / (TF_BK / 4), c = (q - r * (TF_BK / 4)) * 4;
         pa[l] = matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
+    TF_UNROLLED
     for (int l = 0; l < TF_LB; ++l) {
         const int q = tid + l * TF_NT;
         const int r = q / (TF_BN / 4), c = (q - r * (TF_BN / 4)) * 4;
@@ -138,11 +141,13 @@ void tf32_load(__global const float* A, __global const float* B, const int M, co
 // The registers of tf32_load into one copy of the tiles (both row-major, 16-byte stores).
 void tf32_store(__local float (*As)[TF_AS], __local float (*Bs)[TF_BS], const int tid,
                 const float4* pa, const float4* pb) {
+    TF_UNROLLED
     for (int l = 0; l < TF_LA; ++l) {
         const int q = tid + l * TF_NT;
         const int r = q / (TF_BK / 4), c = (q - r * (TF_BK / 4)) * 4;
         *(__local float4*)&As[r][c] = pa[l];
     }
+    TF_UNROLLED
     for (int l = 0; l < TF_LB; ++l) {
         const int q = tid + l * TF_NT;
         const int r = q / (TF_BN / 4), c = (q - r * (TF_BN / 4)) * 4;
@@ -172,8 +177,11 @@ matmul_tf32(__global const float* restrict A, __global const float* restrict B,
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
     const int tiles = (K + TF_BK - 1) / TF_BK;
     float acc[TF_MT][TF_NT8][4];
+    TF_UNROLLED
     for (int i = 0; i < TF_MT; ++i)
+        TF_UNROLLED
         for (int j = 0; j < TF_NT8; ++j)
+            TF_UNROLLED
             for (int e = 0; e < 4; ++e)
                 acc[i][j][e] = 0.0f;
     float4 pa[TF_LA], pb[TF_LB];
@@ -214,9 +222,12 @@ matmul_tf32(__global const float* restrict A, __global const float* restrict B,
     }
     // C: acc[i][j][0..1] are row g, columns 2t and 2t+1 of the 16x8 tile; [2..3] row g+8.
     const int pair = (N & 1) == 0;
+    TF_UNROLLED
     for (int i = 0; i < TF_MT; ++i)
+        TF_UNROLLED
         for (int h = 0; h < 2; ++h) {
             const int row = m0 + wm + i * 16 + g + h * 8;
+            TF_UNROLLED
             for (int j = 0; j < TF_NT8; ++j) {
                 const int col = n0 + wn + j * 8 + 2 * t;
                 if (row < M) {
