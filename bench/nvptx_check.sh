@@ -36,6 +36,6 @@ PY
             -include "$T/prelude.h" -O3 -S -march=sm_80 -Xclang -target-feature -Xclang +ptx70 \
             $defs "$T/$f.cl" -o "$T/$f.ptx" 2> "$T/err" || { echo "$f: clang failed: $(head -3 "$T/err")"; continue; }
         "$PTXAS" -arch="$ARCH" -v "$T/$f.ptx" -o "$T/$f.cubin" 2>&1 |
-            awk -v f="$f" -v m="${mode%% *}" '/Compiling entry/ {k=$4} /stack frame/ {s=$1} /Used [0-9]+ registers/ {print f, k, m, "registers", $5, "stack", s}'
+            awk -v f="$f" -v m="${mode%% *}" '/Compiling entry/ {k=$7} /stack frame/ {s=$1} /Used [0-9]+ registers/ {print f, k, m, "registers", $5, "stack", s}'
     done
 done
