@@ -3,8 +3,10 @@
 
 Each figure is the median of device-event timings after warm-up, float32, TF32 off:
 copy and add (PyTorch), sum (PyTorch and CuPy/CUB), sgemm (cuBLAS through torch.matmul),
-5x5 convolution (cuDNN through torch.nn.functional.conv2d). Prints one JSON object.
-Arguments, optional: which of copy, vecadd, sum, sgemm, conv to time (default: all).
+5x5 convolution (cuDNN through torch.nn.functional.conv2d); tf32 is cuBLAS with TF32 on
+(torch.backends.cuda.matmul.allow_tf32), the reference of matmul's tf32 step, with its error
+against a float64 product of a sample of rows. Prints one JSON object.
+Arguments, optional: which of copy, vecadd, sum, sgemm, conv, tf32 to time (default: all but tf32).
 """
 import json
 import statistics
@@ -27,11 +29,11 @@ def timed(fn, reps=20, warmup=3):
     return statistics.median(times)
 
 
-GROUPS = ("copy", "vecadd", "sum", "sgemm", "conv")
+GROUPS = ("copy", "vecadd", "sum", "sgemm", "conv", "tf32")
 
 
 def main():
-    want = sys.argv[1:] or list(GROUPS)
+    want = sys.argv[1:] or [g for g in GROUPS if g != "tf32"]
     for w in want:
         if w not in GROUPS:
             sys.exit("reference.py: unknown '%s'; choose from %s" % (w, ", ".join(GROUPS)))
@@ -68,6 +70,22 @@ def main():
             ms = timed(lambda: torch.matmul(x, y), reps=10)
             out[f"sgemm_{s}"] = {"ms": ms, "gflops": 2 * s**3 / ms / 1e6}
             del x, y
+    if "tf32" in want:
+        torch.backends.cuda.matmul.allow_tf32 = True
+        for s in (4096, 8192):
+            # Duet's inputs: uniform in [-1, 1)
+            x = torch.rand(s, s, device="cuda") * 2 - 1
+            y = torch.rand(s, s, device="cuda") * 2 - 1
+            ms = timed(lambda: torch.matmul(x, y), reps=10)
+            z = torch.matmul(x, y)
+            rows = torch.arange(0, s, s // 64, device="cuda")
+            exact = torch.matmul(x[rows].double(), y.double())
+            abs_sum = torch.matmul(x[rows].double().abs(), y.double().abs())
+            err = ((z[rows].double() - exact).abs() / abs_sum).max().item()
+            out[f"tf32_{s}"] = {"ms": ms, "gflops": 2 * s**3 / ms / 1e6,
+                                "max_error_of_abs_sum": err}
+            del x, y, z, exact, abs_sum
+        torch.backends.cuda.matmul.allow_tf32 = False
     if "conv" in want:
         img = torch.rand(1, 1, 8192, 8192, device="cuda")
         w = torch.rand(1, 1, 5, 5, device="cuda")

@@ -45,11 +45,14 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
     const int n0 = (int)get_group_id(0) * R4_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
     float acc[R4_TM][R4_TN];
+    MATMUL_UNROLL
     for (int i = 0; i < R4_TM; ++i)
+        MATMUL_UNROLL
         for (int j = 0; j < R4_TN; ++j)
             acc[i][j] = 0.0f;
 
     for (int k0 = 0; k0 < K; k0 += R4_BK) {
+        MATMUL_UNROLL
         for (int l = 0; l < R4_BM * R4_BK / (4 * R4_NT); ++l) { // A: BM rows of BK/4 float4s
             const int q = tid + l * R4_NT;
             const int r = q / (R4_BK / 4), c = (q - r * (R4_BK / 4)) * 4;
@@ -59,6 +62,7 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
             As[c + 2][r] = v.z;
             As[c + 3][r] = v.w;
         }
+        MATMUL_UNROLL
         for (int l = 0; l < R4_BK * R4_BN / (4 * R4_NT); ++l) { // B: BK rows of BN/4 float4s
             const int q = tid + l * R4_NT;
             const int r = q / (R4_BN / 4), c = (q - r * (R4_BN / 4)) * 4;
@@ -69,20 +73,27 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
             Bs[r][c + 3] = v.w;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        MATMUL_UNROLL
         for (int k = 0; k < R4_BK; ++k) {
             float a[R4_TM], b[R4_TN];
+            MATMUL_UNROLL
             for (int i = 0; i < R4_TM; ++i)
                 a[i] = As[k][ty * R4_TM + i];
+            MATMUL_UNROLL
             for (int j = 0; j < R4_TN; ++j)
                 b[j] = Bs[k][tx * R4_TN + j];
+            MATMUL_UNROLL
             for (int i = 0; i < R4_TM; ++i)
+                MATMUL_UNROLL
                 for (int j = 0; j < R4_TN; ++j)
                     acc[i][j] += a[i] * b[j];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    MATMUL_UNROLL
     for (int i = 0; i < R4_TM; ++i) {
         const int row = m0 + ty * R4_TM + i;
+        MATMUL_UNROLL
         for (int j = 0; j < R4_TN; ++j) {
             const int col = n0 + tx * R4_TN + j;
             if (row < M && col < N)
@@ -126,11 +137,14 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
     const int n0 = (int)get_group_id(0) * R8_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
     float acc[R8_TM][R8_TN];
+    MATMUL_UNROLL
     for (int i = 0; i < R8_TM; ++i)
+        MATMUL_UNROLL
         for (int j = 0; j < R8_TN; ++j)
             acc[i][j] = 0.0f;
 
     for (int k0 = 0; k0 < K; k0 += R8_BK) {
+        MATMUL_UNROLL
         for (int l = 0; l < R8_BM * R8_BK / (4 * R8_NT); ++l) {
             const int q = tid + l * R8_NT;
             const int r = q / (R8_BK / 4), c = (q - r * (R8_BK / 4)) * 4;
@@ -140,6 +154,7 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
             As[c + 2][r] = v.z;
             As[c + 3][r] = v.w;
         }
+        MATMUL_UNROLL
         for (int l = 0; l < R8_BK * R8_BN / (4 * R8_NT); ++l) {
             const int q = tid + l * R8_NT;
             const int r = q / (R8_BN / 4), c = (q - r * (R8_BN / 4)) * 4;
@@ -150,20 +165,27 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
             Bs[r][c + 3] = v.w;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        MATMUL_UNROLL
         for (int k = 0; k < R8_BK; ++k) {
             float a[R8_TM], b[R8_TN];
+            MATMUL_UNROLL
             for (int i = 0; i < R8_TM; ++i)
                 a[i] = As[k][ty * R8_TM + i];
+            MATMUL_UNROLL
             for (int j = 0; j < R8_TN; ++j)
                 b[j] = Bs[k][tx * R8_TN + j];
+            MATMUL_UNROLL
             for (int i = 0; i < R8_TM; ++i)
+                MATMUL_UNROLL
                 for (int j = 0; j < R8_TN; ++j)
                     acc[i][j] += a[i] * b[j];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+    MATMUL_UNROLL
     for (int i = 0; i < R8_TM; ++i) {
         const int row = m0 + ty * R8_TM + i;
+        MATMUL_UNROLL
         for (int j = 0; j < R8_TN; ++j) {
             const int col = n0 + tx * R8_TN + j;
             if (row < M && col < N)

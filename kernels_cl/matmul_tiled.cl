@@ -36,10 +36,12 @@ void matmul_tiled_body(__global const float* A, __global const float* B, __globa
     const int ty = (int)get_local_id(1);
     const int col = (int)get_group_id(0) * TS + tx;
     const int row0 = (int)get_group_id(1) * TS + ty; // rows row0, row0 + NY, ...
+    MATMUL_UNROLL
     for (int i = 0; i < RPI; ++i)
         acc[i] = 0.0f;
     for (int k0 = 0; k0 < K; k0 += TS) {
         const int ka = k0 + tx; // column of A this work-item loads
+        MATMUL_UNROLL
         for (int i = 0; i < RPI; ++i) {
             const int r = ty + i * NY;   // row of the tiles
             const int row = row0 + i * NY; // row of A loaded
@@ -50,11 +52,13 @@ void matmul_tiled_body(__global const float* A, __global const float* B, __globa
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = 0; k < TS; ++k) {
             const float b = Bs[k * TS + tx];
+            MATMUL_UNROLL
             for (int i = 0; i < RPI; ++i)
                 acc[i] += As[(ty + i * NY) * TS + k] * b;
         }
         barrier(CLK_LOCAL_MEM_FENCE); // the tiles are overwritten next round
     }
+    MATMUL_UNROLL
     for (int i = 0; i < RPI; ++i)
         if (row0 + i * NY < M && col < N)
             C[(row0 + i * NY) * N + col] = acc[i];

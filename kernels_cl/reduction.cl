@@ -124,7 +124,16 @@ DUET_RED_DEFINE_GROUP_SUM(float)
 // float atomics, so a compare-and-swap loop on the bits (atomic_cmpxchg, core): correct on every
 // device. The first guess is 0.0f's bits rather than a plain read of *p, so the location is only
 // ever touched atomically (a plain load racing with other groups' atomics is a data race).
+// Where the compiler takes inline PTX (NVIDIA's; the host defines DUET_RED_PTX_ATOMIC from the
+// device's capabilities), the float add is the instruction CUDA's atomicAdd compiles to when its
+// result is unused: red.global.add.f32, one atomic in the memory system instead of a loop of
+// compare-and-swaps that retries while other work-groups add (4.6x slower on the H100).
 void duet_red_atomic_add_int(volatile __global int* p, int v) { atomic_add(p, v); }
+#if defined(DUET_RED_PTX_ATOMIC) && DUET_RED_PTX_ATOMIC
+void duet_red_atomic_add_float(volatile __global float* p, float v) {
+    __asm__ __volatile__("red.global.add.f32 [%0], %1;" ::"l"(p), "f"(v) : "memory");
+}
+#else
 void duet_red_atomic_add_float(volatile __global float* p, float v) {
     volatile __global int* bits = (volatile __global int*)p;
     int expected = 0; // as_int(0.0f)
@@ -135,6 +144,7 @@ void duet_red_atomic_add_float(volatile __global float* p, float v) {
         expected = seen;
     }
 }
+#endif
 
 // ---- 1. interleaved addressing, divergent branches ---------------------------------------------
 // One element per work-item (zero past the end). At step s, work-items whose id is a multiple of

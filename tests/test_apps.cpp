@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "app.hpp"
-#include "matmul.hpp" // pocl5_loopvec: the PoCL quirk of matmul's reg steps
+#include "matmul.hpp" // pocl5_loopvec, tf32_unsupported: which devices matmul's steps skip
 #include "test_util.hpp"
 
 namespace {
@@ -52,6 +52,11 @@ TEST_CASE("apps: every variant is correct on every device at odd sizes") {
                         cfg.size = app->parse_size(size);
                         cfg.reps = 1;
                         cfg.warmup = 0;
+                        // matmul tf32 needs NVIDIA tensor cores; elsewhere (PoCL, Oclgrind) its
+                        // OpenCL kernel runs with the mma emulated, which checks its fragments.
+                        if (v.name == "tf32" && dev->info().backend == "opencl" &&
+                            !duet::apps::tf32_unsupported(dev->info()).empty())
+                            cfg.defines.emplace_back("DUET_TF32_EMULATE", "1");
                         duet::apps::Result r;
                         try {
                             r = app->run(*dev, v, cfg);
@@ -119,6 +124,32 @@ TEST_CASE("apps: PoCL 5's default work-group method is recognised, and cbs lifts
     CHECK_FALSE(duet::apps::pocl5_loopvec(info));
     if (saved)
         setenv("POCL_WORK_GROUP_METHOD", keep.c_str(), 1);
+}
+
+TEST_CASE("apps: matmul tf32 runs where tensor cores are (compute capability 8.0+), else says why") {
+    duet::DeviceInfo info;
+    info.backend = "cuda";
+    info.name = "NVIDIA H100 80GB HBM3";
+    info.device_version = "compute capability 9.0";
+    info.caps.matrix_units = info.caps.inline_asm = true;
+    CHECK(duet::apps::tf32_unsupported(info).empty());
+    info.device_version = "compute capability 7.5"; // tensor cores, but no TF32
+    CHECK(duet::apps::tf32_unsupported(info).find("compute capability 7.5") != std::string::npos);
+    info.backend = "opencl"; // NVIDIA's OpenCL: cl_nv_device_attribute_query's capability
+    info.device_version = "OpenCL 3.0 CUDA";
+    CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
+    info.details = {{"Compute capability (NV)", "8.6"}};
+    CHECK(duet::apps::tf32_unsupported(info).empty());
+    info.caps.inline_asm = false; // a compiler that takes no PTX
+    CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
+    info.caps.inline_asm = true;
+    info.details = {{"Compute capability (NV)", "7.0"}};
+    CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
+    info.details.clear(); // PoCL, AMD, Intel: no capability, the reason names the device
+    info.caps = {};
+    info.name = "pthread-haswell";
+    info.vendor = "AuthenticAMD";
+    CHECK(duet::apps::tf32_unsupported(info).find("pthread-haswell") != std::string::npos);
 }
 
 TEST_CASE("apps: matmul best split in K adds its slices up right, any number of them") {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -81,10 +82,20 @@ double entry_bound(double abs_sum, std::size_t K) {
     return std::min(k, 5.0 * std::sqrt(k)) * FLT_EPSILON * abs_sum + k * FLT_MIN;
 }
 
+// The same for the tf32 step, whose inputs are rounded to TF32 (10 stored mantissa bits, unit
+// roundoff u = 2^-11) before the tensor cores multiply them: each product a*b is then off by at
+// most (2u + u^2)|a b|, below 2^-10 |a b|, whatever K is; the sums that follow are float sums
+// (entry_bound's part). TF32's own share is 8192 times float's unit roundoff: this is not a
+// float32 result, and the run's note gives its measured error beside float32's.
+double tf32_entry_bound(double abs_sum, std::size_t K) {
+    return std::ldexp(1.0, -10) * abs_sum + entry_bound(abs_sum, K);
+}
+
 // The reference values and bounds of the checked entries of one problem.
 struct Reference {
     std::vector<std::size_t> indices; // row-major indices into C
     std::vector<double> value, bound;
+    std::vector<double> abs_sum; // sum_k |a_ik b_kj|, for bounds of other precisions (tf32)
 };
 
 // Double-precision dot products for the entries in `indices`, spread over the CPU's cores.
@@ -108,6 +119,7 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
     const std::size_t n = ref->indices.size();
     ref->value.resize(n);
     ref->bound.resize(n);
+    ref->abs_sum.resize(n);
     auto work = [&](std::size_t begin, std::size_t end) {
         for (std::size_t t = begin; t < end; ++t) {
             const std::size_t i = ref->indices[t] / N, j = ref->indices[t] % N;
@@ -129,11 +141,37 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
                 m[0] += std::fabs(p);
             }
             ref->value[t] = (s[0] + s[1]) + (s[2] + s[3]);
-            ref->bound[t] = entry_bound((m[0] + m[1]) + (m[2] + m[3]), K);
+            ref->abs_sum[t] = (m[0] + m[1]) + (m[2] + m[3]);
+            ref->bound[t] = entry_bound(ref->abs_sum[t], K);
         }
     };
     parallel_for(n, 256, work);
     return ref;
+}
+
+// The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
+// error of the GPU's C, and (float32 = true) of float32 dot products of the same entries on the
+// CPU, in the kernels' order (k ascending, one multiply-add after the other).
+double relative_error(const Reference& ref, const std::vector<float>& c, const std::vector<float>& a,
+                      const std::vector<float>& b, std::size_t N, std::size_t K, bool float32) {
+    std::vector<double> err(ref.indices.size(), 0.0);
+    parallel_for(err.size(), 64, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t t = begin; t < end; ++t) {
+            const std::size_t i = ref.indices[t] / N, j = ref.indices[t] % N;
+            double v = c[ref.indices[t]];
+            if (float32) {
+                float s = 0.0f;
+                for (std::size_t k = 0; k < K; ++k)
+                    s = std::fma(a[i * K + k], b[k * N + j], s);
+                v = s;
+            }
+            err[t] = ref.abs_sum[t] > 0 ? std::fabs(v - ref.value[t]) / ref.abs_sum[t] : 0.0;
+        }
+    });
+    double worst = 0.0;
+    for (const double e : err)
+        worst = std::max(worst, e);
+    return worst;
 }
 
 class Matmul final : public App {
@@ -179,7 +217,17 @@ public:
         for (const auto& d : cfg.defines) // BEST_SPLITK is the host's, not the kernel's
             if (d.first != "BEST_SPLITK")
                 opts.defines.push_back(d);
-        check_needs(v, dev.info()); // reg4x4 and reg8x8 refuse PoCL 5's default compiler
+        // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory,
+        // on any device; it checks the kernel's fragment arithmetic, not tensor cores.
+        const bool tf32_emulated = v.name == "tf32" && define_or(cfg, "DUET_TF32_EMULATE", 0);
+        if (tf32_emulated && kernel_language(dev.info()) != KernelLanguage::opencl_c)
+            throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
+                               "emulation); leave it out on " + dev.info().id());
+        if (!tf32_emulated) // reg4x4 and reg8x8 refuse PoCL 5's default compiler, tf32 all
+            check_needs(v, dev.info()); // but NVIDIA 8.0+
+        if (v.name == "tf32" && !tf32_emulated &&
+            kernel_language(dev.info()) == KernelLanguage::opencl_c)
+            opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX
         if (pocl5_loopvec(dev.info())) // which builds the whole file at once: leave them out
             opts.defines.emplace_back("DUET_MATMUL_NO_REG", "1");
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
@@ -266,8 +314,27 @@ public:
         r.pass = true;
         if (r.verified) {
             const auto ref = reference(a, b, M, N, K, cfg, r.note);
-            compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+            if (v.name == "tf32") {
+                std::vector<double> bound(ref->indices.size());
+                for (std::size_t t = 0; t < bound.size(); ++t)
+                    bound[t] = tf32_entry_bound(ref->abs_sum[t], K);
+                compare_outputs(r, c, ref->indices, ref->value, &bound);
+                char buf[256];
+                std::snprintf(buf, sizeof buf,
+                              "TF32, not float32: max |error| %.2e of sum|a*b| against the FP64 "
+                              "reference (bound %.2e); float32 dot products of the same entries "
+                              "(CPU): %.2e",
+                              relative_error(*ref, c, a, b, N, K, false),
+                              tf32_entry_bound(1.0, K) - double(K) * FLT_MIN,
+                              relative_error(*ref, c, a, b, N, K, true));
+                r.note += std::string(r.note.empty() ? "" : "; ") + buf;
+            } else {
+                compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+            }
             check_guard(r, *q, *dc, M * N * sizeof(float));
+        } else if (v.name == "tf32") {
+            r.note += std::string(r.note.empty() ? "" : "; ") +
+                      "TF32, not float32 (10-bit mantissa inputs); unverified";
         }
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(matmul_model(), dev.info()).note;

@@ -25,6 +25,27 @@ bool pocl5_loopvec(const DeviceInfo& info) {
     return major == 5 && !(method && std::string(method) == "cbs");
 }
 
+// Tensor cores for the tf32 step: "" when the device has them with TF32 (compute capability 8.0
+// or newer: mma.sync with .tf32 operands) and its kernel language can reach them (CUDA; OpenCL
+// where the compiler takes inline PTX: NVIDIA's), else "is skipped on X: why". The capability
+// number: CUDA's device version ("compute capability 9.0"), NVIDIA OpenCL's
+// cl_nv_device_attribute_query (a detail).
+std::string tf32_unsupported(const DeviceInfo& info) {
+    std::string cc = kernel_language(info) == KernelLanguage::cuda ? info.device_version : "";
+    for (const auto& [label, value] : info.details)
+        if (label == "Compute capability (NV)")
+            cc = value;
+    const auto digit = cc.find_first_of("0123456789");
+    const int major = digit == std::string::npos ? 0 : std::atoi(cc.c_str() + digit);
+    const bool asm_ok = kernel_language(info) == KernelLanguage::cuda || info.caps.inline_asm;
+    if (major >= 8 && asm_ok && info.caps.matrix_units)
+        return "";
+    return "is skipped on " + info.name + " (" + info.id() +
+           (digit == std::string::npos ? ", " + info.vendor : ", compute capability " + cc.substr(digit)) +
+           "): tf32 runs on NVIDIA tensor cores with TF32 (compute capability 8.0 or newer), "
+           "through mma.sync PTX, which in OpenCL only NVIDIA's compiler takes";
+}
+
 namespace {
 
 std::string num(std::size_t v) { return std::to_string(v); }
@@ -135,6 +156,27 @@ std::vector<Shape> best_shapes(const RunConfig& cfg) {
     return reg_shapes(best, {{128, 256}, {128, 128}, {64, 128}, {64, 64}, {32, 64}, {32, 32}}, cfg);
 }
 
+// tf32: a BM x BN block by TF_WM x TF_WN warps of 32 (the group is 32 x WM*WN work-items),
+// TF_STAGES copies of the tiles (CUDA; OpenCL keeps 2), A's rows padded by 4 floats and B's by 8
+// (the #ifndef defaults of kernels_c?/matmul_tf32.c?); smaller blocks of fewer warps after, down
+// to one warp (the small devices of the tests, which run the emulated mma: 192 floats per warp).
+std::vector<Shape> tf32_shapes(const RunConfig& cfg) {
+    const std::size_t bk = def(cfg, "TF_BK", 16), stages = def(cfg, "TF_STAGES", 2);
+    const std::size_t scratch = def(cfg, "DUET_TF32_EMULATE", 0) ? 192 : 0;
+    auto one = [&](std::size_t bm, std::size_t bn, std::size_t wm, std::size_t wn, bool textbook) {
+        const std::size_t floats = stages * (bm * (bk + 4) + bk * (bn + 8)) + wm * wn * scratch;
+        return make({32, wm * wn}, bm, bn, floats * sizeof(float),
+                    textbook ? Defines{}
+                             : Defines{{"TF_BM", num(bm)}, {"TF_BN", num(bn)}, {"TF_WM", num(wm)},
+                                       {"TF_WN", num(wn)}},
+                    by(bm, bn) + " block, " + by(wm, wn) + " warps of 32");
+    };
+    if (user_sets(cfg, {"TF_BM", "TF_BN", "TF_WM", "TF_WN"}))
+        return {one(def(cfg, "TF_BM", 128), def(cfg, "TF_BN", 128), def(cfg, "TF_WM", 2),
+                    def(cfg, "TF_WN", 4), true)};
+    return {one(128, 128, 2, 4, true), one(64, 64, 2, 2, false), one(32, 32, 1, 1, false)};
+}
+
 // ---- best's tuning space ----
 
 // A BM x BN block of C per work-group, BK-deep tiles, TM x TN outputs per work-item.
@@ -209,6 +251,9 @@ std::string pocl5_refuses(const DeviceInfo& info) {
 
 constexpr const char* pocl5_note = "skipped on PoCL 5's default work-group method (compiler abort)";
 
+constexpr const char* tf32_note =
+    "NVIDIA tensor cores with TF32 (compute capability 8.0+; OpenCL: NVIDIA's, inline PTX)";
+
 // A shape rule that depends on the run's defines only.
 ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
     return [shapes](const RunConfig& cfg, const DeviceInfo&) { return shapes(cfg); };
@@ -263,6 +308,12 @@ const std::vector<Step>& matmul_steps() {
          .shapes = rule(best_shapes),
          .tuning = TuneSpace{.params = {"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"},
                              .points = best_points}},
+        {.name = "tf32",
+         .kernel = "matmul_tf32",
+         .description =
+             "tensor cores (mma.sync): TF32 inputs (10-bit mantissa), float sums; not float32",
+         .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
+         .shapes = rule(tf32_shapes)},
     };
     return steps;
 }

@@ -135,6 +135,12 @@ class Reduction final : public App {
                 subgroups = true;
             }
         }
+        // The float atomic: NVIDIA's OpenCL takes inline PTX, so atomic_f32 gets the red.global
+        // instruction CUDA's atomicAdd is (kernels_cl/reduction.cl); a user's 0 keeps the
+        // compare-and-swap loop, to compare.
+        if (opencl && v.name == "atomic_f32" && info.caps.inline_asm &&
+            user_define("DUET_RED_PTX_ATOMIC") == opts.defines.end())
+            opts.defines.emplace_back("DUET_RED_PTX_ATOMIC", "1");
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest power of two that it does (reduction_steps.cpp).
         Result r;

@@ -165,9 +165,14 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     }
     if (has("cl_nv_device_attribute_query")) {
         cl_uint major = 0, minor = 0, warp = 0, bus = 0, slot = 0, domain = 0;
-        if (query(d, cc_major_nv, major) && query(d, cc_minor_nv, minor))
+        if (query(d, cc_major_nv, major) && query(d, cc_minor_nv, minor)) {
             i.details.emplace_back("Compute capability (NV)",
                                    std::to_string(major) + "." + std::to_string(minor));
+            // NVIDIA's OpenCL compiler takes inline PTX (`asm`), which reaches the tensor cores
+            // (Volta and later) as CUDA does.
+            i.caps.inline_asm = true;
+            i.caps.matrix_units = major >= 7;
+        }
         if (query(d, warp_size_nv, warp)) {
             i.subgroup_width = int(warp);
             i.caps.subgroup_sizes = {int(warp)};

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Without a GPU: the OpenCL matmul and tf32 kernels through clang's NVPTX target (a stand-in for
+# NVIDIA's OpenCL compiler, which is LLVM-based too) and ptxas, per kernel: registers and stack
+# bytes, with NVIDIA's unroll hints (cl_nv_pragma_unroll defined) and without (DUET_NO_NV_UNROLL).
+# A stack frame where CUDA has none means a register block spilled to local memory: the first
+# suspect when an OpenCL step is slower than its CUDA twin. Needs clang (15+) and the CUDA
+# toolkit's ptxas; the libclc built-ins are replaced by PTX special registers (prelude below),
+# so only ptxas's report matters, not the link. A proxy only: clang keeps `best`'s acc[8][16] on
+# the stack (512 bytes) where NVIDIA's compiler reaches 45.6 TFLOP/s with it (docs/PERFORMANCE.md).
+#   bench/nvptx_check.sh [sm_90]
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ARCH=${1:-sm_90}
+CLANG=$(command -v clang-15 || command -v clang)
+PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cat > "$T/prelude.h" <<'H'
+#define get_local_id(d) ((d) == 0 ? __nvvm_read_ptx_sreg_tid_x() : __nvvm_read_ptx_sreg_tid_y())
+#define get_group_id(d) ((d) == 0 ? __nvvm_read_ptx_sreg_ctaid_x() : __nvvm_read_ptx_sreg_ctaid_y())
+#define get_global_id(d) ((d) == 0 ? __nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() + __nvvm_read_ptx_sreg_tid_x() : __nvvm_read_ptx_sreg_ctaid_y() * __nvvm_read_ptx_sreg_ntid_y() + __nvvm_read_ptx_sreg_tid_y())
+#define get_num_groups(d) __nvvm_read_ptx_sreg_nctaid_z()
+#define barrier(f) __nvvm_bar_sync(0)
+H
+for f in matmul_tiled matmul_reg matmul_best matmul_tf32; do
+    python3 - "$ROOT" "$f" "$T" <<'PY'
+import sys
+root, f, t = sys.argv[1:]
+src = open(f"{root}/kernels_cl/{f}.cl").read()
+open(f"{t}/{f}.cl", "w").write(src.replace('#include "matmul.clh"', open(f"{root}/kernels_cl/matmul.clh").read()))
+PY
+    for mode in hints "-DDUET_NO_NV_UNROLL=1 -DBEST_UNROLL=0"; do
+        defs="-Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1"
+        [ "$mode" = hints ] || defs="$defs $mode"
+        "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
+            -include "$T/prelude.h" -O3 -S -march=sm_80 -Xclang -target-feature -Xclang +ptx70 \
+            $defs "$T/$f.cl" -o "$T/$f.ptx" 2> "$T/err" || { echo "$f: clang failed: $(head -3 "$T/err")"; continue; }
+        "$PTXAS" -arch="$ARCH" -v "$T/$f.ptx" -o "$T/$f.cubin" 2>&1 |
+            awk -v f="$f" -v m="${mode%% *}" '/Compiling entry/ {k=$7} /stack frame/ {s=$1} /Used [0-9]+ registers/ {print f, k, m, "registers", $5, "stack", s}'
+    done
+done
