@@ -67,6 +67,11 @@ struct Result {
     bool skipped = false;    // the device cannot run this variant; `note` says why
     std::uint64_t seed = 0;
     std::string note;        // anything the reader must know (e.g. skipped, rounded sizes)
+    // Speed-up over the native CPU reference of the same app and size (apps/native/): its median
+    // time over this row's; 0 when there is none (no reference run, or either did not pass).
+    double x_cpu = 0;
+    // The host's native copy bandwidth for this row's bytes (memory-bound apps; 0: not measured).
+    double native_copy_gbs = 0;
 
     // "pass", "fail", "skipped", "unverified" or "implausible": what JSON/CSV carry.
     std::string status() const {
@@ -98,6 +103,17 @@ public:
     virtual std::vector<std::size_t> parse_size(const std::string& text) const;
     // Runs one variant on `dev`; a device or build failure throws duet::Error.
     virtual Result run(Device& dev, const Variant& variant, const RunConfig& cfg) const = 0;
+    // The native reference (apps/native/): the problem of `variant` at cfg.size (never empty)
+    // computed by the host CPU on all its cores, timed on the host clock (median of cfg.reps after
+    // cfg.warmup) and checked as run() checks a device. The row has backend and device_id
+    // "native"; its variant is native_variant(variant). The default: the app has none (an
+    // unsupported Error).
+    virtual Result run_native(const RunConfig& cfg, const std::string& variant) const;
+    // The name of the native row a variant is measured against ("native", or one per type).
+    virtual std::string native_variant(const std::string& variant) const {
+        (void)variant;
+        return "native";
+    }
 };
 
 // All apps, in the order runapp shows them.

@@ -19,7 +19,10 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
+#include "cpu_steps.hpp"
 #include "ladder_shapes.hpp"
+#include "native/native.hpp"
+#include "native/reference.hpp"
 
 namespace duet::apps {
 
@@ -165,7 +168,10 @@ public:
              "64x64 block, 4x4 outputs per work-item in registers, float4 loads"},
             {"reg8x8", "matmul_reg8x8", "128x128 block, 8x8 outputs per work-item, float4 loads"},
             {"best", "matmul_best",
-             "128x256 block, 8x16 per work-item, double-buffered, K split to fill the last wave"}};
+             "128x256 block, 8x16 per work-item, double-buffered, K split to fill the last wave"},
+            {"cpu", "matmul_cpu",
+             "CPU-shaped: 6 x 2 vectors of C per work-item in registers over all of K, no "
+             "barrier, groups of 1x16 sharing a panel of B"}};
     }
     // 384^3: the whole ladder, naive included, in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {384}; }
@@ -219,6 +225,10 @@ public:
         auto shapes = matmul_shapes(v.name, cfg);
         if (user_local)
             shapes = halving_shapes(*cfg.local);
+        if (v.name == "cpu") // CPU_MR rows x 2 vectors per work-item (kernels_cl/matmul_cpu.cl)
+            shapes = cpu_block_shapes(define_or(cfg, "CPU_MR", 6),
+                                      2 * add_cpu_width(opts, dev.info(), cfg),
+                                      define_or(cfg, "CPU_GROUP", 16));
         const std::size_t splits =
             v.name == "best" ? split_k(cfg, dev.info(), M, N, K, shapes.front()) : 1;
         if (splits > 1)
@@ -302,6 +312,37 @@ public:
         }
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(matmul_model(), dev.info()).note;
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        return r;
+    }
+
+    Result run_native(const RunConfig& cfg, const std::string& variant) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto& dims = cfg.size;
+        if (dims.size() != 1 && dims.size() != 3)
+            throw Error::usage("matmul takes one size (n) or three (MxNxK), got " + dims_label(dims));
+        const std::size_t M = dims[0], N = dims.size() == 3 ? dims[1] : dims[0],
+                          K = dims.size() == 3 ? dims[2] : dims[0];
+        Result r; // the same refusal of a full check too big as a device row's
+        verify_level(cfg, double(M) * N * K, full_check_limit, r, name());
+        r = native_result(name(), native_variant(variant), {M, N, K}, cfg, native::sgemm_library());
+        const auto a = random_floats(M * K, cfg.seed);
+        const auto b = random_floats(K * N, cfg.seed + 1);
+        std::vector<float> c(M * N);
+        r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
+            native::sgemm(a.data(), b.data(), c.data(), M, N, K);
+        });
+        r.flops = 2.0 * double(M) * double(N) * double(K);
+        r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
+        r.error_kind = "of bound"; // the device rows' check
+        r.tolerance = 1.0;
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            const auto ref = reference(a, b, M, N, K, cfg, r.note);
+            compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+        }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         return r;
