@@ -274,7 +274,8 @@ class Reduction final : public App {
                 subgroups = true;
             }
         }
-        const std::size_t chunk_step = chunk ? add_cpu_width(opts, info, cfg) * 4 : 0; // CPU_ACC 4
+        const std::size_t chunk_step = // CPU_VW x CPU_ACC values per step of a work-item
+            chunk ? add_cpu_width(opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4) : 0;
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest power of two that it does (ladder_shapes.cpp).
         Result r;

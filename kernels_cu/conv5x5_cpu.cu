@@ -4,8 +4,12 @@
 // on a GPU, and slow there.
 #include "duet_cuda.cuh"
 
+#ifndef CONV_CPU_ROWS
 #define CONV_CPU_ROWS 16
+#endif
+#ifndef CONV_CPU_COLS
 #define CONV_CPU_COLS 1024
+#endif
 
 extern "C" __global__ void conv5x5_cpu(const float* __restrict__ in, float* __restrict__ out,
                                        const float* __restrict__ filter, int width, int height) {

@@ -4,8 +4,14 @@
 // OpenCL kernel at its defaults (CPU_VW 8: 6 x 16 blocks). Correct on a GPU, and slow there.
 #include "duet_cuda.cuh"
 
+// The defaults of the OpenCL kernel, and the same defines when NVRTC builds it with --define.
+#ifndef CPU_VW
+#define CPU_VW 8
+#endif
+#ifndef CPU_MR
 #define CPU_MR 6
-#define CPU_NR 16
+#endif
+#define CPU_NR (2 * CPU_VW)
 
 extern "C" __global__ void matmul_cpu(const float* __restrict__ A, const float* __restrict__ B,
                                       float* __restrict__ C, int M, int N, int K) {

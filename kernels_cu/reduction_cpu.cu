@@ -4,8 +4,12 @@
 // on a GPU and slow there (the chunked loads are uncoalesced).
 #include "duet_cuda.cuh"
 
+#ifndef CPU_VW
 #define CPU_VW 8
+#endif
+#ifndef CPU_ACC
 #define CPU_ACC 4
+#endif
 
 template <class T> __device__ void reduce_cpu(const T* __restrict__ in, T* __restrict__ out, int n,
                                               T* sdata) {

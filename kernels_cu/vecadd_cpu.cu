@@ -3,7 +3,9 @@
 // correct, and slow, which is the point of the comparison.
 #include "duet_cuda.cuh"
 
+#ifndef CPU_VW
 #define CPU_VW 8
+#endif
 
 extern "C" __global__ void vecadd_cpu(const float* __restrict__ a, const float* __restrict__ b,
                                       float* __restrict__ c, int n) {
