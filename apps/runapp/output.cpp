@@ -254,7 +254,8 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
             r.bytes > 0 && !r.implausible ? fmt("%.1f", r.gbs()) : "-",
             r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
             r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
-            fmt("%.1f", r.build_ms), r.cache_hit ? "hit" : "miss",
+            r.backend == "native" ? "-" : fmt("%.1f", r.build_ms),
+            r.backend == "native" ? "-" : r.cache_hit ? "hit" : "miss",
             r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-", check_label(r)};
         if (with_ref)
             row.insert(row.begin() + 7, x_cpu_label(r));
