@@ -57,14 +57,16 @@ DUET_SIMD_CLONES std::int32_t sum_part_i32(const std::int32_t* __restrict x, std
     return s;
 }
 
-// Rows [y0, y1) of the convolution. Inside a row, blocks of `blk` outputs are accumulated tap by
-// tap over contiguous input (vectorised); the 2 columns at each edge clamp, scalar.
+// Rows [y0, y1) of the convolution. Inside a row, `lanes` adjacent outputs at a time are summed
+// over the 25 taps in registers from contiguous (unaligned) loads of the five input rows; the 2
+// columns at each edge clamp, scalar.
 DUET_SIMD_CLONES void conv_rows(const float* __restrict img, const float* __restrict f,
                                 float* __restrict out, std::size_t W, std::size_t H,
                                 std::size_t y0, std::size_t y1) {
-    constexpr std::size_t blk = 256;
     const long long w = static_cast<long long>(W), h = static_cast<long long>(H);
-    const auto clampx = [&](long long x) { return std::clamp(x, 0LL, w - 1); };
+    float taps[25];
+    for (int k = 0; k < 25; ++k)
+        taps[k] = f[k];
     for (std::size_t y = y0; y < y1; ++y) {
         const float* row[5];
         for (int dy = 0; dy < 5; ++dy)
@@ -74,28 +76,26 @@ DUET_SIMD_CLONES void conv_rows(const float* __restrict img, const float* __rest
             float s = 0;
             for (int dy = 0; dy < 5; ++dy)
                 for (int dx = 0; dx < 5; ++dx)
-                    s += f[dy * 5 + dx] * row[dy][clampx(x + dx - 2)];
+                    s += taps[dy * 5 + dx] * row[dy][std::clamp(x + dx - 2, 0LL, w - 1)];
             o[x] = s;
         };
-        if (W < 5) {
-            for (long long x = 0; x < w; ++x)
-                scalar(x);
-            continue;
-        }
-        scalar(0), scalar(1), scalar(w - 2), scalar(w - 1);
-        for (std::size_t x0 = 2; x0 < W - 2; x0 += blk) {
-            const std::size_t len = std::min(blk, W - 2 - x0);
-            float acc[blk] = {};
+        long long x = 0;
+        for (; x < std::min(2LL, w); ++x)
+            scalar(x);
+        for (; x + static_cast<long long>(lanes) + 2 <= w; x += lanes) {
+            float s[lanes] = {};
             for (int dy = 0; dy < 5; ++dy)
                 for (int dx = 0; dx < 5; ++dx) {
-                    const float wt = f[dy * 5 + dx];
-                    const float* in = row[dy] + x0 + dx - 2;
-                    for (std::size_t i = 0; i < len; ++i)
-                        acc[i] += wt * in[i];
+                    const float t = taps[dy * 5 + dx];
+                    const float* in = row[dy] + x + dx - 2;
+                    for (std::size_t i = 0; i < lanes; ++i)
+                        s[i] += t * in[i];
                 }
-            for (std::size_t i = 0; i < len; ++i)
-                o[x0 + i] = acc[i];
+            for (std::size_t i = 0; i < lanes; ++i)
+                o[x + i] = s[i];
         }
+        for (; x < w; ++x)
+            scalar(x);
     }
 }
 
