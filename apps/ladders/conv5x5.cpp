@@ -18,11 +18,14 @@
 #include "app.hpp"
 #include "auto_size.hpp"
 #include "cpu_steps.hpp"
-#include "ladder_shapes.hpp"
+#include "device_kind.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
 
 namespace duet::apps {
+
+const std::vector<Step>& conv5x5_steps(); // conv5x5_steps.cpp: the ladder's records
+
 namespace {
 
 // Above this many pixels, --verify full checks a sample: the CPU reference of every pixel of
@@ -157,26 +160,15 @@ public:
     std::string description() const override {
         return "5x5 convolution, float32 image, clamp-to-edge (memory bound); size n or WxH";
     }
-    std::vector<Variant> variants() const override {
-        return {
-            {"naive", "conv5x5_naive",
-             "one output per work-item, image and filter from global memory"},
-            {"const", "conv5x5_const", "filter in constant memory (CUDA: read-only cache, __ldg)"},
-            {"tiled", "conv5x5_tiled",
-             "16x16 outputs + 2-pixel halo in local memory, clamped cooperative load"},
-            {"rows", "conv5x5_rows",
-             "8 outputs down a column per work-item, 5-row sliding window in registers"},
-            {"best", "conv5x5_best",
-             "128x32 block in local memory by float4 loads, 4x4 outputs per work-item"},
-            {"cpu", "conv5x5_cpu",
-             "CPU-shaped: 16 rows x 1024 columns per work-item, row by row in vectors of the "
-             "device's float width, no barrier"}};
-    }
+    const std::vector<Step>& steps() const override { return conv5x5_steps(); }
     // 1024^2: the whole ladder in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {1024}; }
     // --size auto: conv_model() in auto_size.cpp.
     std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
         return {choose_size(conv_model(), info).n};
+    }
+    std::vector<std::size_t> tune_size(const DeviceInfo& info) const override {
+        return {is_gpu(info) ? 8192u : 2048u};
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
@@ -211,13 +203,7 @@ public:
         if (pinned) {
             fit.kernel = dev.load_kernel(v.kernel, opts);
         } else {
-            auto shapes = conv_shapes(v.name, cfg);
-            if (v.name == "cpu") { // groups of 1 x L blocks; conv's rows are per work-item
-                shapes = cpu_block_shapes(g.rows, g.cols, g.local[1]);
-                for (auto& sh : shapes)
-                    sh.rows = g.rows;
-            }
-            fit = build_fitting(dev, v.kernel, opts, shapes, v.name);
+            fit = build_fitting(dev, v.kernel, opts, shapes_of(v, cfg, dev.info()), v.name);
             r.note = shape_note(v.name, fit);
         }
         auto& kernel = fit.kernel;

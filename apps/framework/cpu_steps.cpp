@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "cpu_steps.hpp"
+#include "device_kind.hpp"
 
 namespace duet::apps {
 
@@ -13,7 +14,7 @@ std::size_t cpu_vector_width(const DeviceInfo& info, const RunConfig& cfg) {
                 throw Error::usage("CPU_VW=" + value + ": the cpu steps take 4, 8 or 16 floats");
             return std::stoul(value);
         }
-    if (info.backend != "opencl")
+    if (kernel_language(info) != KernelLanguage::opencl_c)
         return 8;
     for (const auto& [label, value] : info.details)
         if (label == "Preferred float vector width") {
