@@ -14,7 +14,8 @@ namespace {
 // [begin, end) of thread t's part of n items.
 std::size_t part(std::size_t n, unsigned t, unsigned threads) { return n * t / threads; }
 
-// Threads worth starting for n items: at least `grain` items each.
+// Threads worth starting for n items: at least `grain` items each (a thread costs tens of
+// microseconds to start, more on a busy machine: small problems run on fewer).
 unsigned threads_for(std::size_t n, std::size_t grain) {
     return unsigned(std::clamp<std::size_t>(n / grain, 1, host_cpu().threads));
 }
@@ -102,7 +103,7 @@ DUET_SIMD_CLONES void conv_rows(const float* __restrict img, const float* __rest
 } // namespace
 
 void vecadd(const float* a, const float* b, float* c, std::size_t n) {
-    const unsigned threads = threads_for(n, 1 << 14);
+    const unsigned threads = threads_for(n, 1 << 18);
     on_threads(threads, [&](unsigned t) {
         const std::size_t lo = part(n, t, threads), hi = part(n, t + 1, threads);
         add_part(a + lo, b + lo, c + lo, hi - lo);
@@ -110,7 +111,7 @@ void vecadd(const float* a, const float* b, float* c, std::size_t n) {
 }
 
 float reduce_f32(const float* x, std::size_t n) {
-    const unsigned threads = threads_for(n, 1 << 14);
+    const unsigned threads = threads_for(n, 1 << 18);
     std::vector<float> partial(threads);
     on_threads(threads, [&](unsigned t) {
         const std::size_t lo = part(n, t, threads), hi = part(n, t + 1, threads);
@@ -123,14 +124,14 @@ float reduce_f32(const float* x, std::size_t n) {
 }
 
 std::size_t reduce_f32_depth(std::size_t n) {
-    const std::size_t threads = threads_for(n, 1 << 14);
+    const std::size_t threads = threads_for(n, 1 << 18);
     // A lane's chain over the thread's part (and the tail), the lanes added in turn, the threads'
     // sums added in turn.
     return (n / threads + 1) / lanes + 1 + 1 + lanes + threads;
 }
 
 std::int32_t reduce_i32(const std::int32_t* x, std::size_t n) {
-    const unsigned threads = threads_for(n, 1 << 14);
+    const unsigned threads = threads_for(n, 1 << 18);
     std::vector<std::int32_t> partial(threads);
     on_threads(threads, [&](unsigned t) {
         const std::size_t lo = part(n, t, threads), hi = part(n, t + 1, threads);
@@ -143,7 +144,7 @@ std::int32_t reduce_i32(const std::int32_t* x, std::size_t n) {
 }
 
 void conv5x5(const float* img, const float* filter, float* out, std::size_t W, std::size_t H) {
-    const unsigned threads = threads_for(W * H, 1 << 14);
+    const unsigned threads = threads_for(W * H, 1 << 16);
     on_threads(threads, [&](unsigned t) {
         conv_rows(img, filter, out, W, H, part(H, t, threads), part(H, t + 1, threads));
     });
