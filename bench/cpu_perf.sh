@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# On a machine without a GPU: the benchmark of docs/PERFORMANCE.md on the CPU through PoCL, against
-# OpenBLAS sgemm for matmul and against the device's own copy (`runapp bandwidth`, device→device)
-# for the memory-bound apps; JSON per step in the output directory and a markdown table
-# (bench/cpu_summarize.py). The CPU counterpart of bench/gpu_perf.sh.
+# On a machine without a GPU: the benchmark of docs/PERFORMANCE.md on the CPU through PoCL (or any
+# CPU OpenCL device: --device), every app with `--reference`: beside the device rows, runapp's
+# native CPU reference (OpenBLAS sgemm for matmul, threaded vector loops for the others) and the
+# host's native copy bandwidth of the same bytes for the memory-bound apps; also OpenBLAS through
+# bench/openblas_sgemm and the device's own copy (`runapp bandwidth`, device→device). JSON per step
+# in the output directory and a markdown table (bench/cpu_summarize.py). The CPU counterpart of
+# bench/gpu_perf.sh.
 #
 #   bench/cpu_perf.sh [--build DIR] [--out DIR] [--device D] [--reps N] [--cache DIR]
 #
@@ -18,8 +21,8 @@
 #                 runs. Cold caches (this and PoCL's own) add ~30 s of builds on 2 cores; the
 #                 whole script takes ~4 min from scratch there (3 of them building the tree)
 # Sizes and variants: VECADD_SIZE (2^24), REDUCTION_SIZE (2^24), REDUCTION_VARIANTS
-# (grid_stride_f32,shuffle_f32,atomic_f32), MATMUL_SIZES (512,1024), MATMUL_VARIANTS
-# (best,reg8x8), CONV_SIZE (4096), BANDWIDTH_SIZE (256M). OpenBLAS runs with
+# (grid_stride_f32,shuffle_f32,atomic_f32,cpu_f32,cpu_i32), MATMUL_SIZES (1024,2048),
+# MATMUL_VARIANTS (best,reg8x8,cpu), CONV_SIZE (4096), BANDWIDTH_SIZE (256M). OpenBLAS runs with
 # OPENBLAS_NUM_THREADS = the number of CPUs (nproc) unless it is set.
 # Exit status: 0, or 1 when a step failed or a result was wrong (the table says which).
 set -u
@@ -78,7 +81,7 @@ if [ -s "$CACHE/tuned.json" ] && grep -q '"app"' "$CACHE/tuned.json"; then
     log "note: $CACHE/tuned.json holds tuned parameters; \`best\` uses them where they match this device"
 fi
 
-R="--reps $REPS --warmup 2 --verify sample --quiet --format json"
+R="--reps $REPS --warmup 2 --verify sample --quiet --format json --reference"
 FAILED=""
 # step NAME TIMEOUT COMMAND...: stdout into $OUT/NAME.json, stderr into $OUT/NAME.err.
 step() {
@@ -98,7 +101,7 @@ step() {
 # The reduction's variant names, from one small run of all of them (which also builds them).
 step probe_reduction 300 "$RUNAPP" run reduction --device "$DEVICE" --variant all --size 4096 \
      --reps 1 --warmup 0 --verify sample --quiet --format json
-WANT=${REDUCTION_VARIANTS:-grid_stride_f32,shuffle_f32,atomic_f32}
+WANT=${REDUCTION_VARIANTS:-grid_stride_f32,shuffle_f32,atomic_f32,cpu_f32,cpu_i32}
 RED_VARIANTS=$(python3 - "$OUT/probe_reduction.json" "$WANT" <<'EOF'
 import json, sys
 try:
@@ -118,8 +121,8 @@ tag=${DEVICE/:/}
 step "perf_vecadd_$tag" 300 "$RUNAPP" run vecadd --device "$DEVICE" --size "${VECADD_SIZE:-2^24}" $R
 [ -n "$RED_VARIANTS" ] && step "perf_reduction_$tag" 300 "$RUNAPP" run reduction --device "$DEVICE" \
     --size "${REDUCTION_SIZE:-2^24}" --variant "$RED_VARIANTS" $R
-step "perf_matmul_$tag" 400 "$RUNAPP" run matmul --device "$DEVICE" --size "${MATMUL_SIZES:-512,1024}" \
-    --variant "${MATMUL_VARIANTS:-best,reg8x8}" $R
+step "perf_matmul_$tag" 500 "$RUNAPP" run matmul --device "$DEVICE" --size "${MATMUL_SIZES:-1024,2048}" \
+    --variant "${MATMUL_VARIANTS:-best,reg8x8,cpu}" $R
 step "perf_conv5x5_$tag" 300 "$RUNAPP" run conv5x5 --device "$DEVICE" --size "${CONV_SIZE:-4096}" $R
 step "bandwidth_$tag" 120 "$RUNAPP" bandwidth --device "$DEVICE" --size "${BANDWIDTH_SIZE:-256M}" \
     --reps "$REPS" --format json
@@ -127,7 +130,7 @@ step "bandwidth_$tag" 120 "$RUNAPP" bandwidth --device "$DEVICE" --size "${BANDW
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$NPROC}
 if [ -x "$SGEMM" ]; then
     log "openblas_sgemm with OPENBLAS_NUM_THREADS=$OPENBLAS_NUM_THREADS"
-    timeout 300 "$SGEMM" --reps "$REPS" $(echo "${MATMUL_SIZES:-512,1024}" | tr ',' ' ') \
+    timeout 300 "$SGEMM" --reps "$REPS" $(echo "${MATMUL_SIZES:-1024,2048}" | tr ',' ' ') \
         > "$OUT/openblas.jsonl" 2> "$OUT/openblas.err"
     rc=$?
     echo "openblas $rc" >> "$OUT/steps.txt"

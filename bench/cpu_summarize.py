@@ -2,11 +2,13 @@
 """Reads the JSON files bench/cpu_perf.sh wrote and prints the CPU table of docs/PERFORMANCE.md:
 Duet through PoCL, the reference on the same CPU, and the ratio (ours / reference, higher is better).
 
-References: OpenBLAS sgemm (bench/openblas_sgemm) for matmul; for the memory-bound apps
-(vecadd, reduction, conv5x5) `runapp bandwidth`'s device->device copy on the PoCL device, as the
-copy ceiling (bytes read + written, like the apps' effective GB/s).
-Rows: every variant run of matmul and reduction; for vecadd and conv5x5 the fastest variant and
-`best` (where it is not the fastest); --all lists every variant. Standard library only.
+References: for matmul the native row of the same run (`runapp run --reference`: OpenBLAS sgemm
+through runapp, or its blocked loop), else bench/openblas_sgemm; for the memory-bound apps
+(vecadd, reduction, conv5x5) the host's native multi-threaded copy of the same bytes
+(native_copy_gbs of the run), else `runapp bandwidth`'s device->device copy on the PoCL device
+(bytes read + written, like the apps' effective GB/s). The native rows themselves are listed too.
+Rows: every variant run of matmul and reduction; for vecadd and conv5x5 the fastest variant,
+`best` and `cpu` (where not the fastest); --all lists every variant. Standard library only.
 
 usage: cpu_summarize.py OUT_DIR [--all]"""
 import glob
@@ -89,6 +91,10 @@ def main(out, show_all):
                 by_size.setdefault(r["size"], []).append(r)
             for size, results in by_size.items():
                 label = f"{app} {size_label(app, size)}"
+                native = next((r for r in results if r.get("backend") == "native"
+                               and r.get("pass")), None)
+                results = [r for r in results if r.get("backend") != "native"] + (
+                    [r for r in results if r.get("backend") == "native"])
                 good = [r for r in results if r.get("pass") and not r.get("skipped")]
                 for r in results:
                     if not r.get("pass") and not r.get("skipped"):
@@ -100,24 +106,33 @@ def main(out, show_all):
                 if show_all or app in ALL_VARIANTS:
                     shown = good
                 else:
-                    shown = [fastest] + [r for r in good if r["variant"] == "best" and r is not fastest]
+                    shown = [fastest] + [r for r in good if r is not fastest and (
+                        r["variant"] in ("best", "cpu") or r.get("backend") == "native")]
                 for r in shown:
                     ms = r["kernel_ms"]["median"]
                     tag = r["variant"]
                     if not (show_all or app in ALL_VARIANTS) and r is fastest and len(good) > 1:
                         tag += f", fastest of {len(good)}"
+                    if r.get("backend") == "native":
+                        tag = f"native: {r.get('device', '')}"
                     if app == "matmul":
                         ours = f"{fmt(r['gflops'])} GFLOP/s ({fmt(ms)} ms)"
                         n = int(size.split("x")[0])
                         ref = blas.get(n)
-                        if ref:
+                        if native and native.get("gflops"):
+                            refs = f"native {fmt(native['gflops'])} GFLOP/s ({fmt(native['kernel_ms']['median'])} ms)"
+                            ratio = f"{r['gflops'] / native['gflops']:.2f}"
+                        elif ref:
                             refs = f"OpenBLAS {fmt(ref['gflops'])} GFLOP/s ({fmt(ref['ms_median'])} ms)"
                             ratio = f"{r['gflops'] / ref['gflops']:.2f}" if ref["gflops"] else "-"
                         else:
                             refs, ratio = "OpenBLAS: no data", "-"
                     else:
                         ours = f"{fmt(r['effective_gbs'])} GB/s ({fmt(ms)} ms)"
-                        if copy_gbs:
+                        if r.get("native_copy_gbs"):
+                            refs = f"native copy {fmt(r['native_copy_gbs'])} GB/s"
+                            ratio = f"{r['effective_gbs'] / r['native_copy_gbs']:.2f}"
+                        elif copy_gbs:
                             refs = f"copy {fmt(copy_gbs)} GB/s"
                             ratio = f"{r['effective_gbs'] / copy_gbs:.2f}"
                         else:
@@ -130,14 +145,16 @@ def main(out, show_all):
           f"OpenBLAS {meta.get('openblas_version', '?')}, OPENBLAS_NUM_THREADS={threads}; "
           f"medians of {meta.get('reps', '?')} runs")
     print()
-    print("| work | variant | Duet on PoCL | reference (same CPU) | ratio |")
+    print("| work | variant | Duet on PoCL (or native) | reference (same CPU) | ratio |")
     print("|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print()
     print("Duet: kernel time from OpenCL profiling events; GB/s count bytes read + written (reduction: "
-          "read). OpenBLAS: wall clock of the cblas_sgemm call. copy: `runapp bandwidth` device->device "
-          "on the PoCL device (read + written), the copy ceiling for the memory-bound apps.")
+          "read). native: runapp's native CPU reference rows (host clock, median; OpenBLAS sgemm for "
+          "matmul), checked like the device rows. native copy: the host's multi-threaded streaming "
+          "copy of the same bytes (read + written), the ceiling for the memory-bound apps; copy: "
+          "`runapp bandwidth` device->device on the PoCL device where the run has no native copy.")
     for path in sorted(glob.glob(os.path.join(out, "bandwidth_*.json"))):
         res = (load(path) or {}).get("results", [])
         if res:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One line per ladder step from a `runapp --format json` file: app, variant, size, status,
-throughput, and the step's speed-up over the previous step that ran (so a ladder out of
-teaching order shows a figure below 1). Usage: ladder_table.py FILE.json"""
+throughput, the step's speed-up over the previous step that ran (so a ladder out of teaching
+order shows a figure below 1), and its speed-up over the native CPU reference of the run (x_cpu,
+runapp compare's "x CPU"; device "native" rows are that reference). Usage: ladder_table.py FILE.json"""
 import json
 import sys
 
@@ -30,8 +31,9 @@ def main(path):
         if rt:
             prev[key] = rt[0]
         fig = "%.1f %s" % rt if rt else "-"
-        print("%-10s %-14s %-16s %-8s %16s %7s  %s" % (r["app"], r["variant"], r.get("size", ""), status,
-                                                     fig, step, (r.get("note") or "")[:110]))
+        xc = "%.2fx" % r["x_cpu"] if r.get("x_cpu") else "-"
+        print("%-10s %-14s %-16s %-8s %16s %7s %8s  %s" % (r["app"], r["variant"], r.get("size", ""), status,
+                                                          fig, step, xc, (r.get("note") or "")[:110]))
 
 
 if __name__ == "__main__":

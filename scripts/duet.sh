@@ -18,6 +18,8 @@ mode=${1:-compare}
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers
           opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libssl-dev
           pocl-opencl-icd oclgrind clinfo
+          # the native CPU reference's sgemm (optional at build: runapp then uses its own loop)
+          libopenblas-dev
           # runapp compile's vendor compilers (ocloc; clang amdgcn + ROCm's device libraries;
           # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.
           intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv)

@@ -66,6 +66,17 @@ public:
     virtual std::vector<std::size_t> parse_size(const std::string& text) const;
     // Runs one variant on `dev`; a device or build failure throws duet::Error.
     virtual Result run(Device& dev, const Variant& variant, const RunConfig& cfg) const = 0;
+    // The native reference (apps/native/): the problem of `variant` at cfg.size (never empty)
+    // computed by the host CPU on all its cores, timed on the host clock (median of cfg.reps after
+    // cfg.warmup) and checked as run() checks a device. The row has backend and device_id
+    // "native"; its variant is native_variant(variant). The default: the app has none (an
+    // unsupported Error).
+    virtual Result run_native(const RunConfig& cfg, const std::string& variant) const;
+    // The name of the native row a variant is measured against ("native", or one per type).
+    virtual std::string native_variant(const std::string& variant) const {
+        (void)variant;
+        return "native";
+    }
 };
 
 // All apps, in the order runapp shows them.

@@ -33,6 +33,11 @@ struct Result {
     bool skipped = false;    // the device cannot run this variant; `note` says why
     std::uint64_t seed = 0;
     std::string note;        // anything the reader must know (e.g. skipped, rounded sizes)
+    // Speed-up over the native CPU reference of the same app and size (apps/native/): its median
+    // time over this row's; 0 when there is none (no reference run, or either did not pass).
+    double x_cpu = 0;
+    // The host's native copy bandwidth for this row's bytes (memory-bound apps; 0: not measured).
+    double native_copy_gbs = 0;
 
     // "pass", "fail", "skipped", "unverified" or "implausible": what JSON/CSV carry.
     std::string status() const {

@@ -17,7 +17,10 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
+#include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "native/native.hpp"
+#include "native/reference.hpp"
 
 namespace duet::apps {
 
@@ -70,6 +73,10 @@ Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
     } else if (variant == "rows") {
         g.rows = define_or(cfg, "CONV_ROWS", 8);
         g.local = {32, 8};
+    } else if (variant == "cpu") { // kernels_cl/conv5x5_cpu.cl
+        g.cols = define_or(cfg, "CONV_CPU_COLS", 1024);
+        g.rows = define_or(cfg, "CONV_CPU_ROWS", 16);
+        g.local = {1, 4};
     } else if (variant == "best") {
         tile_local(g, cfg, "CONV_BX", "CONV_BY", 32, 8, variant);
         g.cols = 4;
@@ -186,6 +193,8 @@ public:
         BuildOptions opts;
         opts.defines = cfg.defines;
         opts.defines.insert(opts.defines.end(), g.defines.begin(), g.defines.end());
+        if (v.name == "cpu")
+            add_cpu_width(opts, dev.info(), cfg);
         // The shape: the user's (--local, a tile --define) as given, or an error; otherwise the
         // variant's own where the device allows it, else the largest smaller one that fits.
         const bool pinned =
@@ -251,6 +260,35 @@ public:
         }
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(conv_model(), dev.info()).note;
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        return r;
+    }
+
+    Result run_native(const RunConfig& cfg, const std::string& variant) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (cfg.size.empty() || cfg.size.size() > 2)
+            throw Error::usage("conv5x5 takes one size (n: n x n) or two (WxH), got " +
+                               dims_label(cfg.size));
+        const std::size_t W = cfg.size[0], H = cfg.size.size() == 2 ? cfg.size[1] : cfg.size[0];
+        const std::size_t n = W * H;
+        Result r = native_result(name(), native_variant(variant), cfg.size, cfg);
+        const auto img = random_floats(n, cfg.seed);
+        const auto filter = random_floats(25, cfg.seed + 1);
+        std::vector<float> out(n);
+        r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
+            native::conv5x5(img.data(), filter.data(), out.data(), W, H);
+        });
+        r.pixels = double(n);
+        r.bytes = 8.0 * double(n);
+        r.error_kind = "abs"; // the device rows' check
+        r.tolerance = tolerance_of(filter);
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            const auto ref = reference(img, filter, W, H, cfg, r.note);
+            compare_outputs(r, out, ref->indices, ref->value);
+        }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         return r;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app.hpp"
+#include "cpu_steps.hpp"
 
 namespace duet::apps {
 
@@ -53,6 +54,16 @@ std::vector<Shape> tiled_shapes(const RunConfig&, const DeviceInfo&) {
                                     : Defines{{"CONV_TILE_W", num(w)}, {"CONV_TILE_H", num(hh)}},
                            by(w, hh) + " tile"));
     }
+    return out;
+}
+
+// cpu: groups of 1 x 4 work-items, each CONV_CPU_ROWS x CONV_CPU_COLS outputs
+// (kernels_cl/conv5x5_cpu.cl); cpu_block_shapes counts rows per group, conv per work-item.
+std::vector<Shape> cpu_shapes(const RunConfig& cfg, const DeviceInfo&) {
+    const std::size_t rows = define_or(cfg, "conv5x5", "CONV_CPU_ROWS", 16);
+    auto out = cpu_block_shapes(rows, define_or(cfg, "conv5x5", "CONV_CPU_COLS", 1024), 4);
+    for (auto& s : out)
+        s.rows = rows;
     return out;
 }
 
@@ -130,6 +141,11 @@ const std::vector<Step>& conv5x5_steps() {
          .tuning = TuneSpace{.params = {"CONV_BX", "CONV_BY", "CONV_BROWS"},
                              .local_bound = true,
                              .points = best_points}},
+        {.name = "cpu",
+         .kernel = "conv5x5_cpu",
+         .description = "CPU-shaped: 16 rows x 1024 columns per work-item, row by row in vectors "
+                        "of the device's float width, no barrier",
+         .shapes = cpu_shapes},
     };
     return steps;
 }

@@ -20,8 +20,11 @@
 #include <thread>
 
 #include "auto_size.hpp"
+#include "cpu_steps.hpp"
 #include "device_kind.hpp"
 #include "matmul.hpp"
+#include "native/native.hpp"
+#include "native/reference.hpp"
 
 namespace duet::apps {
 
@@ -236,6 +239,8 @@ public:
         // A split of K is a build of its own (BEST_SPLIT).
         const bool user_local = v.name == "naive" && cfg.local;
         const auto shapes = shapes_of(v, cfg, dev.info()); // matmul_steps.cpp
+        if (v.name == "cpu") // the vector width its shapes assume (kernels_cl/matmul_cpu.cl)
+            add_cpu_width(opts, dev.info(), cfg);
         const std::size_t splits =
             v.name == "best" ? split_k(cfg, dev.info(), M, N, K, shapes.front()) : 1;
         if (splits > 1)
@@ -338,6 +343,37 @@ public:
         }
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(matmul_model(), dev.info()).note;
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        return r;
+    }
+
+    Result run_native(const RunConfig& cfg, const std::string& variant) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto& dims = cfg.size;
+        if (dims.size() != 1 && dims.size() != 3)
+            throw Error::usage("matmul takes one size (n) or three (MxNxK), got " + dims_label(dims));
+        const std::size_t M = dims[0], N = dims.size() == 3 ? dims[1] : dims[0],
+                          K = dims.size() == 3 ? dims[2] : dims[0];
+        Result r; // the same refusal of a full check too big as a device row's
+        verify_level(cfg, double(M) * N * K, full_check_limit, r, name());
+        r = native_result(name(), native_variant(variant), {M, N, K}, cfg, native::sgemm_library());
+        const auto a = random_floats(M * K, cfg.seed);
+        const auto b = random_floats(K * N, cfg.seed + 1);
+        std::vector<float> c(M * N);
+        r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
+            native::sgemm(a.data(), b.data(), c.data(), M, N, K);
+        });
+        r.flops = 2.0 * double(M) * double(N) * double(K);
+        r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
+        r.error_kind = "of bound"; // the device rows' check
+        r.tolerance = 1.0;
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            const auto ref = reference(a, b, M, N, K, cfg, r.note);
+            compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+        }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
         return r;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "device_kind.hpp"
+#include "cpu_steps.hpp"
 #include "matmul.hpp"
 
 namespace duet::apps {
@@ -314,6 +315,16 @@ const std::vector<Step>& matmul_steps() {
              "tensor cores (mma.sync): TF32 inputs (10-bit mantissa), float sums; not float32",
          .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
          .shapes = rule(tf32_shapes)},
+        {.name = "cpu",
+         .kernel = "matmul_cpu",
+         .description = "CPU-shaped: 6 rows x 2 vectors of C per work-item in registers over all "
+                        "of K, no barrier, groups of 1x16 sharing a panel of B",
+         // CPU_MR rows x 2 vectors of the device's float width per work-item, groups of 1 x
+         // CPU_GROUP (kernels_cl/matmul_cpu.cl; the host adds CPU_VW to the build).
+         .shapes = [](const RunConfig& c, const DeviceInfo& info) {
+             return cpu_block_shapes(def(c, "CPU_MR", 6), 2 * cpu_vector_width(info, c),
+                                     def(c, "CPU_GROUP", 16));
+         }},
     };
     return steps;
 }

@@ -19,7 +19,10 @@
 #include <type_traits>
 
 #include "auto_size.hpp"
+#include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "native/native.hpp"
+#include "native/reference.hpp"
 #include "reduction.hpp"
 
 namespace duet::apps {
@@ -49,6 +52,8 @@ std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, std::size_t p
         const std::size_t per_item = per * ((p.items + per * ls * p.groups - 1) / (per * ls * p.groups) + 1);
         return per_item + tree + (split == Split::grid_atomic ? p.groups : 0);
     }
+    case Split::chunk: // kernels_cl/reduction_cpu.cl: `per` is CPU_VW * CPU_ACC
+        return (p.items + per * ls * p.groups - 1) / (per * ls * p.groups) + 1 + 2 * per + ls;
     }
     return 0;
 }
@@ -74,7 +79,73 @@ class Reduction final : public App {
         return is_int ? run_typed<int>(dev, v, cfg) : run_typed<float>(dev, v, cfg);
     }
 
+    std::string native_variant(const std::string& variant) const override {
+        return variant.ends_with("_i32") ? "native_i32" : "native_f32";
+    }
+
+    // The native reference: each thread sums a contiguous part in 32 lanes (vectorised), then the
+    // lanes and the threads' sums are added in turn. Checked as the device rows are: the int sum
+    // exactly, the float sum against the same gamma bound for the native summation's depth.
+    Result run_native(const RunConfig& cfg, const std::string& variant) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (cfg.size.size() != 1 || cfg.size[0] < 1 || cfg.size[0] > std::size_t(INT32_MAX))
+            throw Error::usage("reduction takes one size, 1 .. 2^31-1 values, got " +
+                               dims_label(cfg.size));
+        const std::size_t n = cfg.size[0];
+        const bool is_int = native_variant(variant) == "native_i32";
+        Result r = native_result(name(), native_variant(variant), {n}, cfg);
+        const int hi = static_cast<int>(std::min<std::size_t>(1000, INT32_MAX / n));
+        double got = 0, ref = 0, abs_sum = 0;
+        std::int64_t exact = 0;
+        if (is_int) {
+            const auto host = random_ints(n, cfg.seed, -hi, hi);
+            for (const int x : host)
+                exact += x;
+            std::int32_t sum = 0;
+            r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
+                sum = native::reduce_i32(host.data(), n);
+            });
+            got = double(sum);
+            r.error_kind = "abs";
+            r.tolerance = 0;
+        } else {
+            const auto host = random_floats(n, cfg.seed, -1.f, 1.f);
+            for (const float x : host) {
+                ref += double(x);
+                abs_sum += std::fabs(double(x));
+            }
+            float sum = 0;
+            r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
+                sum = native::reduce_f32(host.data(), n);
+            });
+            got = double(sum);
+            const std::size_t depth = native::reduce_f32_depth(n);
+            r.error_kind = "abs";
+            r.tolerance = float_bound(depth, n, abs_sum);
+            r.note = "f32 bound: " + std::to_string(depth) + " additions per value";
+        }
+        r.bytes = double(n) * 4;
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            r.max_error = is_int ? std::fabs(got - double(exact)) : std::fabs(got - ref);
+            r.pass = r.max_error <= r.tolerance; // NaN fails
+        }
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+        return r;
+    }
+
   private:
+    // Whatever the order, if every value goes through at most `depth` additions the computed
+    // float sum is within gamma_depth * sum|x| of the exact one (see run_typed's check); the double
+    // reference of n values adds its own tiny bound.
+    static double float_bound(std::size_t depth, std::size_t n, double abs_sum) {
+        const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
+        const auto gamma = [](double k, double unit) { return k * unit / (1 - k * unit); };
+        return (gamma(double(depth), u) + gamma(double(n), ud)) * abs_sum;
+    }
+
     template <class T> Result run_typed(Device& dev, const Variant& v, const RunConfig& cfg) const {
         constexpr bool is_int = std::is_same_v<T, int>;
         const auto t0 = std::chrono::steady_clock::now();
@@ -92,8 +163,9 @@ class Reduction final : public App {
                                " is outside 1 .. 2^31-1 values");
         if (cfg.local && (*cfg.local)[1] != 1)
             throw Error::usage("reduction is one-dimensional: give --local N, not a WxH shape");
-        std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
-        if (ls < 2 || !std::has_single_bit(ls))
+        const bool chunk = step.split == Split::chunk; // any group size, 1 by default
+        std::size_t ls = cfg.local ? (*cfg.local)[0] : chunk ? 1 : 256;
+        if (!chunk && (ls < 2 || !std::has_single_bit(ls)))
             throw Error::usage("reduction needs a power-of-two work-group size of at least 2 "
                                "(its trees halve the group each step), got " +
                                std::to_string(ls));
@@ -141,6 +213,8 @@ class Reduction final : public App {
         if (opencl && v.name == "atomic_f32" && info.caps.inline_asm &&
             user_define("DUET_RED_PTX_ATOMIC") == opts.defines.end())
             opts.defines.emplace_back("DUET_RED_PTX_ATOMIC", "1");
+        const std::size_t chunk_step = // CPU_VW x CPU_ACC values per step of a work-item
+            chunk ? add_cpu_width(opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4) : 0;
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest power of two that it does (reduction_steps.cpp).
         Result r;
@@ -192,11 +266,14 @@ class Reduction final : public App {
         for (std::size_t m = n;;) {
             const bool grid = step.split == Split::grid || step.split == Split::grid_atomic;
             const std::size_t per_group = step.split == Split::one ? ls
-                                          : grid ? red_per(cfg) * ls
-                                                 : 2 * ls;
+                                          : grid  ? red_per(cfg) * ls
+                                          : chunk ? chunk_step * ls
+                                                  : 2 * ls;
             std::size_t g = (m + per_group - 1) / per_group;
             if (grid)
                 g = passes.empty() ? std::min(g, cap) : 1;
+            if (chunk) // a few chunks per compute unit, then one group adds their sums
+                g = passes.empty() ? std::min(g, std::max<std::size_t>(1, cpu_tasks(info, cfg, name()) / ls)) : 1;
             passes.push_back({m, g});
             m = g;
             if (m == 1 || step.split == Split::grid_atomic)
@@ -263,11 +340,9 @@ class Reduction final : public App {
             // catching a few lost elements; the int ladder runs the same code exactly for that.
             std::size_t depth = 0;
             for (const Pass& p : passes)
-                depth += pass_depth(p, step.split, ls, red_per(cfg),
+                depth += pass_depth(p, step.split, ls, chunk ? chunk_step : red_per(cfg),
                                     subgroups);
-            const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
-            const auto gamma = [](double k, double unit) { return k * unit / (1 - k * unit); };
-            r.tolerance = (gamma(double(depth), u) + gamma(double(n), ud)) * abs_sum;
+            r.tolerance = float_bound(depth, n, abs_sum);
             r.note += "f32 bound: " + std::to_string(depth) + " additions per value; ";
         }
         r.verified = cfg.verify != Verify::off;

@@ -12,7 +12,8 @@ enum class Split {
     one,        // one element per work-item (steps 1-3)
     two,        // two per work-item, added during the load (steps 4-6)
     grid,       // a capped number of groups walks the whole input (steps 7-8)
-    grid_atomic // as grid, one pass, group sums added atomically (step 9)
+    grid_atomic, // as grid, one pass, group sums added atomically (step 9)
+    chunk        // a few groups per compute unit, each work-item a contiguous chunk (cpu)
 };
 
 // One step of Harris's ladder; each becomes two records (step.hpp), STEP_i32 and STEP_f32.

@@ -33,6 +33,9 @@ constexpr ReductionStep ladder[] = {
      true, SubGroups::uses},
     {"atomic", "grid-stride and shuffles, one pass: each group atomically adds its sum",
      Split::grid_atomic, false, true, SubGroups::uses},
+    // Shaped for CPUs (kernels_cl/reduction_cpu.cl): groups of one work-item by default.
+    {"cpu", "CPU-shaped: 4 work-items per core, each a contiguous chunk in 4 vector accumulators",
+     Split::chunk, false, false},
 };
 
 // One-dimensional groups, powers of two from `ls` down to 2, each with `elem` bytes of local
@@ -60,7 +63,10 @@ std::vector<Shape> group_shapes(std::size_t ls, std::size_t elem, bool wg_define
 // shape, unless the user's --define WG fixes the group.
 ShapeRule shapes_for(const ReductionStep& step, std::size_t elem) {
     const bool wg_step = step.wg_define;
-    return [wg_step, elem](const RunConfig& cfg, const DeviceInfo& info) {
+    const bool chunk = step.split == Split::chunk; // any group size, 1 by default
+    return [wg_step, elem, chunk](const RunConfig& cfg, const DeviceInfo& info) {
+        if (chunk)
+            return halving_shapes({cfg.local ? (*cfg.local)[0] : 1, 1});
         const std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
         const bool user_wg = user_sets(cfg, {"WG"});
         auto shapes = group_shapes(

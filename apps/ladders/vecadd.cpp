@@ -6,7 +6,10 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
+#include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "native/native.hpp"
+#include "native/reference.hpp"
 
 namespace duet::apps {
 namespace {
@@ -25,6 +28,11 @@ const std::vector<Step>& vecadd_steps() {
          .kernel = "vecadd_vec4",
          .description = "grid-stride loop, float4 loads and stores",
          .shapes = group_256},
+        {.name = "cpu",
+         .kernel = "vecadd_cpu",
+         .description = "CPU-shaped: 4 work-items per core, each a contiguous chunk in vectors of "
+                        "the device's float width",
+         .shapes = [](const RunConfig&, const DeviceInfo&) { return halving_shapes({1, 1}); }},
     };
     return steps;
 }
@@ -55,6 +63,9 @@ public:
         r.size_label = std::to_string(n);
         BuildOptions opts;
         opts.defines = cfg.defines;
+        const bool cpu = v.name == "cpu"; // one work-item per group, a chunk each
+        if (cpu)
+            add_cpu_width(opts, dev.info(), cfg);
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest that it does.
         Fitted fit;
@@ -85,7 +96,8 @@ public:
         const std::size_t grid = is_cpu(dev.info())
                                      ? quads
                                      : std::min<std::size_t>(quads, std::size_t(dev.info().compute_units) * 2048);
-        Range range = Range(round_up(v.name == "naive" ? n : grid, local[0])).local(local[0]);
+        const std::size_t items = v.name == "naive" ? n : cpu ? cpu_tasks(dev.info(), cfg, name()) : grid;
+        Range range = Range(round_up(items, local[0])).local(local[0]);
         r.local_label = std::to_string(local[0]);
         poison(*q, *dc);
         time_runs(r, *q, cfg, [&] {
@@ -97,20 +109,51 @@ public:
         r.d2h_bytes = double(n) * sizeof(float);
         r.bytes = 3.0 * n * sizeof(float);
 
-        r.error_kind = "abs";
-        r.tolerance = 0; // one IEEE add, correctly rounded on every device
-        r.verified = cfg.verify != Verify::off;
-        r.pass = true;
-        const auto idx = check_indices(n, cfg.verify, cfg.seed);
-        std::vector<double> ref(idx.size());
-        for (std::size_t t = 0; t < idx.size(); ++t) // one correctly rounded float add
-            ref[t] = static_cast<float>(double(a[idx[t]]) + double(b[idx[t]]));
-        compare_outputs(r, c, idx, ref);
+        check(r, a, b, c, cfg);
         check_guard(r, *q, *dc, n * sizeof(float));
         if (cfg.size.empty()) // say why this size
             r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(vecadd_model(), dev.info()).note;
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         return r;
+    }
+
+    Result run_native(const RunConfig& cfg, const std::string& variant) const override {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::size_t n = size_of(cfg.size);
+        Result r = native_result(name(), native_variant(variant), {n}, cfg);
+        const auto a = random_floats(n, cfg.seed);
+        const auto b = random_floats(n, cfg.seed + 1);
+        std::vector<float> c(n);
+        r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
+            native::vecadd(a.data(), b.data(), c.data(), n);
+        });
+        r.bytes = 3.0 * n * sizeof(float);
+        check(r, a, b, c, cfg);
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
+
+private:
+    static std::size_t size_of(const std::vector<std::size_t>& size) {
+        if (size.size() != 1)
+            throw Error::usage("vecadd takes one size (the vector length), got " + dims_label(size));
+        if (size[0] > static_cast<std::size_t>(INT32_MAX))
+            throw Error::usage("vecadd size " + std::to_string(size[0]) + " is over 2^31-1 elements");
+        return size[0];
+    }
+
+    // The check of every row, device or native: c = a + b exactly.
+    static void check(Result& r, const std::vector<float>& a, const std::vector<float>& b,
+                      const std::vector<float>& c, const RunConfig& cfg) {
+        r.error_kind = "abs";
+        r.tolerance = 0; // one IEEE add, correctly rounded on every device
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        const auto idx = check_indices(c.size(), cfg.verify, cfg.seed);
+        std::vector<double> ref(idx.size());
+        for (std::size_t t = 0; t < idx.size(); ++t) // one correctly rounded float add
+            ref[t] = static_cast<float>(double(a[idx[t]]) + double(b[idx[t]]));
+        compare_outputs(r, c, idx, ref);
     }
 };
 

@@ -41,13 +41,14 @@ std::vector<std::string> split(const std::string& s, char sep) {
 void check_applies(const std::string& command, const std::vector<std::string>& given) {
     static const std::vector<std::string> run_opts = {
         "--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
-        "--verify", "--format", "--output", "--seed", "--define", "--timeout"};
+        "--verify", "--format", "--output", "--seed", "--define", "--timeout", "--reference"};
     static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
         {"list", {"--format", "--timeout"}},
         {"info", {"--backend", "--device", "--format", "--timeout"}},
         {"run", run_opts},
         {"compare", {"--backend", "--devices", "--size", "--variant", "--local", "--reps", "--warmup",
-                     "--verify", "--format", "--output", "--html", "--seed", "--define", "--timeout"}},
+                     "--verify", "--format", "--output", "--html", "--seed", "--define", "--timeout",
+                     "--reference"}},
         {"tune", {"--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
                   "--verify", "--format", "--output", "--seed", "--define", "--timeout"}},
         {"bandwidth", {"--backend", "--device", "--size", "--reps", "--warmup", "--format", "--timeout"}},
@@ -108,6 +109,10 @@ options:
   --reps N (10)             --warmup N (2)       --verify full|sample|off (full)
   --format table|json|csv   --output FILE        --seed N (42)
   --define NAME=VALUE       --timeout SECONDS    --quiet
+  --reference               run: add the native CPU reference rows and the "x CPU" speed-ups
+                            (compare always has them): OpenBLAS sgemm or a blocked loop for
+                            matmul, threaded vector loops for the others, and the host's native
+                            copy bandwidth for the memory-bound apps
 
 exit codes: 0 success, 1 a result was wrong, 2 a usage error, 3 a device or runtime error
 environment: DUET_LOG_LEVEL=debug, DUET_CACHE_DIR, DUET_KERNEL_DIR, DUET_BACKEND_PATH
@@ -138,6 +143,7 @@ Cli parse(int argc, char** argv) {
             if (name == "--help") { c.command = "help"; continue; }
             if (name == "--version") { c.command = "version"; continue; }
             if (name == "--quiet") { c.quiet = true; continue; }
+            if (name == "--reference") { c.reference = true; given.push_back(name); continue; }
             static const std::vector<std::string> valued = {
                 "--backend", "--device", "--devices", "--size", "--variant", "--local", "--reps",
                 "--warmup", "--seed", "--verify", "--format", "--output", "--html", "--define",

@@ -32,6 +32,7 @@ struct Cli {
     double timeout_s = 0;                // --timeout
     std::string target;                  // --target (compile)
     bool quiet = false;                  // --quiet: no progress lines
+    bool reference = false;              // --reference (run): the native CPU reference rows
 };
 
 // Parses argv; a bad option or value throws duet::Error::usage.

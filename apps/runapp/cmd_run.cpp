@@ -8,6 +8,7 @@
 #include <duet/duet.hpp>
 
 #include "commands.hpp"
+#include "native/reference.hpp"
 #include "report.hpp"
 #include "output.hpp"
 #include "tuning.hpp"
@@ -142,6 +143,21 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
     return out;
 }
 
+// The native CPU reference rows (apps/native/) after the device rows, and every device row's
+// speed-up over its reference (x_cpu).
+void add_references(const Cli& c, std::vector<Result>& results, bool progress) {
+    if (progress)
+        std::cerr << "\r\033[K" << "native CPU reference ..." << std::flush;
+    std::vector<std::string> notes;
+    auto refs = duet::apps::run_native_references(results, base_config(c), notes);
+    if (progress)
+        std::cerr << "\r\033[K" << std::flush;
+    for (const auto& n : notes)
+        std::cerr << "runapp: note: " << n << "\n";
+    for (auto& r : refs)
+        results.push_back(std::move(r));
+}
+
 } // namespace
 
 int cmd_run(const Cli& c, int argc, char** argv) {
@@ -158,6 +174,8 @@ int cmd_run(const Cli& c, int argc, char** argv) {
     for (const App* app : apps)
         for (auto& r : run_app(*app, dev, c, progress))
             results.push_back(std::move(r));
+    if (c.reference)
+        add_references(c, results, progress);
     emit(c, results, argc, argv);
     std::vector<std::string> why;
     const int code = results_exit_code(results, why);
@@ -208,6 +226,7 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
                 failures.push_back(app->name() + " on " + dev->label() + ": " + e.what());
             }
         }
+    add_references(c, results, progress);
     if (c.format != Format::table) {
         emit(c, results, argc, argv);
     } else {

@@ -56,6 +56,12 @@ double throughput_value(const Result& r) {
     return r.gbs();
 }
 
+std::string x_cpu_label(const Result& r) {
+    if (r.backend == "native")
+        return "1.00x";
+    return r.x_cpu > 0 ? fmt(r.x_cpu >= 100 ? "%.0fx" : r.x_cpu >= 10 ? "%.1fx" : "%.2fx", r.x_cpu) : "-";
+}
+
 std::string check_label(const Result& r) {
     if (r.skipped)
         return "SKIPPED";
@@ -143,6 +149,10 @@ nlohmann::json to_json(const Result& r) {
     j["max_error"] = r.max_error;
     j["tolerance"] = r.tolerance;
     j["error_kind"] = r.error_kind;
+    // The speed-up over the native CPU reference of the same app and size (null: none).
+    j["x_cpu"] = r.x_cpu > 0 ? nlohmann::json(r.x_cpu) : nlohmann::json();
+    if (r.native_copy_gbs > 0)
+        j["native_copy_gbs"] = r.native_copy_gbs;
     if (!r.note.empty())
         j["note"] = r.note;
     return j;
@@ -188,7 +198,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
     if (f == Format::csv) {
         out << "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_min,"
                "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,gflops,effective_gbs,"
-               "mpixels_per_s,verified,pass,max_error,tolerance,status,clock\n";
+               "mpixels_per_s,verified,pass,max_error,tolerance,status,clock,x_cpu,native_copy_gbs\n";
         for (const auto& r : results) {
             std::string name = r.device_name;
             std::replace(name.begin(), name.end(), ',', ' ');
@@ -202,20 +212,31 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
                 << (r.cache_hit ? 1 : 0) << ',' << (figure ? r.gflops() : 0) << ','
                 << (figure ? r.gbs() : 0) << ',' << (figure ? r.mpixels() : 0) << ','
                 << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ',' << r.max_error << ','
-                << r.tolerance << ',' << r.status() << ',' << clock << "\n";
+                << r.tolerance << ',' << r.status() << ',' << clock << ','
+                << (r.x_cpu > 0 ? fmt("%.4g", r.x_cpu) : "") << ','
+                << (r.native_copy_gbs > 0 ? fmt("%.4g", r.native_copy_gbs) : "") << "\n";
         }
         return;
     }
     std::string last_header;
-    Table t({"variant", "size", "local", "kernel ms (med)", "min", "max", "throughput",
-             "eff. GB/s", "h2d GB/s", "d2h GB/s", "build ms", "cache", "max error", "check"});
+    // "x CPU" (the speed-up over the native CPU reference) when the run has reference rows.
+    const bool with_ref = std::any_of(results.begin(), results.end(),
+                                      [](const Result& r) { return r.backend == "native"; });
+    const auto header = [&] {
+        std::vector<std::string> h = {"variant", "size", "local", "kernel ms (med)", "min", "max",
+                                      "throughput", "eff. GB/s", "h2d GB/s", "d2h GB/s",
+                                      "build ms", "cache", "max error", "check"};
+        if (with_ref)
+            h.insert(h.begin() + 7, "x CPU");
+        return h;
+    };
+    Table t(header());
     auto flush = [&] {
         if (!t.empty()) {
             t.print(out);
             out << "\n";
         }
-        t = Table({"variant", "size", "local", "kernel ms (med)", "min", "max", "throughput",
-                   "eff. GB/s", "h2d GB/s", "d2h GB/s", "build ms", "cache", "max error", "check"});
+        t = Table(header());
     };
     for (const auto& r : results) {
         const std::string header = r.app + " on " + r.device_id + " (" + r.device_name + ")";
@@ -227,18 +248,22 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         // No time for a row that did not run, or whose time is implausible (the note has it).
         const bool timed = !r.skipped && !r.implausible;
         const auto ms = [&](double v) { return timed ? fmt("%.4f", v) : std::string("-"); };
-        t.add({r.variant, r.size_label, r.local_label, ms(r.kernel_ms.median),
-               ms(r.kernel_ms.min), ms(r.kernel_ms.max), r.skipped ? "-" : throughput(r),
-               r.bytes > 0 && !r.implausible ? fmt("%.1f", r.gbs()) : "-",
-               r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
-               r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
-               fmt("%.1f", r.build_ms), r.cache_hit ? "hit" : "miss",
-               r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-",
-               check_label(r)});
+        std::vector<std::string> row = {
+            r.variant, r.size_label, r.local_label, ms(r.kernel_ms.median),
+            ms(r.kernel_ms.min), ms(r.kernel_ms.max), r.skipped ? "-" : throughput(r),
+            r.bytes > 0 && !r.implausible ? fmt("%.1f", r.gbs()) : "-",
+            r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
+            r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
+            r.backend == "native" ? "-" : fmt("%.1f", r.build_ms),
+            r.backend == "native" ? "-" : r.cache_hit ? "hit" : "miss",
+            r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-", check_label(r)};
+        if (with_ref)
+            row.insert(row.begin() + 7, x_cpu_label(r));
+        t.add(row);
     }
     flush();
     for (const auto& r : results)
-        if (!r.skipped && r.clock != "device events")
+        if (!r.skipped && r.clock != "device events" && r.backend != "native")
             out << "clock (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.clock
                 << "\n";
     for (const auto& r : results)

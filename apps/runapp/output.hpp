@@ -34,6 +34,9 @@ double throughput_value(const duet::apps::Result& r);
 nlohmann::json to_json(const duet::apps::Result& r);
 // Provenance common to a whole run: duet version, time, command line, devices.
 nlohmann::json provenance(int argc, char** argv);
+// The "x CPU" column: the speed-up over the native CPU reference ("1.00x" on the reference row
+// itself, "-" without one).
+std::string x_cpu_label(const duet::apps::Result& r);
 // The check column: PASS, FAIL, SKIPPED, UNCHECKED (--verify off) or IMPLAUSIBLE.
 std::string check_label(const duet::apps::Result& r);
 // JSON text with every invalid UTF-8 byte replaced by U+FFFD (device names, notes and defines

@@ -60,15 +60,25 @@ std::string esc(const std::string& s) {
 
 } // namespace
 
-void print_comparison(std::ostream& out, const std::vector<Result>& results) {
+void print_comparison(std::ostream& out, const std::vector<Result>& all) {
+    // The native CPU reference rows go under their group's table, not into a device column.
+    std::vector<Result> results, natives;
+    for (const auto& r : all)
+        (r.backend == "native" ? natives : results).push_back(r);
     for (const auto& g : group(results)) {
         out << g.app << ", size " << g.size << "\n";
+        std::vector<const Result*> refs;
+        for (const auto& r : natives)
+            if (r.app == g.app && r.size_label == g.size)
+                refs.push_back(&r);
         std::vector<std::string> header = {"variant"};
         for (const auto& d : g.devices) {
             header.push_back(d + " ms");
             header.push_back("throughput");
             header.push_back("step");
             header.push_back("total");
+            if (!refs.empty())
+                header.push_back("x CPU");
         }
         std::vector<std::pair<std::string, std::string>> twins; // (opencl id, cuda id)
         for (const auto& d : g.devices)
@@ -92,6 +102,8 @@ void print_comparison(std::ostream& out, const std::vector<Result>& results) {
                 auto it = g.cell.find({v, d});
                 if (it == g.cell.end()) {
                     row.insert(row.end(), {"-", "-", "-", "-"});
+                    if (!refs.empty())
+                        row.push_back("-");
                     gap[d] = true;
                     continue;
                 }
@@ -100,6 +112,8 @@ void print_comparison(std::ostream& out, const std::vector<Result>& results) {
                 if (r.skipped || r.implausible || (r.verified && !r.pass)) {
                     row.insert(row.end(), {r.skipped ? "skipped" : r.implausible ? "implausible" : "failed",
                                            "-", "-", "-"});
+                    if (!refs.empty())
+                        row.push_back("-");
                     gap[d] = true;
                     continue;
                 }
@@ -112,6 +126,8 @@ void print_comparison(std::ostream& out, const std::vector<Result>& results) {
                 gap[d] = false;
                 row.push_back(step);
                 row.push_back(first.count(d) && ms > 0 ? fmt("%.2fx", first[d] / ms) : "1.00x");
+                if (!refs.empty())
+                    row.push_back(x_cpu_label(r));
                 if (!first.count(d))
                     first[d] = ms;
                 prev[d] = ms;
@@ -144,7 +160,15 @@ void print_comparison(std::ostream& out, const std::vector<Result>& results) {
             out << "; (host): timed on the host clock, the device's events disagreed (JSON: clock)";
         if (!twins.empty())
             out << "; A/B: OpenCL time over CUDA time on the same GPU";
-        out << "\n\n";
+        if (!refs.empty())
+            out << "; x CPU: speed-up over the native CPU reference below (host clock)";
+        out << "\n";
+        for (const Result* r : refs)
+            out << "native CPU reference " << r->variant << ": " << r->device_name << ": "
+                << (r->kernel_ms.median > 0 ? fmt("%.4f ms", r->kernel_ms.median) : "-") << ", "
+                << throughput(*r) << ", " << check_label(*r)
+                << (r->note.empty() ? "" : " (" + r->note + ")") << "\n";
+        out << "\n";
     }
 }
 

@@ -1,0 +1,55 @@
+// The CPU-shaped ladder steps' vector width and task count.
+#include <algorithm>
+#include <cstdlib>
+
+#include "cpu_steps.hpp"
+#include "device_kind.hpp"
+
+namespace duet::apps {
+
+std::size_t cpu_vector_width(const DeviceInfo& info, const RunConfig& cfg) {
+    for (const auto& [name, value] : cfg.defines)
+        if (name == "CPU_VW") {
+            if (value != "4" && value != "8" && value != "16")
+                throw Error::usage("CPU_VW=" + value + ": the cpu steps take 4, 8 or 16 floats");
+            return std::stoul(value);
+        }
+    if (kernel_language(info) != KernelLanguage::opencl_c)
+        return 8;
+    for (const auto& [label, value] : info.details)
+        if (label == "Preferred float vector width") {
+            const long w = std::atol(value.c_str());
+            return w >= 16 ? 16 : w >= 8 ? 8 : 4;
+        }
+    return 8;
+}
+
+std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg) {
+    const std::size_t w = cpu_vector_width(info, cfg);
+    const bool given = std::any_of(cfg.defines.begin(), cfg.defines.end(),
+                                   [](const auto& d) { return d.first == "CPU_VW"; });
+    if (!given)
+        opts.defines.emplace_back("CPU_VW", std::to_string(w));
+    return w;
+}
+
+std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::string& app) {
+    const std::size_t per_cu = define_or(cfg, app, "CPU_TASKS_PER_CU", 4);
+    return std::max<std::size_t>(1, std::size_t(std::max(info.compute_units, 1)) * per_cu);
+}
+
+std::vector<Shape> cpu_block_shapes(std::size_t rows, std::size_t cols, std::size_t items) {
+    std::vector<Shape> out;
+    for (std::size_t l = std::max<std::size_t>(items, 1); l >= 1; l /= 2) {
+        Shape s;
+        s.local = {1, l};
+        s.rows = rows * l;
+        s.cols = cols;
+        s.label = "1x" + std::to_string(l) + " items, " + std::to_string(rows) + "x" +
+                  std::to_string(cols) + " outputs each";
+        out.push_back(s);
+    }
+    return out;
+}
+
+} // namespace duet::apps

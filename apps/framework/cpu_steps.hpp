@@ -1,0 +1,28 @@
+#pragma once
+// The CPU-shaped ladder steps (the `cpu` variant of each app; kernels_cl/*_cpu.cl and their CUDA
+// twins): the vector width they are built for and how many work-items they launch.
+#include <cstddef>
+
+#include <duet/duet.hpp>
+
+#include "app.hpp"
+#include "shape.hpp"
+
+namespace duet::apps {
+
+// The float vector width of the cpu steps: --define CPU_VW=W when given (4, 8 or 16), else the
+// device's preferred float width (OpenCL), raised to 4 and capped at 16, else 8 (CUDA: its
+// twins are built for 8).
+std::size_t cpu_vector_width(const DeviceInfo& info, const RunConfig& cfg);
+// Adds CPU_VW to `opts` unless the user defined it; returns the width.
+std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg);
+// Work-items for a step that gives each one a contiguous chunk: CPU_TASKS_PER_CU (4) per compute
+// unit, so that a core that finishes early takes another chunk; at least 1.
+std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::string& app);
+
+// Work-groups of 1 x L work-items, L = `items` halving down to 1, each work-item a block of
+// rows x cols outputs: the cpu steps of matmul and conv5x5 (a group is a column of blocks that
+// one core runs in turn).
+std::vector<Shape> cpu_block_shapes(std::size_t rows, std::size_t cols, std::size_t items);
+
+} // namespace duet::apps

@@ -1,0 +1,82 @@
+// The reduction shaped for a CPU: a few work-groups per core, each work-item summing one
+// contiguous chunk of the input in CPU_ACC independent vector accumulators of the device's
+// preferred width (CPU_VW), so that a core streams straight through memory with several additions
+// in flight and no barrier in the loop. The work-group's sums (one per work-item) are added by its
+// first work-item after one barrier. Arguments as every reduction kernel (kernels_cl/reduction.cl):
+//     (__global const T* in, __global T* out, const int n, __local T* sdata)
+// out[group] = the group's sum; sdata holds one T per work-item. Any work-group size works.
+// Correct on any device; on a GPU the chunked loads are uncoalesced (slow, not wrong).
+// Twin: kernels_cu/reduction_cpu.cu.
+//
+// Float order (the host's bound): a value goes through at most chunk / (CPU_VW * CPU_ACC) + 1
+// additions in its accumulator lane, CPU_ACC - 1 adding the accumulators, CPU_VW - 1 adding the
+// lanes, CPU_VW * CPU_ACC for the tail, and the work-group's local size - 1 in the group's sum.
+
+#ifndef CPU_VW
+#define CPU_VW 8
+#endif
+#ifndef CPU_ACC
+#define CPU_ACC 4
+#endif
+#if CPU_VW == 16
+#define VEC(T) T##16
+#define VLOAD vload16
+#define VSTORE vstore16
+#elif CPU_VW == 8
+#define VEC(T) T##8
+#define VLOAD vload8
+#define VSTORE vstore8
+#elif CPU_VW == 4
+#define VEC(T) T##4
+#define VLOAD vload4
+#define VSTORE vstore4
+#else
+#error "CPU_VW: 4, 8 or 16"
+#endif
+#if CPU_ACC != 1 && CPU_ACC != 2 && CPU_ACC != 4
+#error "CPU_ACC: 1, 2 or 4 accumulators"
+#endif
+
+#define DUET_RED_CPU(T)                                                                            \
+    const uint lid = (uint)get_local_id(0), ls = (uint)get_local_size(0);                          \
+    const uint g = (uint)get_global_id(0), G = (uint)get_global_size(0);                           \
+    const uint un = (uint)n, step = CPU_VW * CPU_ACC;                                              \
+    const uint chunk = ((un + step - 1) / step + G - 1) / G * step;                                \
+    const uint begin = min(un, g * chunk), end = min(un, begin + chunk);                           \
+    VEC(T) acc[CPU_ACC];                                                                           \
+    for (int a = 0; a < CPU_ACC; ++a)                                                              \
+        acc[a] = (VEC(T))(0);                                                                      \
+    uint i = begin;                                                                                \
+    for (; i + step <= end; i += step)                                                             \
+        for (int a = 0; a < CPU_ACC; ++a)                                                          \
+            acc[a] += VLOAD(0, in + i + a * CPU_VW);                                               \
+    T tail = 0;                                                                                    \
+    for (; i < end; ++i)                                                                           \
+        tail += in[i];                                                                             \
+    for (int a = 1; a < CPU_ACC; ++a)                                                              \
+        acc[0] += acc[a];                                                                          \
+    T lanes[CPU_VW];                                                                               \
+    VSTORE(acc[0], 0, lanes);                                                                      \
+    T sum = tail;                                                                                  \
+    for (int l = 0; l < CPU_VW; ++l)                                                               \
+        sum += lanes[l];                                                                           \
+    if (ls == 1) {                                                                                 \
+        out[get_group_id(0)] = sum;                                                                \
+        return;                                                                                    \
+    }                                                                                              \
+    sdata[lid] = sum;                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    if (lid == 0) {                                                                                \
+        for (uint k = 1; k < ls; ++k)                                                              \
+            sum += sdata[k];                                                                       \
+        out[get_group_id(0)] = sum;                                                                \
+    }
+
+__kernel void reduce_cpu_i32(__global const int* restrict in, __global int* restrict out,
+                             const int n, __local int* sdata) {
+    DUET_RED_CPU(int)
+}
+__kernel void reduce_cpu_f32(__global const float* restrict in, __global float* restrict out,
+                             const int n, __local float* sdata) {
+    DUET_RED_CPU(float)
+}
