@@ -17,6 +17,7 @@
 #include <duet/backend/backend.hpp>
 #include <duet/backend/elf_check.hpp>
 #include <duet/backend/log.hpp>
+#include <duet/device_id.hpp>
 #include <duet/registry.hpp>
 
 namespace duet {
@@ -225,6 +226,21 @@ Device& nth_of_backend(const Loaded& b, const std::string& index_text) {
     return b.backend->device(i);
 }
 
+// A stable id (device_id.hpp) among one backend's devices.
+Device& by_stable_id(Backend& b, const std::string& spec) {
+    std::vector<const DeviceInfo*> siblings;
+    for (std::size_t i = 0; i < b.device_count(); ++i)
+        siblings.push_back(&b.device(i).info());
+    for (std::size_t i = 0; i < b.device_count(); ++i)
+        if (lower(stable_id(*siblings[i], siblings)) == lower(spec))
+            return b.device(i);
+    std::string ids;
+    for (const auto* s : siblings)
+        ids += "\n  " + stable_id(*s, siblings);
+    throw Error::not_found("no device has the id '" + spec + "'; this backend's devices are:" +
+                           (ids.empty() ? std::string(" none") : ids));
+}
+
 } // namespace
 
 std::vector<std::string> known_backends() { return {"cuda", "opencl"}; }
@@ -251,8 +267,12 @@ Device& select_device(const std::string& spec) {
     const auto known = known_backends();
     if (const auto colon = spec.find(':'); colon != std::string::npos) {
         const std::string head = lower(spec.substr(0, colon));
-        if (std::find(known.begin(), known.end(), head) != known.end())
-            return nth_of_backend(find_backend(head), spec.substr(colon + 1));
+        if (std::find(known.begin(), known.end(), head) != known.end()) {
+            const Loaded& b = find_backend(head);
+            if (!all_digits(spec.substr(colon + 1)) && b.backend)
+                return by_stable_id(*b.backend, spec);
+            return nth_of_backend(b, spec.substr(colon + 1));
+        }
     }
     if (std::find(known.begin(), known.end(), lower(spec)) != known.end())
         return nth_of_backend(find_backend(lower(spec)), "0");
@@ -283,12 +303,20 @@ Device& select_device(const std::string& spec) {
             throw Error::not_found("no device has UUID " + tail + "; the devices are:" +
                                    device_list());
         }
+        if (head == "pci") { // the first device on that bus: CUDA before OpenCL
+            for (auto* d : devs)
+                if (!d->info().pci_bus_id.empty() && lower(d->info().pci_bus_id) == lower(tail))
+                    return *d;
+            throw Error::not_found("no device is on PCI bus " + tail + "; the devices are:" +
+                                   device_list());
+        }
     }
     for (auto* d : devs)
         if (lower(d->info().name).find(lower(spec)) != std::string::npos)
             return *d;
     throw Error::not_found("no device matches '" + spec +
-                           "' (give an index, backend:index, uuid:HEX or part of a name); the "
+                           "' (give an index, backend:index, a stable id from runapp list, uuid:HEX, pci:BUS or "
+                           "part of a name); the "
                            "devices are:" + device_list());
 }
 

@@ -7,7 +7,7 @@
 #include <duet/registry.hpp>
 
 // Bumped whenever Backend or the public interfaces change in an incompatible way.
-#define DUET_BACKEND_ABI 1
+#define DUET_BACKEND_ABI 2
 
 namespace duet {
 
