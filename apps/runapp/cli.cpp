@@ -100,11 +100,15 @@ void check_format(const std::string& command, const std::vector<std::string>& gi
 
 } // namespace
 
-const char* usage_text() {
+std::string usage_text() {
+    std::string apps; // from the registry of apps (app_list.cpp)
+    for (const auto* a : duet::apps::all_apps())
+        apps += (apps.empty() ? "" : ", ") + a->name();
     return R"(runapp: run the same GPU apps on every CUDA and OpenCL device and time them side by side
 
 usage:
   runapp list                                 devices of every backend, and why a backend has none
+  runapp list steps                           every app's ladder: steps, kernels, needs, tuning
   runapp info DEVICE                          one device in full
   runapp [run] APP [options]                  run one app (all variants, or --variant NAME)
   runapp compare [APP...] [--devices all|LIST] [--html FILE]
@@ -121,7 +125,7 @@ usage:
                                               machine lacks: registers, spills, local memory
   runapp --version | help
 
-apps: vecadd, matmul, conv5x5, reduction
+)" "apps: " + apps + R"(
 
 devices: a stable id from `runapp list` (opencl:portable-computing-language/cpu-...: the same
          device whatever other OpenCL implementations are installed; use it in scripts), an
