@@ -173,6 +173,7 @@ TEST_CASE("OpenCL devices: a second load of a program hits the caches") {
             auto k1 = dev->load_kernel("vecadd_naive");
             auto k2 = dev->load_kernel("vecadd_naive");
             CHECK(k2->cache_hit());
+            CHECK(k2->provenance() == duet::Provenance::memory_cache);
             CHECK(k2->build_ms() == 0);
             CHECK(k1->build_options() == k2->build_options());
         }

@@ -145,3 +145,32 @@ TEST_CASE("check_indices: full checks everything, sample includes both ends") {
     CHECK(s.back() == 999999);
     CHECK(s.size() < 5000);
 }
+
+TEST_CASE("stable device ids: names, not positions; twins told apart by PCI bus, else position") {
+    duet::DeviceInfo a, b, c;
+    a.backend = b.backend = c.backend = "opencl";
+    a.platform = b.platform = "Portable Computing Language";
+    a.name = b.name = "cpu-haswell-Intel(R) Xeon(R) CPU";
+    c.platform = "Oclgrind";
+    c.name = "Oclgrind Simulator";
+    a.local_index = 0;
+    b.local_index = 1;
+    c.local_index = 2;
+    std::vector<const duet::DeviceInfo*> all{&a, &b, &c};
+    CHECK(duet::stable_id(c, all) == "opencl:oclgrind/oclgrind-simulator");
+    // The same id whether or not the other platform's devices are there.
+    CHECK(duet::stable_id(c, {&c}) == duet::stable_id(c, all));
+    CHECK(duet::stable_id(a, {&a}) ==
+          "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu");
+    CHECK(duet::stable_id(a, all) == "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu#1");
+    CHECK(duet::stable_id(b, all) == "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu#2");
+    a.pci_bus_id = "0000:17:00.0";
+    b.pci_bus_id = "0000:18:00.0";
+    CHECK(duet::stable_id(b, all) ==
+          "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu@0000:18:00.0");
+    duet::DeviceInfo g;
+    g.backend = "cuda";
+    g.platform = "CUDA";
+    g.name = "NVIDIA H100 80GB HBM3";
+    CHECK(duet::stable_id(g, {&g}) == "cuda:nvidia-h100-80gb-hbm3");
+}

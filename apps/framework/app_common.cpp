@@ -265,6 +265,7 @@ void describe(Result& r, const Device& dev, const Kernel& k, const std::string& 
     r.backend = dev.info().backend;
     r.build_ms = k.build_ms();
     r.cache_hit = k.cache_hit();
+    r.provenance = duet::provenance_name(k.provenance());
     r.build_options = k.build_options();
 }
 

@@ -20,7 +20,8 @@ struct Result {
     double h2d_bytes = 0, d2h_bytes = 0;
     double wall_ms = 0;      // end to end: build, upload, warm-up, timed runs, download, check
     double build_ms = 0;
-    bool cache_hit = false;
+    bool cache_hit = false;  // the load compiled nothing (provenance is not "compiled")
+    std::string provenance = "compiled"; // duet::provenance_name(): compiled, memory_cache, ...
     std::string build_options;
     double flops = 0;        // arithmetic per run (0: not an arithmetic metric)
     double bytes = 0;        // bytes read + written per run (effective bandwidth)

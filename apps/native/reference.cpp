@@ -27,6 +27,7 @@ Result native_result(const std::string& app, const std::string& variant,
     r.size_label = dims_label(dims);
     r.seed = cfg.seed;
     r.clock = "host (native reference: steady_clock around each run)";
+    r.provenance = "native code"; // no program was built or loaded
     return r;
 }
 

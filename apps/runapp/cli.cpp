@@ -41,21 +41,29 @@ std::vector<std::string> split(const std::string& s, char sep) {
 void check_applies(const std::string& command, const std::vector<std::string>& given) {
     static const std::vector<std::string> run_opts = {
         "--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
-        "--verify", "--format", "--output", "--seed", "--define", "--timeout", "--reference"};
+        "--verify", "--format", "--output", "--seed", "--define", "--timeout", "--reference",
+        "--quiet"};
     static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
         {"list", {"--format", "--timeout"}},
         {"info", {"--backend", "--device", "--format", "--timeout"}},
         {"run", run_opts},
         {"compare", {"--backend", "--devices", "--size", "--variant", "--local", "--reps", "--warmup",
                      "--verify", "--format", "--output", "--html", "--seed", "--define", "--timeout",
-                     "--reference"}},
+                     "--reference", "--quiet"}},
         {"tune", {"--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
-                  "--verify", "--format", "--output", "--seed", "--define", "--timeout"}},
+                  "--verify", "--format", "--output", "--define", "--timeout", "--quiet"}},
         {"bandwidth", {"--backend", "--device", "--size", "--reps", "--warmup", "--format", "--timeout"}},
         {"doctor", {"--format", "--timeout"}},
         {"cache", {"--timeout"}},
-        {"compile", {"--target", "--format", "--output", "--timeout"}},
+        {"compile", {"--target", "--format", "--output", "--timeout", "--quiet"}},
     };
+    if (command == "help" || command == "version") {
+        // `runapp --backend opencl` alone is a forgotten command, not a request for help.
+        if (!given.empty())
+            throw Error::usage("option " + given[0] + " needs a command or an app (for example "
+                               "runapp run vecadd " + given[0] + " ...)");
+        return;
+    }
     for (const auto& [cmd, allowed] : table) {
         if (cmd != command)
             continue;
@@ -67,6 +75,27 @@ void check_applies(const std::string& command, const std::vector<std::string>& g
                 throw Error::usage("option " + opt + " does not apply to runapp " + command +
                                    " (it takes: " + list + ")");
             }
+    }
+}
+
+// A --format the command cannot print is an error, not a table printed instead.
+void check_format(const std::string& command, const std::vector<std::string>& given, Format f) {
+    if (std::find(given.begin(), given.end(), "--format") == given.end())
+        return;
+    static const std::vector<std::pair<std::string, std::vector<Format>>> formats = {
+        {"info", {Format::table, Format::json}},
+        {"doctor", {Format::table, Format::json}},
+        {"tune", {Format::table, Format::json}},
+    };
+    static const char* names[] = {"table", "json", "csv"};
+    for (const auto& [cmd, allowed] : formats) {
+        if (cmd != command || std::find(allowed.begin(), allowed.end(), f) != allowed.end())
+            continue;
+        std::string list;
+        for (const auto a : allowed)
+            list += (list.empty() ? "" : " or ") + std::string(names[static_cast<int>(a)]);
+        throw Error::usage("--format " + std::string(names[static_cast<int>(f)]) +
+                           " does not apply to runapp " + command + " (it prints " + list + ")");
     }
 }
 
@@ -99,8 +128,10 @@ usage:
 
 )" "apps: " + apps + R"(
 
-devices: an index from `runapp list` (3), backend:index (opencl:1, cuda:0), a backend (cuda),
-         uuid:HEX, or part of the name; with --backend B, --device N is B's N-th device.
+devices: a stable id from `runapp list` (opencl:portable-computing-language/cpu-...: the same
+         device whatever other OpenCL implementations are installed; use it in scripts), an
+         index from `runapp list` (3), backend:index (opencl:1, cuda:0), a backend (cuda),
+         uuid:HEX, pci:BUS, or part of the name; with --backend B, --device N is B's N-th device.
 
 options:
   --backend cuda|opencl     --device D           --devices all|D1,D2,...
@@ -228,7 +259,10 @@ Cli parse(int argc, char** argv) {
     }
     if (c.command.empty())
         c.command = "help";
+    if (c.quiet)
+        given.push_back("--quiet");
     check_applies(c.command, given);
+    check_format(c.command, given, c.format);
     return c;
 }
 

@@ -14,6 +14,16 @@ namespace {
 
 std::string mib(std::uint64_t b) { return fmt("%.0f MiB", double(b) / (1 << 20)); }
 
+// One CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
+std::string csv_field(const std::string& v) {
+    if (v.find_first_of(",\"\r\n") == std::string::npos)
+        return v;
+    std::string q = "\"";
+    for (char ch : v)
+        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
 std::string other_ids(const duet::Device& d) {
     std::string s;
     for (auto* o : duet::same_physical_device(d))
@@ -100,12 +110,28 @@ int cmd_list(const Cli& c) {
             for (auto* o : duet::same_physical_device(*d))
                 same.push_back(o->info().id());
             j["devices"].push_back({{"index", duet::global_index(*d)}, {"id", i.id()},
+                                    {"stable_id", duet::stable_id(*d)},
                                     {"name", i.name}, {"backend", i.backend}, {"type", i.type},
                                     {"vendor", i.vendor},
                                     {"platform", i.platform}, {"uuid", i.uuid},
                                     {"pci_bus_id", i.pci_bus_id}, {"same_device_as", same}});
         }
         std::cout << dump_json(j) << "\n";
+        return 0;
+    }
+    if (c.format == Format::csv) { // the devices, one a line
+        std::cout << "index,id,stable_id,type,name,compute_units,global_mem_bytes,platform,"
+                     "same_device_as\n";
+        for (auto* d : devs) {
+            const auto& i = d->info();
+            std::string same;
+            for (auto* o : duet::same_physical_device(*d))
+                same += (same.empty() ? "" : " ") + o->info().id();
+            std::cout << duet::global_index(*d) << ',' << i.id() << ','
+                      << csv_field(duet::stable_id(*d)) << ',' << csv_field(i.type) << ','
+                      << csv_field(i.name) << ',' << i.compute_units << ',' << i.global_mem_bytes
+                      << ',' << csv_field(i.platform) << ',' << same << "\n";
+        }
         return 0;
     }
     for (const auto& r : reports) {
@@ -132,13 +158,16 @@ int cmd_list(const Cli& c) {
         std::cout << "no devices found; `runapp doctor` walks through why\n";
         return 0;
     }
-    Table t({"#", "id", "type", "name", "CUs", "memory", "platform", "same GPU as"});
+    Table t({"#", "id", "stable id", "type", "name", "CUs", "memory", "platform", "same GPU as"});
     for (auto* d : devs) {
         const auto& i = d->info();
-        t.add({std::to_string(duet::global_index(*d)), i.id(), i.type, i.name,
+        t.add({std::to_string(duet::global_index(*d)), i.id(), duet::stable_id(*d), i.type, i.name,
                std::to_string(i.compute_units), mib(i.global_mem_bytes), i.platform, other_ids(*d)});
     }
     t.print(std::cout);
+    std::cout << "\nA stable id names the same device when other OpenCL implementations are "
+                 "installed or removed;\n`opencl:N` is a position that can move. Use the stable "
+                 "id in scripts (--device ID).\n";
     return 0;
 }
 
@@ -153,6 +182,7 @@ int cmd_info(const Cli& c) {
     std::vector<std::pair<std::string, std::string>> rows = {
         {"Index", std::to_string(duet::global_index(d))},
         {"Id", i.id()},
+        {"Stable id", duet::stable_id(d)},
         {"Name", i.name},
         {"Vendor", i.vendor},
         {"Type", i.type},

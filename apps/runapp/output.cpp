@@ -134,6 +134,7 @@ nlohmann::json to_json(const Result& r) {
     j["wall_ms"] = r.wall_ms;
     j["build_ms"] = r.build_ms;
     j["cache_hit"] = r.cache_hit;
+    j["provenance"] = r.provenance;
     j["build_options"] = r.build_options;
     // An implausible time gives no figure: null, never a number.
     const auto figure = [&](double v) { return r.implausible ? nlohmann::json() : nlohmann::json(v); };
@@ -175,7 +176,8 @@ nlohmann::json provenance(int argc, char** argv) {
     nlohmann::json devs = nlohmann::json::array();
     for (auto* d : duet::devices()) {
         const auto& i = d->info();
-        devs.push_back({{"index", duet::global_index(*d)}, {"id", i.id()}, {"name", i.name},
+        devs.push_back({{"index", duet::global_index(*d)}, {"id", i.id()},
+                        {"stable_id", duet::stable_id(*d)}, {"name", i.name},
                         {"backend", i.backend}, {"platform", i.platform},
                         {"platform_version", i.platform_version}, {"driver", i.driver_version},
                         {"device_version", i.device_version}, {"library", i.library},
@@ -197,7 +199,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
     }
     if (f == Format::csv) {
         out << "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_min,"
-               "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,gflops,effective_gbs,"
+               "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,provenance,gflops,effective_gbs,"
                "mpixels_per_s,verified,pass,max_error,tolerance,status,clock,x_cpu,native_copy_gbs\n";
         for (const auto& r : results) {
             std::string name = r.device_name;
@@ -209,7 +211,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
                 << name << ',' << r.size_label << ',' << r.local_label << ',' << r.seed << ','
                 << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max << ','
                 << r.h2d_ms << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms << ','
-                << (r.cache_hit ? 1 : 0) << ',' << (figure ? r.gflops() : 0) << ','
+                << (r.cache_hit ? 1 : 0) << ',' << r.provenance << ',' << (figure ? r.gflops() : 0) << ','
                 << (figure ? r.gbs() : 0) << ',' << (figure ? r.mpixels() : 0) << ','
                 << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ',' << r.max_error << ','
                 << r.tolerance << ',' << r.status() << ',' << clock << ','
@@ -225,7 +227,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
     const auto header = [&] {
         std::vector<std::string> h = {"variant", "size", "local", "kernel ms (med)", "min", "max",
                                       "throughput", "eff. GB/s", "h2d GB/s", "d2h GB/s",
-                                      "build ms", "cache", "max error", "check"};
+                                      "build ms", "program", "max error", "check"};
         if (with_ref)
             h.insert(h.begin() + 7, "x CPU");
         return h;
@@ -255,7 +257,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
             r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
             r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
             r.backend == "native" ? "-" : fmt("%.1f", r.build_ms),
-            r.backend == "native" ? "-" : r.cache_hit ? "hit" : "miss",
+            r.backend == "native" ? "-" : r.provenance,
             r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-", check_label(r)};
         if (with_ref)
             row.insert(row.begin() + 7, x_cpu_label(r));

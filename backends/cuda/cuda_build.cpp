@@ -154,18 +154,18 @@ std::unique_ptr<CudaKernel> CudaDevice::load_from(const ModuleSource& source,
     // One build at a time per device: a second thread asking for the same file waits and then
     // finds it loaded instead of compiling it again.
     std::lock_guard lock(modules_mutex_);
-    bool cache_hit = false, from_memory = false;
+    bool cache_hit = false, from_memory = false, embedded = false;
     std::unique_ptr<CudaKernel> kernel;
     if (source.fatbin) {
         try {
             kernel =
                 std::make_unique<CudaKernel>(*this, embedded_module(source, from_memory), name);
-            cache_hit = true;
+            cache_hit = embedded = true;
         } catch (const Error& e) {
             if (!missing_code(e) || source.text.empty())
                 throw;
             modules_.erase("embedded:" + source.origin);
-            cache_hit = from_memory = false;
+            cache_hit = from_memory = embedded = false;
             duet::log().info("cuda: the embedded build of {} has no code for {} ({}); compiling "
                              "it with NVRTC",
                              source.origin, label(), limits_.sm());
@@ -184,13 +184,13 @@ std::unique_ptr<CudaKernel> CudaDevice::load_from(const ModuleSource& source,
             *this, compiled_module(source, name, options, cache_hit, from_memory), name);
     }
     const double ms = from_memory ? 0.0 : ms_since(t0);
-    kernel->set_build_facts(ms, cache_hit || from_memory);
+    const Provenance provenance = from_memory ? Provenance::memory_cache
+                                  : embedded  ? Provenance::embedded_binary
+                                  : cache_hit ? Provenance::disk_cache
+                                              : Provenance::compiled;
+    kernel->set_build_facts(ms, provenance);
     duet::log().debug("cuda: kernel {} from {} on {}: {} in {:.1f} ms", name, source.origin,
-                      label(),
-                      from_memory ? "already loaded"
-                      : cache_hit ? (source.fatbin ? "embedded fatbin" : "program cache")
-                                  : "compiled",
-                      ms);
+                      label(), provenance_name(provenance), ms);
     return kernel;
 }
 

@@ -54,13 +54,13 @@ class CudaKernel final : public Kernel {
         return static_cast<std::size_t>(attributes_.maxThreadsPerBlock);
     }
     double build_ms() const override { return build_ms_; }
-    bool cache_hit() const override { return cache_hit_; }
+    Provenance provenance() const override { return provenance_; }
     const std::string& build_options() const override { return module_->build_options(); }
 
     // Records how the kernel was obtained, once load_kernel knows.
-    void set_build_facts(double build_ms, bool cache_hit) {
+    void set_build_facts(double build_ms, Provenance provenance) {
         build_ms_ = build_ms;
-        cache_hit_ = cache_hit;
+        provenance_ = provenance;
     }
     cudaKernel_t handle() const { return kernel_; }
     CudaDevice& device() const { return *device_; }
@@ -82,7 +82,7 @@ class CudaKernel final : public Kernel {
     cudaFuncAttributes attributes_{};
     KernelSignature signature_;
     double build_ms_ = 0;
-    bool cache_hit_ = false;
+    Provenance provenance_ = Provenance::compiled;
     // Dynamic shared bytes launchable without a further cudaFuncSetAttribute call. Only grows:
     // lowering it could break a launch on another thread that was already checked.
     std::atomic<std::size_t> dynamic_shared_limit_{0};

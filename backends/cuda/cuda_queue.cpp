@@ -185,7 +185,7 @@ Event CudaQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t patter
     });
 }
 
-Event CudaQueue::launch_args(Kernel& kernel, const Range& range, std::span<const KernelArg> args) {
+Event CudaQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
     auto* k = dynamic_cast<CudaKernel*>(&kernel);
     if (!k)
         throw Error::usage("kernel " + kernel.name() + " given to " + who() +

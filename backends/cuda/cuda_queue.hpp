@@ -24,7 +24,7 @@ class CudaQueue final : public Queue {
     Event copy(const Buffer& src, Buffer& dst, std::size_t bytes) override;
     Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
                      std::size_t bytes) override;
-    Event launch_args(Kernel& kernel, const Range& range, std::span<const KernelArg> args) override;
+    Event launch_args(Kernel& kernel, const Range& range, KernelArgs args) override;
     void finish() override;
 
   private:

@@ -118,7 +118,9 @@ std::unique_ptr<Kernel> OpenclDevice::load_kernel(const std::string& name, const
         cl::Kernel k(entry->program, name.c_str());
         const auto max_wg = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
         return std::make_unique<OpenclKernel>(std::move(k), name, entry, max_wg, ms,
-                                              in_memory || entry->cache_hit);
+                                              in_memory         ? Provenance::memory_cache
+                                              : entry->cache_hit ? Provenance::disk_cache
+                                                                 : Provenance::compiled);
     } catch (const cl::Error& e) {
         if (e.err() == CL_INVALID_KERNEL_NAME) {
             std::string names;

@@ -19,7 +19,7 @@ struct ProgramEntry {
     std::string options;
     std::string origin; // file name or the user's source origin
     double build_ms = 0;
-    bool cache_hit = false;
+    bool cache_hit = false; // from the on-disk cache, not compiled
 };
 
 // The parameters of `k`: their count always (CL_KERNEL_NUM_ARGS); kind, type, size and name
@@ -32,13 +32,13 @@ KernelSignature kernel_signature(const cl::Kernel& k);
 class OpenclKernel final : public Kernel {
 public:
     OpenclKernel(cl::Kernel k, std::string name, std::shared_ptr<ProgramEntry> program,
-                 std::size_t max_wg, double build_ms, bool hit)
+                 std::size_t max_wg, double build_ms, Provenance provenance)
         : kernel_(std::move(k)), name_(std::move(name)), program_(std::move(program)),
-          max_wg_(max_wg), build_ms_(build_ms), hit_(hit), signature_(kernel_signature(kernel_)) {}
+          max_wg_(max_wg), build_ms_(build_ms), provenance_(provenance), signature_(kernel_signature(kernel_)) {}
     const std::string& name() const override { return name_; }
     std::size_t max_work_group_size() const override { return max_wg_; }
     double build_ms() const override { return build_ms_; }
-    bool cache_hit() const override { return hit_; }
+    Provenance provenance() const override { return provenance_; }
     const std::string& build_options() const override { return program_->options; }
     cl::Kernel& get() { return kernel_; }
     const KernelSignature& signature() const { return signature_; }
@@ -50,7 +50,7 @@ private:
     std::shared_ptr<ProgramEntry> program_;
     std::size_t max_wg_;
     double build_ms_;
-    bool hit_;
+    Provenance provenance_;
     KernelSignature signature_;
     std::mutex launch_mutex_;
 };

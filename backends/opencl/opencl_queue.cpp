@@ -156,7 +156,7 @@ Event OpenclQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t patt
     return wrap(e);
 }
 
-Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, std::span<const KernelArg> args) {
+Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
     auto* k = dynamic_cast<OpenclKernel*>(&kernel);
     if (!k)
         throw Error::usage("kernel " + kernel.name() + " was not built for " + dev_.where());

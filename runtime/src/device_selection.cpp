@@ -1,7 +1,9 @@
-// Device selection: what a device spec ("", "3", "opencl:1", "cuda", "uuid:HEX", part of a
-// name) means, and which devices of other backends are the same physical device.
+// Device selection: what a device spec ("", "3", "opencl:1", a stable id, "cuda", "uuid:HEX",
+// "pci:BUS", part of a name) means, and which devices of other backends are the same physical device.
 #include <algorithm>
 #include <cctype>
+
+#include <duet/device_id.hpp>
 
 #include "backend_registry.hpp"
 
@@ -52,14 +54,34 @@ bool is_backend(const std::string& name) {
     return std::find(known.begin(), known.end(), name) != known.end();
 }
 
+// A stable id (device_id.hpp) among one backend's devices.
+Device& by_stable_id(Backend& b, const std::string& spec) {
+    std::vector<const DeviceInfo*> siblings;
+    for (std::size_t i = 0; i < b.device_count(); ++i)
+        siblings.push_back(&b.device(i).info());
+    for (std::size_t i = 0; i < b.device_count(); ++i)
+        if (lower(stable_id(*siblings[i], siblings)) == lower(spec))
+            return b.device(i);
+    std::string ids;
+    for (const auto* s : siblings)
+        ids += "\n  " + stable_id(*s, siblings);
+    throw Error::not_found("no device has the id '" + spec + "'; this backend's devices are:" +
+                           (ids.empty() ? std::string(" none") : ids));
+}
+
 } // namespace
 
 Device& select_device(const std::string& spec) {
     // backend:index and a backend's name open that backend only.
     if (const auto colon = spec.find(':'); colon != std::string::npos) {
         const std::string head = lower(spec.substr(0, colon));
-        if (is_backend(head))
-            return nth_of_backend(detail::backend_named(head), spec.substr(colon + 1));
+        if (is_backend(head)) {
+            const LoadedBackend& b = detail::backend_named(head);
+            const std::string tail = spec.substr(colon + 1);
+            if (!tail.empty() && !all_digits(tail) && b.backend) // a stable id
+                return by_stable_id(*b.backend, spec);
+            return nth_of_backend(b, spec.substr(colon + 1));
+        }
     }
     if (is_backend(lower(spec)))
         return nth_of_backend(detail::backend_named(lower(spec)), "0");
@@ -90,12 +112,20 @@ Device& select_device(const std::string& spec) {
             throw Error::not_found("no device has UUID " + tail + "; the devices are:" +
                                    device_list());
         }
+        if (head == "pci") { // the first device on that bus: CUDA before OpenCL
+            for (auto* d : devs)
+                if (!d->info().pci_bus_id.empty() && lower(d->info().pci_bus_id) == lower(tail))
+                    return *d;
+            throw Error::not_found("no device is on PCI bus " + tail + "; the devices are:" +
+                                   device_list());
+        }
     }
     for (auto* d : devs)
         if (lower(d->info().name).find(lower(spec)) != std::string::npos)
             return *d;
     throw Error::not_found("no device matches '" + spec +
-                           "' (give an index, backend:index, uuid:HEX or part of a name); the "
+                           "' (give an index, backend:index, a stable id from runapp list, uuid:HEX, pci:BUS or "
+                           "part of a name); the "
                            "devices are:" + device_list());
 }
 

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +12,7 @@
 #include <duet/error.hpp>
 #include <duet/event.hpp>
 #include <duet/kernel_arg.hpp>
+#include <duet/provenance.hpp>
 #include <duet/range.hpp>
 
 namespace duet {
@@ -65,8 +65,11 @@ public:
     virtual std::size_t max_work_group_size() const = 0;
     // Milliseconds spent building (0 when found in memory); includes cache lookups.
     virtual double build_ms() const = 0;
-    // True when the program came from the on-disk cache or the embedded binary.
-    virtual bool cache_hit() const = 0;
+    // Where this load got its program: compiled now, or found in the process's memory, the
+    // on-disk cache or the embedded binary (see provenance.hpp).
+    virtual Provenance provenance() const = 0;
+    // True when this load compiled nothing (provenance() is not Provenance::compiled).
+    bool cache_hit() const { return provenance() != Provenance::compiled; }
     // Compiler options used, as the backend passed them.
     virtual const std::string& build_options() const = 0;
 };
@@ -98,14 +101,14 @@ public:
     // (duet::default_local_size). CUDA: duet::local arguments the kernel has no parameter for
     // become its `extern __shared__` memory, laid out as cuda_launch.hpp says.
     virtual Event launch_args(Kernel& kernel, const Range& range,
-                              std::span<const KernelArg> args) = 0;
+                              KernelArgs args) = 0;
     // Waits until everything queued has finished.
     virtual void finish() = 0;
 
     // Launches with typed arguments: Buffers, scalars by value, duet::local(bytes).
     template <class... Args> Event launch(Kernel& kernel, const Range& range, const Args&... args) {
         const KernelArg converted[] = {KernelArg::from(args)..., KernelArg{}};
-        return launch_args(kernel, range, std::span<const KernelArg>(converted, sizeof...(Args)));
+        return launch_args(kernel, range, KernelArgs(converted, sizeof...(Args)));
     }
     // Writes a whole host vector at the start of `dst`.
     template <class T> Event write(Buffer& dst, const std::vector<T>& src, bool blocking = true) {

@@ -1,6 +1,7 @@
 #pragma once
 // Duet: one API over CUDA and OpenCL. Include this and pick a device with duet::select_device.
 #include <duet/device.hpp>
+#include <duet/device_id.hpp>
 #include <duet/error.hpp>
 #include <duet/range.hpp>
 #include <duet/registry.hpp>

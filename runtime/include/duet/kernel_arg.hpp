@@ -5,6 +5,9 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#if __cplusplus >= 202002L && __has_include(<span>)
+#include <span>
+#endif
 
 namespace duet {
 
@@ -46,6 +49,28 @@ struct KernelArg {
         return a;
     }
     template <class T> static KernelArg from(const std::unique_ptr<T>& p) { return from(*p); }
+};
+
+// The arguments of one launch: a read-only view of contiguous KernelArgs (std::span's role,
+// kept C++17-clean; converts to and from std::span<const KernelArg> under C++20).
+class KernelArgs {
+public:
+    constexpr KernelArgs() = default;
+    constexpr KernelArgs(const KernelArg* data, std::size_t size) : data_(data), size_(size) {}
+#if __cplusplus >= 202002L && __has_include(<span>)
+    constexpr KernelArgs(std::span<const KernelArg> s) : data_(s.data()), size_(s.size()) {}
+    constexpr operator std::span<const KernelArg>() const { return {data_, size_}; }
+#endif
+    constexpr const KernelArg* data() const { return data_; }
+    constexpr std::size_t size() const { return size_; }
+    constexpr bool empty() const { return size_ == 0; }
+    constexpr const KernelArg* begin() const { return data_; }
+    constexpr const KernelArg* end() const { return data_ + size_; }
+    constexpr const KernelArg& operator[](std::size_t i) const { return data_[i]; }
+
+private:
+    const KernelArg* data_ = nullptr;
+    std::size_t size_ = 0;
 };
 
 } // namespace duet

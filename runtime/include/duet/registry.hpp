@@ -42,8 +42,19 @@ std::vector<Device*> devices();
 int global_index(const Device& dev);
 // What every backend found, including the ones that found nothing.
 std::vector<BackendReport> backend_reports();
-// Picks a device: "" (the first), "3" (global index), "opencl:1", "cuda" (its first device),
-// "uuid:<hex>", or a case-insensitive name substring. No match is an Error listing the devices.
+// Picks a device. The forms, tried in this order:
+//   "opencl:portable-computing-language/cpu-..."  a stable id (device_id.hpp, runapp list's
+//                        "stable id" column): the same device whatever else is installed; the
+//                        form to write into scripts and configuration
+//   "opencl:1", "cuda:0" backend:index, the index among that backend's devices (opens only that
+//                        backend); it moves when another OpenCL implementation is installed
+//   "cuda", "opencl"     that backend's first device
+//   ""                   the first GPU, else the first device
+//   "3"                  the index in devices() (runapp list's "#")
+//   "uuid:<hex>"         the device with that UUID (DeviceInfo::uuid)
+//   "pci:0000:17:00.0"   the first device on that PCI bus (CUDA before OpenCL)
+//   anything else        the first device whose name contains it, ignoring case
+// No match is a not_found Error listing the devices; no device at all is an unavailable Error.
 Device& select_device(const std::string& spec);
 // Picks device `spec` among one backend's devices ("0" is that backend's first device).
 Device& select_device(const std::string& spec, const std::string& backend);

@@ -1,0 +1,38 @@
+# Builds every app in EXAMPLES_DIR against an installed Duet, as a user would: installs Duet
+# from BUILD_DIR into WORK_DIR/prefix, then per example: find_package(duet) + duet_add_app (C++17),
+# run on the default device; run under Oclgrind when OCLGRIND_VENDORS (a vendors folder holding
+# only Oclgrind's ICD) is given, failing on its reports; and built again with pkg-config (duet.pc)
+# and run. Each example checks its own output and exits nonzero when it is wrong.
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
+  endif()
+  set(run_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/lib/pkgconfig)
+execute_process(COMMAND pkg-config --cflags --libs duet OUTPUT_VARIABLE pc RESULT_VARIABLE rc
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs duet failed (${rc})")
+endif()
+separate_arguments(pc UNIX_COMMAND "${pc}")
+foreach(ex saxpy block_sum transpose)
+  set(src ${EXAMPLES_DIR}/${ex})
+  run(${CMAKE_COMMAND} -S ${src} -B ${WORK_DIR}/${ex} -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/${ex})
+  run(${WORK_DIR}/${ex}/${ex})
+  if(OCLGRIND_VENDORS)
+    run(${CMAKE_COMMAND} -E env OCL_ICD_VENDORS=${OCLGRIND_VENDORS} OCL_ICD_FILENAMES=
+        OCLGRIND_DATA_RACES=1 OCLGRIND_UNINITIALIZED=1 ${WORK_DIR}/${ex}/${ex} opencl)
+    if(run_output MATCHES "Invalid read|Invalid write|data race|Uninitialized value|Work-group divergence")
+      message(FATAL_ERROR "Oclgrind reported an error in ${ex}")
+    endif()
+  endif()
+  run(c++ -std=c++17 -DEXAMPLE_DIR="${src}" ${src}/main.cpp ${pc} -o ${WORK_DIR}/${ex}-pc)
+  run(${WORK_DIR}/${ex}-pc)
+endforeach()
+message("examples: all correct")
