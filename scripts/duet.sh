@@ -20,7 +20,9 @@ packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1
           pocl-opencl-icd oclgrind clinfo
           # runapp compile's vendor compilers (ocloc; clang amdgcn + ROCm's device libraries;
           # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.
-          intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv)
+          intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv
+          # mpirun -n N runapp compare; the HTML page's test renders it in headless Chromium.
+          openmpi-bin libopenmpi-dev chromium)
 
 install_packages() {
     [ "${DUET_SKIP_INSTALL:-0}" = 1 ] && return 0

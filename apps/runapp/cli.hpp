@@ -32,6 +32,7 @@ struct Cli {
     double timeout_s = 0;                // --timeout
     std::string target;                  // --target (compile)
     bool quiet = false;                  // --quiet: no progress lines
+    bool strict = false;                 // --strict (report): one bad file fails the command
 };
 
 // Parses argv; a bad option or value throws duet::Error::usage.
