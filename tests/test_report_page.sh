@@ -24,6 +24,18 @@ grep -q "OpenCL time over CUDA" table.txt || fail "no CUDA/OpenCL ratio for the 
 rows=$(($(wc -l <merged.csv) - 1))
 [ "$rows" = 21 ] || fail "the merged CSV has $rows rows, expected 21"
 
+# A real run of this runapp reads back, and compare --html draws one bar per checked result.
+if "$runapp" run vecadd --size 4096 --reps 2 --warmup 1 --format json --output real.json >/dev/null 2>real.err; then
+    "$runapp" report real.json >real.txt 2>&1 || fail "runapp's own JSON is rejected: $(cat real.txt)"
+    "$runapp" compare vecadd --size 4096 --reps 2 --warmup 1 --html compare.html >/dev/null 2>&1 \
+        || fail "compare --html exited $?"
+    want=$(grep -c '"status": "pass"' real.json)
+    got=$(grep -o 'class="bar s[0-9]' compare.html | wc -l)
+    [ "$got" -ge "$want" ] && [ "$want" -ge 1 ] || fail "compare --html has $got bars for $want checked results"
+else
+    echo "no device to run on here ($(tail -1 real.err)): the round trip of a real run is skipped"
+fi
+
 # Bad files: named, with the reason; the good file's rows are kept, --strict fails.
 head -c 3000 "$b" >truncated.json
 echo '{"foo": 1}' >foreign.json
