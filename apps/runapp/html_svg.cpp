@@ -115,7 +115,7 @@ double label_room(const std::vector<std::string>& groups) {
     std::size_t longest = 0;
     for (const auto& g : groups)
         longest = std::max(longest, std::min<std::size_t>(g.size(), 40));
-    return slanted(groups) ? 30 + 3.6 * longest : 28;
+    return slanted(groups) ? 30 + 3.6 * std::min<std::size_t>(longest, 25) : 28;
 }
 
 // The variant names under the groups, slanted when they would collide.
@@ -129,7 +129,9 @@ void group_labels(std::ostream& out, const std::vector<std::string>& groups, dou
             out << " text-anchor=\"end\" transform=\"rotate(-30 " << num(x) << " " << num(y + 16) << ")\"";
         else
             out << " text-anchor=\"middle\"";
-        out << ">" << esc(groups[g].substr(0, 40)) << "</text>\n";
+        // Slanted names are cut to stay inside the chart (the table has them in full).
+        const std::size_t keep = slant ? 22 : 40;
+        out << ">" << esc(groups[g].size() > keep ? groups[g].substr(0, keep) + "..." : groups[g]) << "</text>\n";
     }
 }
 
