@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "app.hpp"
+#include "matmul.hpp" // pocl5_loopvec: the PoCL quirk of matmul's reg steps
 #include "test_util.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
-// The shape-picking and auto-size rules (apps/shape.hpp, ladder_shapes.hpp, auto_size.hpp), as
-// pure functions of a device description: no device needed.
+// The shape-picking and auto-size rules (apps/framework/shape.hpp, the steps' shape rules in
+// apps/ladders/, auto_size.hpp), as pure functions of a device description: no device needed.
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -7,7 +7,6 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
-#include "ladder_shapes.hpp"
 
 using namespace duet::apps;
 
@@ -25,6 +24,20 @@ Shape pick(const std::vector<Shape>& shapes, const ShapeLimits& lim) {
     REQUIRE(i < shapes.size());
     return shapes[i];
 }
+
+// The shapes of step `variant` of `app` (its record's rule) on an OpenCL GPU.
+std::vector<Shape> shapes(const std::string& app, const std::string& variant, const RunConfig& cfg) {
+    duet::DeviceInfo gpu;
+    gpu.backend = "opencl";
+    gpu.type = "GPU";
+    for (const auto& s : find_app(app).steps())
+        if (s.name == variant)
+            return shapes_of(s, cfg, gpu);
+    FAIL("no step " << app << " " << variant);
+    return {};
+}
+std::vector<Shape> matmul_shapes(const std::string& v, const RunConfig& cfg) { return shapes("matmul", v, cfg); }
+std::vector<Shape> conv_shapes(const std::string& v, const RunConfig& cfg) { return shapes("conv5x5", v, cfg); }
 
 duet::DeviceInfo h100() {
     duet::DeviceInfo i;
@@ -77,7 +90,7 @@ TEST_CASE("shapes: the textbook shape where it fits, else the largest that does"
     REQUIRE(w.size() == 1);
     CHECK(w[0].local == std::array<std::size_t, 2>{16, 8});
     // Nothing fits: the index past the end, and the misfit says why.
-    const auto r = reduction_shapes(256, 4, true);
+    const auto r = shapes("reduction", "grid_stride_f32", cfg); // 256 down, -DWG (OpenCL)
     CHECK(first_fitting(r, limits(1)) == r.size());
     CHECK(shape_misfit(r.back(), limits(1)).find("over the limit of 1") != std::string::npos);
     CHECK(pick(r, limits(64)).defines == std::vector<std::pair<std::string, std::string>>{{"WG", "64"}});
@@ -150,15 +163,41 @@ TEST_CASE("shapes: the textbook shapes are the kernels' own defaults, in both la
         {"CONV_TILE_W", cv("tiled").local[0]}, {"CONV_TILE_H", cv("tiled").local[1]},
         {"CONV_BX", cv("best").local[0]},      {"CONV_BY", cv("best").local[1]},
         {"CONV_BROWS", cv("best").rows},       {"CONV_ROWS", cv("rows").rows}};
+    // matmul's steps are one file each (matmul_tiled.cl, ...): all of them are searched.
+    const std::vector<std::string> matmul_files = {"naive", "tiled", "wpt2", "btrans", "reg", "best"};
     for (const char* lang : {"kernels_cl/", "kernels_cu/"})
         for (const auto& [file, macros] :
              {std::pair{std::string("matmul"), matmul}, std::pair{std::string("conv5x5"), conv}}) {
-            const std::string text =
-                read(lang + file + (std::string(lang) == "kernels_cl/" ? ".cl" : ".cu"));
+            const std::string ext = std::string(lang) == "kernels_cl/" ? ".cl" : ".cu";
+            std::string text;
+            if (file == "matmul")
+                for (const auto& step : matmul_files)
+                    text += read(lang + file + "_" + step + ext);
+            else
+                text = read(lang + file + ext);
             for (const auto& [name, value] : macros) {
                 INFO(lang << file << ": " << name);
                 CHECK(text.find("#define " + name + " " + std::to_string(value) + "\n") !=
                       std::string::npos);
             }
         }
+}
+
+TEST_CASE("docs: LADDERS.md's step list is the one the step records give") {
+    // The list between the markers is `runapp list steps`: every record of every app, so a new
+    // step or app shows in the docs or this fails.
+    std::ifstream f(std::string(DUET_SOURCE_DIR) + "/docs/LADDERS.md");
+    REQUIRE(f.good());
+    const std::string doc(std::istreambuf_iterator<char>(f), {});
+    const std::string begin = "<!-- steps: `runapp list steps` -->\n", end = "<!-- end of steps -->";
+    const auto b = doc.find(begin), e = doc.find(end);
+    REQUIRE_MESSAGE(b != std::string::npos, "docs/LADDERS.md has no " << begin);
+    REQUIRE(e != std::string::npos);
+    REQUIRE(b < e);
+    const std::string listed = doc.substr(b + begin.size(), e - b - begin.size());
+    INFO("docs/LADDERS.md differs from the records: replace the list with `runapp list steps`");
+    CHECK(listed == "\n" + steps_markdown());
+    for (const auto* app : all_apps())
+        for (const auto& s : app->steps())
+            CHECK(listed.find("| `" + s.name + "` | `" + s.kernel + "` |") != std::string::npos);
 }

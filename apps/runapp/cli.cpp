@@ -72,11 +72,15 @@ void check_applies(const std::string& command, const std::vector<std::string>& g
 
 } // namespace
 
-const char* usage_text() {
+std::string usage_text() {
+    std::string apps; // from the registry of apps (app_list.cpp)
+    for (const auto* a : duet::apps::all_apps())
+        apps += (apps.empty() ? "" : ", ") + a->name();
     return R"(runapp: run the same GPU apps on every CUDA and OpenCL device and time them side by side
 
 usage:
   runapp list                                 devices of every backend, and why a backend has none
+  runapp list steps                           every app's ladder: steps, kernels, needs, tuning
   runapp info DEVICE                          one device in full
   runapp [run] APP [options]                  run one app (all variants, or --variant NAME)
   runapp compare [APP...] [--devices all|LIST] [--html FILE]
@@ -96,7 +100,7 @@ usage:
                                               machine lacks: registers, spills, local memory
   runapp --version | help
 
-apps: vecadd, matmul, conv5x5, reduction
+)" "apps: " + apps + R"(
 
 devices: an index from `runapp list` (3), backend:index (opencl:1, cuda:0), a backend (cuda),
          uuid:HEX, or part of the name; with --backend B, --device N is B's N-th device.

@@ -38,6 +38,6 @@ struct Cli {
 // Parses argv; a bad option or value throws duet::Error::usage.
 Cli parse(int argc, char** argv);
 // The help text.
-const char* usage_text();
+std::string usage_text();
 
 } // namespace runapp

@@ -96,7 +96,8 @@ int dispatch(int argc, char** argv, const runapp::Cli& c) {
         return 0;
     }
     if (c.command != "run" && c.command != "compare" && c.command != "tune" && c.command != "info" &&
-        c.command != "cache" && c.command != "compile" && c.command != "report" && !c.positional.empty())
+        c.command != "cache" && c.command != "compile" && c.command != "list" && c.command != "report" &&
+        !c.positional.empty())
         throw duet::Error::usage("runapp " + c.command + " takes no argument '" + c.positional[0] + "'");
     if (c.command == "list") return cmd_list(c);
     if (c.command == "info") return cmd_info(c);

@@ -1,8 +1,9 @@
 // matmul: C = A * B, float32, row-major, A M x K and B K x N: the optimisation ladder of every
 // GPU course, from one output per work-item to double-buffered register-blocked tiles. Each
-// variant is a kernel in kernels_cl/matmul.cl and kernels_cu/matmul.cu; the comments there explain
-// each step. --size is "n" (square) or "MxNxK"; --local shapes the naive kernel's work-group
-// (128x1 against 1x128 shows coalescing); the other kernels' work-groups follow from their tiles.
+// variant is a kernel in kernels_cl/matmul_STEP.cl and kernels_cu/matmul_STEP.cu (one file per
+// step); the comments there explain each step. --size is "n" (square) or "MxNxK"; --local shapes
+// the naive kernel's work-group (128x1 against 1x128 shows coalescing); the other kernels'
+// work-groups follow from their tiles.
 //
 // Checking: every checked entry of C is compared with a double-precision CPU dot product, against
 // a bound of its own (see entry_bound); max_error is the largest |c - ref| / bound over the checked
@@ -17,23 +18,11 @@
 #include <mutex>
 #include <thread>
 
-#include "app.hpp"
 #include "auto_size.hpp"
-#include "ladder_shapes.hpp"
+#include "device_kind.hpp"
+#include "matmul.hpp"
 
 namespace duet::apps {
-
-// PoCL 5.x on its default work-group method ("loopvec"; any POCL_WORK_GROUP_METHOD other than
-// cbs), which aborts building reg4x4 and reg8x8 (seen with PoCL 5.0, LLVM 16; PoCL 3.1 builds
-// them). bench/pocl_split_check.py shows it kernel by kernel.
-bool pocl5_loopvec(const DeviceInfo& info) {
-    const auto at = info.platform_version.find("PoCL ");
-    if (info.backend != "opencl" || at == std::string::npos)
-        return false;
-    const int major = std::atoi(info.platform_version.c_str() + at + 5);
-    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
-    return major == 5 && !(method && std::string(method) == "cbs");
-}
 
 namespace {
 
@@ -60,8 +49,7 @@ std::size_t split_k(const RunConfig& cfg, const DeviceInfo& info, std::size_t M,
             throw Error::usage("matmul: BEST_SPLITK=" + std::to_string(s) + " is over 64 slices");
         return s;
     }
-    const bool gpu = info.backend == "cuda" || info.type.find("GPU") != std::string::npos;
-    if (!gpu || info.compute_units <= 0 || K < 2048 || g.rows * g.cols < 128 * 256)
+    if (!is_gpu(info) || info.compute_units <= 0 || K < 2048 || g.rows * g.cols < 128 * 256)
         return 1;
     const double blocks = double((M + g.rows - 1) / g.rows) * double((N + g.cols - 1) / g.cols);
     const double cu = info.compute_units;
@@ -154,24 +142,16 @@ public:
     std::string description() const override {
         return "C = A*B, float32 row-major, M x K by K x N (compute bound); size n or MxNxK";
     }
-    std::vector<Variant> variants() const override {
-        return {
-            {"naive", "matmul_naive", "one output per work-item from global memory (--local WxH)"},
-            {"tiled16", "matmul_tiled16", "16x16 tiles of A and B in local memory"},
-            {"tiled32", "matmul_tiled32", "32x32 tiles (1024 work-items per group)"},
-            {"wpt2", "matmul_wpt2", "32x32 tiles, two outputs per work-item (32x16 items)"},
-            {"btrans", "matmul_btrans", "as wpt2, B's tile transposed and padded (+1)"},
-            {"reg4x4", "matmul_reg4x4",
-             "64x64 block, 4x4 outputs per work-item in registers, float4 loads"},
-            {"reg8x8", "matmul_reg8x8", "128x128 block, 8x8 outputs per work-item, float4 loads"},
-            {"best", "matmul_best",
-             "128x256 block, 8x16 per work-item, double-buffered, K split to fill the last wave"}};
-    }
+    const std::vector<Step>& steps() const override { return matmul_steps(); }
     // 384^3: the whole ladder, naive included, in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {384}; }
     // --size auto: matmul_model() in auto_size.cpp.
     std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
         return {choose_size(matmul_model(), info).n};
+    }
+    // runapp tune: a size that fills a GPU; on a CPU every point is a build of seconds.
+    std::vector<std::size_t> tune_size(const DeviceInfo& info) const override {
+        return {is_gpu(info) ? 4096u : 512u};
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
@@ -199,26 +179,15 @@ public:
         for (const auto& d : cfg.defines) // BEST_SPLITK is the host's, not the kernel's
             if (d.first != "BEST_SPLITK")
                 opts.defines.push_back(d);
-        if (pocl5_loopvec(dev.info())) {
-            // PoCL 5's default work-group method aborts the process (an assertion in its
-            // Kernel.cc) building reg4x4 and reg8x8, and it builds the whole file at once: those
-            // two are skipped and left out of the others' build. cbs builds them.
-            if (v.name == "reg4x4" || v.name == "reg8x8")
-                throw Error(ErrorKind::unsupported, "", "", 0, "",
-                            v.name + " is skipped on " + dev.info().platform_version +
-                                ": its kernel compiler aborts on this kernel (assertion "
-                                "region_entry_barrier in Kernel.cc); run with "
-                                "POCL_WORK_GROUP_METHOD=cbs to build it");
+        check_needs(v, dev.info()); // reg4x4 and reg8x8 refuse PoCL 5's default compiler
+        if (pocl5_loopvec(dev.info())) // which builds the whole file at once: leave them out
             opts.defines.emplace_back("DUET_MATMUL_NO_REG", "1");
-        }
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
         // the edges themselves. The shape is the variant's own where the device allows it, else
-        // the largest smaller one that fits (ladder_shapes.cpp); naive takes --local as given.
+        // the largest smaller one that fits (matmul_steps.cpp); naive takes --local as given.
         // A split of K is a build of its own (BEST_SPLIT).
         const bool user_local = v.name == "naive" && cfg.local;
-        auto shapes = matmul_shapes(v.name, cfg);
-        if (user_local)
-            shapes = halving_shapes(*cfg.local);
+        const auto shapes = shapes_of(v, cfg, dev.info()); // matmul_steps.cpp
         const std::size_t splits =
             v.name == "best" ? split_k(cfg, dev.info(), M, N, K, shapes.front()) : 1;
         if (splits > 1)

@@ -6,11 +6,11 @@
 #include <climits>
 #include <cmath>
 
+#include "device_kind.hpp"
+
 namespace duet::apps {
 
 namespace {
-
-bool is_cpu(const DeviceInfo& info) { return info.type.find("CPU") != std::string::npos; }
 
 std::string mib(std::uint64_t bytes) {
     return std::to_string((bytes + (1u << 19)) >> 20) + " MiB";

@@ -6,19 +6,34 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
-#include "shape.hpp"
+#include "device_kind.hpp"
 
 namespace duet::apps {
 namespace {
+
+// The group: 256 where the kernel allows it, else the largest that it does.
+std::vector<Shape> group_256(const RunConfig&, const DeviceInfo&) { return halving_shapes({256, 1}); }
+
+// The ladder: one record per step (step.hpp); a new step is its kernels and one record.
+const std::vector<Step>& vecadd_steps() {
+    static const std::vector<Step> steps = {
+        {.name = "naive",
+         .kernel = "vecadd_naive",
+         .description = "one element per work-item, bounds check",
+         .shapes = group_256},
+        {.name = "vec4",
+         .kernel = "vecadd_vec4",
+         .description = "grid-stride loop, float4 loads and stores",
+         .shapes = group_256},
+    };
+    return steps;
+}
 
 class VecAdd final : public App {
 public:
     std::string name() const override { return "vecadd"; }
     std::string description() const override { return "c = a + b, float32 (memory bound)"; }
-    std::vector<Variant> variants() const override {
-        return {{"naive", "vecadd_naive", "one element per work-item, bounds check"},
-                {"vec4", "vecadd_vec4", "grid-stride loop, float4 loads and stores"}};
-    }
+    const std::vector<Step>& steps() const override { return vecadd_steps(); }
     std::vector<std::size_t> default_size() const override { return {1u << 22}; }
     // --size auto: vecadd_model() in auto_size.cpp.
     std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
@@ -47,7 +62,7 @@ public:
             fit.kernel = dev.load_kernel(v.kernel, opts);
             fit.shape.local = pick_local(cfg, *cfg.local, *fit.kernel);
         } else {
-            fit = build_fitting(dev, v.kernel, opts, halving_shapes({256, 1}), v.name);
+            fit = build_fitting(dev, v.kernel, opts, shapes_of(v, cfg, dev.info()), v.name);
             r.note = shape_note(v.name, fit);
         }
         auto& kernel = fit.kernel;
@@ -67,7 +82,7 @@ public:
         // compute unit), then the grid-stride loop. CPUs get the whole range: their OpenCL
         // compilers vectorise across work-items, not along a loop.
         const std::size_t quads = (n + 3) / 4;
-        const std::size_t grid = dev.info().type == "CPU"
+        const std::size_t grid = is_cpu(dev.info())
                                      ? quads
                                      : std::min<std::size_t>(quads, std::size_t(dev.info().compute_units) * 2048);
         Range range = Range(round_up(v.name == "naive" ? n : grid, local[0])).local(local[0]);

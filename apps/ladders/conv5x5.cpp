@@ -17,9 +17,12 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
-#include "ladder_shapes.hpp"
+#include "device_kind.hpp"
 
 namespace duet::apps {
+
+const std::vector<Step>& conv5x5_steps(); // conv5x5_steps.cpp: the ladder's records
+
 namespace {
 
 // Above this many pixels, --verify full checks a sample: the CPU reference of every pixel of
@@ -150,23 +153,15 @@ public:
     std::string description() const override {
         return "5x5 convolution, float32 image, clamp-to-edge (memory bound); size n or WxH";
     }
-    std::vector<Variant> variants() const override {
-        return {
-            {"naive", "conv5x5_naive",
-             "one output per work-item, image and filter from global memory"},
-            {"const", "conv5x5_const", "filter in constant memory (CUDA: read-only cache, __ldg)"},
-            {"tiled", "conv5x5_tiled",
-             "16x16 outputs + 2-pixel halo in local memory, clamped cooperative load"},
-            {"rows", "conv5x5_rows",
-             "8 outputs down a column per work-item, 5-row sliding window in registers"},
-            {"best", "conv5x5_best",
-             "128x32 block in local memory by float4 loads, 4x4 outputs per work-item"}};
-    }
+    const std::vector<Step>& steps() const override { return conv5x5_steps(); }
     // 1024^2: the whole ladder in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {1024}; }
     // --size auto: conv_model() in auto_size.cpp.
     std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
         return {choose_size(conv_model(), info).n};
+    }
+    std::vector<std::size_t> tune_size(const DeviceInfo& info) const override {
+        return {is_gpu(info) ? 8192u : 2048u};
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
@@ -199,7 +194,7 @@ public:
         if (pinned) {
             fit.kernel = dev.load_kernel(v.kernel, opts);
         } else {
-            fit = build_fitting(dev, v.kernel, opts, conv_shapes(v.name, cfg), v.name);
+            fit = build_fitting(dev, v.kernel, opts, shapes_of(v, cfg, dev.info()), v.name);
             r.note = shape_note(v.name, fit);
         }
         auto& kernel = fit.kernel;

@@ -11,6 +11,9 @@
 
 #include <duet/duet.hpp>
 
+#include "result.hpp"
+#include "step.hpp"
+
 namespace duet::apps {
 
 // How much of the output is checked against the CPU reference.
@@ -34,49 +37,6 @@ struct RunConfig {
     int perturb_input = -1;
 };
 
-// One variant of an app's ladder.
-struct Variant {
-    std::string name;        // "tiled16"
-    std::string kernel;      // kernel name in kernels_cl/ and kernels_cu/
-    std::string description; // one line: what this step changes
-};
-
-// Everything measured in one run of one variant.
-struct Result {
-    std::string app, variant, device_id, device_name, backend;
-    std::string size_label;  // "4096x4096x4096"
-    std::string local_label; // "16x16"
-    Stats kernel_ms;         // kernel time over the timed runs, from the clock `clock` names
-    Stats host_ms;           // host steady_clock time of the same runs (launch to completion)
-    std::string clock = "device events"; // or "host (events ...)": where kernel_ms came from
-    bool implausible = false; // the figure is above the device's plausible peak; not a result
-    double h2d_ms = 0, d2h_ms = 0;   // input upload, output download (device events)
-    double h2d_bytes = 0, d2h_bytes = 0;
-    double wall_ms = 0;      // end to end: build, upload, warm-up, timed runs, download, check
-    double build_ms = 0;
-    bool cache_hit = false;
-    std::string build_options;
-    double flops = 0;        // arithmetic per run (0: not an arithmetic metric)
-    double bytes = 0;        // bytes read + written per run (effective bandwidth)
-    double pixels = 0;       // output pixels per run (0: not an image app)
-    double max_error = 0;    // largest |result - reference| (relative where the app says)
-    double tolerance = 0;    // allowed error
-    std::string error_kind;  // "abs" or "rel"
-    bool verified = false;   // false with Verify::off
-    bool pass = false;       // verified and within tolerance (false when skipped or unverified)
-    bool skipped = false;    // the device cannot run this variant; `note` says why
-    std::uint64_t seed = 0;
-    std::string note;        // anything the reader must know (e.g. skipped, rounded sizes)
-
-    // "pass", "fail", "skipped", "unverified" or "implausible": what JSON/CSV carry.
-    std::string status() const {
-        return skipped ? "skipped" : verified && !pass ? "fail" : implausible ? "implausible"
-               : !verified ? "unverified" : "pass";
-    }
-    double gflops() const { return flops > 0 ? flops / (kernel_ms.median * 1e6) : 0; }
-    double gbs() const { return bytes > 0 ? bytes / (kernel_ms.median * 1e6) : 0; }
-    double mpixels() const { return pixels > 0 ? pixels / (kernel_ms.median * 1e3) : 0; }
-};
 
 // One app: a ladder of variants sharing inputs, reference and checks.
 class App {
@@ -84,12 +44,20 @@ public:
     virtual ~App() = default;
     virtual std::string name() const = 0;
     virtual std::string description() const = 0;
-    virtual std::vector<Variant> variants() const = 0;
+    // The app's ladder: one record per step, in ladder order (step.hpp).
+    virtual const std::vector<Step>& steps() const = 0;
+    const std::vector<Step>& variants() const { return steps(); }
     // Default size: finishes in seconds on a 2-core CPU.
     virtual std::vector<std::size_t> default_size() const = 0;
     // --size auto (the default of run and compare, an empty RunConfig::size): the size for the
     // device, from the app's rule in auto_size.hpp.
     virtual std::vector<std::size_t> auto_size(const DeviceInfo& info) const {
+        (void)info;
+        return default_size();
+    }
+    // The size `runapp tune` sweeps at when none is given (tuning is the steps' TuneSpace): a
+    // size that fills a GPU, a small one on a CPU. By default the app's default size.
+    virtual std::vector<std::size_t> tune_size(const DeviceInfo& info) const {
         (void)info;
         return default_size();
     }
@@ -210,9 +178,6 @@ void compare_outputs(Result& r, const std::vector<float>& out,
 // Fills the device fields and build facts of a Result.
 void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
               const Variant& v);
-// True on PoCL 5.x with its default work-group method, whose kernel compiler aborts building
-// matmul's reg4x4 and reg8x8: matmul skips them there (POCL_WORK_GROUP_METHOD=cbs builds them).
-bool pocl5_loopvec(const DeviceInfo& info);
 // The local size to use: cfg.local if given, else `fallback`, checked against the kernel.
 std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size_t, 2> fallback,
                                       const Kernel& k);

@@ -6,7 +6,6 @@
 // in about a minute on a 2-core CPU through PoCL, where every point is a kernel build.
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cctype>
 #include <ctime>
 #include <filesystem>
@@ -28,90 +27,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// ---- the search spaces ----
-
-// matmul best: a BM x BN block of C per work-group, BK-deep tiles, TM x TN outputs per work-item.
-struct MatmulTile {
-    std::size_t bm, bn, bk, tm, tn;
-    bool on_cpu; // also swept on CPUs
-};
-// The first two are the kernels' defaults: kernels_cu/matmul.cu's (BK 16) and kernels_cl/
-// matmul.cl's (BK 8), each the faster through its own backend on the H100; a sweep starts with
-// its backend's. The others
-// trade block size (reuse of each loaded value) against work-groups in flight and registers:
-// taller, wider and deeper blocks for big GPUs, 4x4 register blocks for small ones. On a CPU
-// (PoCL) every point is a build of about 13 s of one core, so CPUs get five, those that came
-// out ahead in sweeps there (4x4 register blocks were always among the slowest): about a minute.
-constexpr MatmulTile matmul_tiles[] = {
-    {128, 256, 16, 8, 16, true}, {128, 256, 8, 8, 16, true}, {128, 128, 8, 8, 8, true},
-    {128, 128, 16, 8, 8, true},  {128, 64, 8, 8, 8, false},  {64, 128, 8, 8, 8, false},
-    {64, 64, 8, 8, 8, true},     {64, 64, 16, 8, 8, false},  {256, 128, 8, 16, 8, true},
-    {64, 64, 16, 4, 4, false},   {32, 32, 8, 4, 4, false},
-};
-
-// The kernel's #if: 4 | TM, TN, BK; TM | BM; TN | BN; each tile whole float4 loads per work-item.
-bool matmul_valid(const MatmulTile& t) {
-    const std::size_t nt = (t.bn / t.tn) * (t.bm / t.tm);
-    return t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0 && t.bm % t.tm == 0 &&
-           t.bn % t.tn == 0 && (t.bm * t.bk) % (4 * nt) == 0 && (t.bk * t.bn) % (4 * nt) == 0 &&
-           t.bm * t.bk >= 4 * nt && t.bk * t.bn >= 4 * nt;
-}
-
-// conv5x5 best: a BX x BY work-group, each work-item 4 columns x ROWS rows of outputs.
-struct ConvBlock {
-    std::size_t bx, by, rows;
-};
-constexpr ConvBlock conv_blocks[] = {
-    {32, 8, 4}, {32, 8, 2}, {32, 8, 8}, {32, 4, 4},  {32, 4, 8}, {32, 16, 2},
-    {64, 4, 4}, {64, 4, 2}, {64, 8, 2}, {16, 16, 4}, {16, 8, 4}, {128, 2, 4},
-};
-
-// reduction: the grid-stride steps, whose work-group size sets how many groups fill the device
-// and how deep the group's tree is. (The earlier steps launch one group per 256 or 512 values
-// and are the ladder's lesson, not something to tune.)
-constexpr const char* reduction_steps[] = {"grid_stride", "shuffle", "atomic"};
-
-bool is_reduction_tunable(const std::string& variant) {
-    for (const char* s : reduction_steps)
-        for (const char* type : {"_i32", "_f32"})
-            if (variant == std::string(s) + type)
-                return true;
-    return false;
-}
-
-// What a variant's space is made of.
-struct Space {
-    std::vector<std::string> params; // define names the points set
-    bool local_param = false;        // the points set the work-group size
-    bool local_bound = false;        // the defines are the work-group (a --local contradicts them)
-};
-
-std::optional<Space> space_of(const App& app, const std::string& variant) {
-    if (app.name() == "matmul" && variant == "best")
-        return Space{{"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"}, false, false};
-    if (app.name() == "conv5x5" && variant == "best")
-        return Space{{"CONV_BX", "CONV_BY", "CONV_BROWS"}, false, true};
-    if (app.name() == "reduction" && is_reduction_tunable(variant))
-        return Space{{}, true, true};
-    return std::nullopt;
+// The variant's tuning space, from its record (step.hpp); nullptr: nothing to tune.
+const TuneSpace* space_of(const App& app, const std::string& variant) {
+    for (const auto& s : app.steps())
+        if (s.name == variant)
+            return s.tuning ? &*s.tuning : nullptr;
+    return nullptr;
 }
 
 std::string local_label(const std::array<std::size_t, 2>& l) {
     return l[1] == 1 ? std::to_string(l[0]) : std::to_string(l[0]) + "x" + std::to_string(l[1]);
-}
-
-std::string over_limits(std::size_t items, std::size_t local_bytes, const DeviceInfo& info) {
-    if (info.max_work_group_size && items > info.max_work_group_size)
-        return "needs " + std::to_string(items) + " work-items per group (device limit " +
-               std::to_string(info.max_work_group_size) + ")";
-    if (info.local_mem_bytes && local_bytes > info.local_mem_bytes)
-        return "needs " + std::to_string(local_bytes) + " bytes of local memory (device limit " +
-               std::to_string(info.local_mem_bytes) + ")";
-    return {};
-}
-
-bool is_gpu(const DeviceInfo& info) {
-    return info.backend == "cuda" || info.type.find("GPU") != std::string::npos;
 }
 
 // The first line of a build log that says "error", else the first line of `what`.
@@ -228,89 +153,34 @@ std::vector<std::string> tunable_variants(const App& app) {
     return out;
 }
 
+std::string tunable_apps_text() {
+    std::vector<std::string> parts;
+    for (const App* a : all_apps()) {
+        std::string names;
+        for (const auto& v : tunable_variants(*a))
+            names += (names.empty() ? "" : ", ") + v;
+        if (!names.empty())
+            parts.push_back(a->name() + " (" + names + ")");
+    }
+    std::string text = "the apps with tunable variants are ";
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+    return text;
+}
+
 std::vector<TunePoint> tune_points(const App& app, const std::string& variant,
                                    const DeviceInfo& info) {
-    std::vector<TunePoint> out;
-    if (!space_of(app, variant))
-        return out;
-    if (app.name() == "matmul") {
-        // This backend's kernel default first (the table's first two), the other one skipped.
-        const bool cuda = info.backend == "cuda";
-        std::vector<MatmulTile> tiles{matmul_tiles[cuda ? 0 : 1]};
-        for (std::size_t i = 2; i < std::size(matmul_tiles); ++i)
-            tiles.push_back(matmul_tiles[i]);
-        bool first = true;
-        for (const auto& t : tiles) {
-            if (!matmul_valid(t))
-                continue; // a mistake in the table; the kernel would #error
-            if (!t.on_cpu && !is_gpu(info))
-                continue;
-            TunePoint p;
-            p.variant = variant;
-            p.is_default = first;
-            p.label = "BM=" + std::to_string(t.bm) + " BN=" + std::to_string(t.bn) +
-                      " BK=" + std::to_string(t.bk) + " TM=" + std::to_string(t.tm) +
-                      " TN=" + std::to_string(t.tn);
-            if (!first) // the defaults build without defines (CUDA: the embedded binary)
-                p.defines = {{"BEST_BM", std::to_string(t.bm)},
-                             {"BEST_BN", std::to_string(t.bn)},
-                             {"BEST_BK", std::to_string(t.bk)},
-                             {"BEST_TM", std::to_string(t.tm)},
-                             {"BEST_TN", std::to_string(t.tn)}};
-            const std::size_t items = (t.bn / t.tn) * (t.bm / t.tm);
-            // Both copies of both tiles; A's padded by 4 floats where that fits in 48 KiB (the
-            // kernels' BEST_PAD).
-            std::size_t bytes = 8 * t.bk * (t.bm + 4 + t.bn);
-            if (bytes > 49152)
-                bytes = 8 * t.bk * (t.bm + t.bn);
-            p.excluded = over_limits(items, bytes, info);
-            out.push_back(std::move(p));
-            first = false;
-        }
-    } else if (app.name() == "conv5x5") {
-        bool first = true;
-        for (const auto& b : conv_blocks) {
-            TunePoint p;
-            p.variant = variant;
-            p.is_default = first;
-            p.label = "BX=" + std::to_string(b.bx) + " BY=" + std::to_string(b.by) +
-                      " ROWS=" + std::to_string(b.rows);
-            if (!first)
-                p.defines = {{"CONV_BX", std::to_string(b.bx)},
-                             {"CONV_BY", std::to_string(b.by)},
-                             {"CONV_BROWS", std::to_string(b.rows)}};
-            const std::size_t bytes = 16 * (b.by * b.rows + 4) * (b.bx + 2);
-            p.excluded = over_limits(b.bx * b.by, bytes, info);
-            out.push_back(std::move(p));
-            first = false;
-        }
-    } else if (app.name() == "reduction") {
-        // Half, the same as and twice the app's default of 256, or the three largest powers of
-        // two a smaller device allows: three points per variant, six variants.
-        std::size_t top = 512;
-        if (info.max_work_group_size)
-            top = std::min(top, std::bit_floor(info.max_work_group_size));
-        for (std::size_t ls = std::max<std::size_t>(top >> 2, 2); ls <= top; ls *= 2) {
-            TunePoint p;
-            p.variant = variant;
-            p.local = std::array<std::size_t, 2>{ls, 1};
-            p.is_default = ls == 256;
-            p.label = "local=" + std::to_string(ls);
-            out.push_back(std::move(p));
-        }
-    }
+    const TuneSpace* space = space_of(app, variant);
+    if (!space || !space->points)
+        return {};
+    auto out = space->points(info);
+    for (auto& p : out)
+        p.variant = variant;
     return out;
 }
 
 std::vector<std::size_t> default_tune_size(const App& app, const DeviceInfo& info) {
-    const bool gpu = is_gpu(info);
-    if (app.name() == "matmul")
-        return {gpu ? 4096u : 512u};
-    if (app.name() == "conv5x5")
-        return {gpu ? 8192u : 2048u};
-    if (app.name() == "reduction")
-        return {gpu ? std::size_t{1} << 26 : std::size_t{1} << 22};
-    return app.default_size();
+    return app.tune_size(info);
 }
 
 TuneReport tune(const App& app, Device& dev, const std::vector<std::size_t>& size, int reps,
@@ -318,9 +188,7 @@ TuneReport tune(const App& app, Device& dev, const std::vector<std::size_t>& siz
     const DeviceInfo& info = dev.info();
     const auto tunable = tunable_variants(app);
     if (tunable.empty())
-        throw Error::usage("app " + app.name() +
-                           " has nothing to tune; the apps with tunable variants are matmul "
-                           "(best), conv5x5 (best) and reduction (grid_stride, shuffle, atomic)");
+        throw Error::usage("app " + app.name() + " has nothing to tune; " + tunable_apps_text());
     std::vector<Variant> chosen;
     if (variants.empty() || variants == "all") {
         for (const auto& v : app.variants())

@@ -16,48 +16,14 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <type_traits>
 
-#include "app.hpp"
 #include "auto_size.hpp"
-#include "ladder_shapes.hpp"
+#include "device_kind.hpp"
+#include "reduction.hpp"
 
 namespace duet::apps {
 namespace {
-
-// How a step splits the input among work-groups.
-enum class Split {
-    one,        // one element per work-item (steps 1-3)
-    two,        // two per work-item, added during the load (steps 4-6)
-    grid,       // a capped number of groups walks the whole input (steps 7-8)
-    grid_atomic // as grid, one pass, group sums added atomically (step 9)
-};
-
-struct Step {
-    const char* name;
-    const char* description;
-    Split split;
-    bool wg_define; // the OpenCL kernel is compiled for the work-group size (-DWG=...)
-};
-
-constexpr Step steps[] = {
-    {"interleaved", "interleaved addressing, tid % 2s: divergent branches", Split::one, false},
-    {"strided", "interleaved addressing, strided index 2s*tid: no divergence, bank conflicts",
-     Split::one, false},
-    {"sequential", "sequential addressing: the lower half adds the upper half", Split::one, false},
-    {"first_add", "two elements per work-item, first add during the global load", Split::two,
-     false},
-    {"unroll_last", "last six tree steps unrolled (barriers kept: no lockstep assumed)", Split::two,
-     false},
-    {"unroll_all", "tree completely unrolled for the work-group size (CUDA template, CL -DWG)",
-     Split::two, true},
-    {"grid_stride", "many elements per work-item (grid-stride), then the unrolled tree",
-     Split::grid, true},
-    {"shuffle", "grid-stride, then sub-group/warp reductions in registers", Split::grid, false},
-    {"atomic", "grid-stride and shuffles, one pass: each group atomically adds its sum",
-     Split::grid_atomic, false},
-};
 
 struct Pass {
     std::size_t items, groups; // values reduced, work-groups launched (= values left)
@@ -87,41 +53,20 @@ std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, std::size_t p
     return 0;
 }
 
-bool has_token(const std::string& list, const std::string& token) {
-    std::istringstream in(list);
-    for (std::string t; in >> t;)
-        if (t == token)
-            return true;
-    return false;
-}
-
-// The device reports cl_khr_subgroups (OpenCL only; CUDA always has warp shuffles).
-bool has_subgroups(const DeviceInfo& info) {
-    for (const auto& [label, value] : info.details)
-        if (label == "Extensions" && has_token(value, "cl_khr_subgroups"))
-            return true;
-    return false;
-}
-
 class Reduction final : public App {
   public:
     std::string name() const override { return "reduction"; }
     std::string description() const override {
         return "sum of n values, int32 (exact) and float32, Harris's ladder (memory bound)";
     }
-    std::vector<Variant> variants() const override {
-        std::vector<Variant> v;
-        for (const char* type : {"i32", "f32"})
-            for (const Step& s : steps)
-                v.push_back(
-                    {std::string(s.name) + "_" + type, std::string("reduce_") + s.name + "_" + type,
-                     std::string(s.description) + (type[0] == 'i' ? ", int32" : ", float32")});
-        return v;
-    }
+    const std::vector<Step>& steps() const override { return reduction_steps(); }
     std::vector<std::size_t> default_size() const override { return {1u << 22}; }
     // --size auto: reduction_model() in auto_size.cpp.
     std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
         return {choose_size(reduction_model(), info).n};
+    }
+    std::vector<std::size_t> tune_size(const DeviceInfo& info) const override {
+        return {is_gpu(info) ? std::size_t{1} << 26 : std::size_t{1} << 22};
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
@@ -130,20 +75,12 @@ class Reduction final : public App {
     }
 
   private:
-    static const Step& step_of(const Variant& v) {
-        const std::string base = v.name.substr(0, v.name.size() - 4);
-        for (const Step& s : steps)
-            if (base == s.name)
-                return s;
-        throw Error::not_found("reduction has no step '" + base + "'");
-    }
-
     template <class T> Result run_typed(Device& dev, const Variant& v, const RunConfig& cfg) const {
         constexpr bool is_int = std::is_same_v<T, int>;
         const auto t0 = std::chrono::steady_clock::now();
-        const Step& step = step_of(v);
+        const ReductionStep& step = reduction_step_of(v);
         const DeviceInfo& info = dev.info();
-        const bool opencl = info.backend == "opencl";
+        const bool opencl = kernel_language(info) == KernelLanguage::opencl_c;
 
         // ---- sizes ----
         if (cfg.size.size() > 1)
@@ -186,8 +123,7 @@ class Reduction final : public App {
                 wg_define = true;
             }
         }
-        const bool uses_group_sum =
-            step.split == Split::grid_atomic || step.name == std::string("shuffle");
+        const bool uses_group_sum = v.needs.sub_groups == SubGroups::uses;
         bool subgroups = false; // the OpenCL sub-group path is compiled in
         if (opencl && uses_group_sum) {
             if (auto it = user_define("DUET_HAS_SUBGROUPS"); it != opts.defines.end()) {
@@ -200,7 +136,7 @@ class Reduction final : public App {
             }
         }
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
-        // the largest power of two that it does (ladder_shapes.cpp).
+        // the largest power of two that it does (reduction_steps.cpp).
         Result r;
         Fitted fit;
         if (cfg.local) {
@@ -209,10 +145,8 @@ class Reduction final : public App {
             fit.kernel = dev.load_kernel(v.kernel, opts);
             fit.shape.local = pick_local(cfg, {ls, 1}, *fit.kernel); // checks the kernel's limit
         } else {
-            auto shapes = reduction_shapes(ls, sizeof(T), wg_define);
-            if (user_define("WG") != opts.defines.end())
-                shapes.resize(1); // the user's WG fixes the group
-            fit = build_fitting(dev, v.kernel, opts, shapes, v.name);
+            // WG with each shape, or the user's WG fixing the group (reduction_steps.cpp)
+            fit = build_fitting(dev, v.kernel, opts, shapes_of(v, cfg, info), v.name);
             ls = fit.shape.local[0];
             if (const auto note = shape_note(v.name, fit); !note.empty())
                 r.note = note + "; ";

@@ -11,20 +11,9 @@
 #include <vector>
 
 #include "app.hpp"
+#include "tune_space.hpp"
 
 namespace duet::apps {
-
-using Defines = std::vector<std::pair<std::string, std::string>>;
-
-// One point of a sweep: the defines and/or work-group size one run is built and launched with.
-struct TunePoint {
-    std::string variant;                             // "best", "grid_stride_f32"
-    Defines defines;                                 // empty: the kernel's own defaults
-    std::optional<std::array<std::size_t, 2>> local; // the work-group, where it is the parameter
-    bool is_default = false;                         // the variant as it runs untuned
-    std::string label;                               // "BM=64 BN=64 BK=16 TM=4 TN=4", "local=256"
-    std::string excluded;                            // non-empty: over a device limit, not run
-};
 
 // What one point gave.
 enum class TuneStatus { pass, fail, build_error, skipped, error };
@@ -50,13 +39,17 @@ struct TuneReport {
 // "PASS", "FAIL", "build error", "skipped", "error".
 const char* to_string(TuneStatus s);
 
-// The variants of `app` that have something to tune (empty: the app has none).
+// The variants of `app` that have something to tune (empty: the app has none): the steps whose
+// record has a TuneSpace.
 std::vector<std::string> tunable_variants(const App& app);
+// "matmul (best), conv5x5 (best) and reduction (grid_stride_i32, ...)": the registry's apps that
+// have something to tune, for messages.
+std::string tunable_apps_text();
 // The points of `variant` on `info`'s device (its defaults first); points over the device's
 // work-group or local-memory limits are listed with `excluded` set. Empty: nothing to tune.
 std::vector<TunePoint> tune_points(const App& app, const std::string& variant,
                                    const DeviceInfo& info);
-// The size a sweep runs at when none is given: a size that fills a GPU, a small one on a CPU.
+// The size a sweep runs at when none is given: the app's hook App::tune_size.
 std::vector<std::size_t> default_tune_size(const App& app, const DeviceInfo& info);
 
 // Called before each point runs: the point, its index and the number of points.

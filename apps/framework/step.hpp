@@ -1,0 +1,62 @@
+#pragma once
+// A ladder step as one record: its name, kernel, doc line, what it needs from a device, its shape
+// rule and its tuning space. Each app keeps one table of these (apps/ladders/APP_steps.cpp, or
+// the app's file); the variant list, the launch shapes, the tuning sweep and the step list of
+// docs/LADDERS.md (steps_doc.cpp) all come from it. A new step is its kernels and one record.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <duet/device_info.hpp>
+
+#include "shape.hpp"
+#include "tune_space.hpp"
+
+namespace duet::apps {
+
+struct RunConfig;
+
+// What a step assumes of sub-groups (warps).
+enum class SubGroups {
+    none, // assumes no sub-group or warp width
+    uses, // sub-group/warp reductions where the device has them, a local-memory tree elsewhere
+};
+
+// What a step needs from a device beyond its shapes (the work-items per group and the local
+// memory of each shape are in the shape rule's Shape::items() and Shape::local_bytes).
+struct Needs {
+    SubGroups sub_groups = SubGroups::none;
+    // Why `info`'s device cannot run the step ("" when it can): a known compiler fault, a
+    // missing feature. Empty function: every device can.
+    std::function<std::string(const DeviceInfo&)> refuses{};
+    std::string refuses_note{}; // `refuses` in words, for docs/LADDERS.md ("not PoCL 5's ...")
+};
+
+// The launch shapes of a step for one run on one device, its textbook shape first and with no
+// defines (the kernels' #ifndef defaults), then smaller shapes of the same algorithm (shape.hpp).
+using ShapeRule = std::function<std::vector<Shape>(const RunConfig&, const DeviceInfo&)>;
+
+struct Step {
+    std::string name{};        // "tiled16"
+    std::string kernel{};      // kernel name, found across kernels_cl/ and kernels_cu/
+    std::string description{}; // one line: what this step changes (runapp and docs/LADDERS.md)
+    Needs needs{};
+    ShapeRule shapes{};                // empty: the app launches it without a shape rule
+    std::optional<TuneSpace> tuning{}; // empty: nothing worth sweeping
+};
+
+// The apps call a step of their ladder a variant.
+using Variant = Step;
+
+// The shapes of `step` for `cfg` on `info` (an Error when the step has no shape rule).
+std::vector<Shape> shapes_of(const Step& step, const RunConfig& cfg, const DeviceInfo& info);
+// Throws ErrorKind::unsupported when the step's needs refuse `info`'s device.
+void check_needs(const Step& step, const DeviceInfo& info);
+
+// The step list of docs/LADDERS.md, derived from the records of every app in the registry: one
+// Markdown table per app (step, kernel, what it changes, textbook group and local memory, needs,
+// tuned parameters). `runapp list steps` prints it; test_shapes checks the doc holds it.
+std::string steps_markdown();
+
+} // namespace duet::apps

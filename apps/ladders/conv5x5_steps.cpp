@@ -1,0 +1,137 @@
+// conv5x5's ladder as records (step.hpp): each step's kernel, doc line, launch shapes and tuning
+// space. A new step is its kernels (kernels_cl/, kernels_cu/) and one record in conv5x5_steps().
+//
+// Shapes: Shape::cols x Shape::rows are the outputs of one work-item (x, y); the textbook shape
+// first, with no defines (the kernels' #ifndef defaults, which must match these). The rule is
+// used for a run whose shape the user left to the app (no --local, no tile --define).
+#include <string>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+namespace {
+
+constexpr std::size_t R = 2; // filter radius
+
+std::string num(std::size_t v) { return std::to_string(v); }
+std::string by(std::size_t a, std::size_t b) { return num(a) + "x" + num(b); }
+
+Shape make(std::array<std::size_t, 2> local, std::size_t rows, std::size_t cols, std::size_t bytes,
+           Defines defines, std::string label) {
+    Shape s;
+    s.local = local;
+    s.rows = rows;
+    s.cols = cols;
+    s.local_bytes = bytes;
+    s.defines = std::move(defines);
+    s.label = std::move(label);
+    return s;
+}
+
+// naive, const, rows: a free work-group, halving from `start`; `rows` outputs per work-item.
+ShapeRule free_group(std::array<std::size_t, 2> start, bool rows_define) {
+    return [=](const RunConfig& cfg, const DeviceInfo&) {
+        const std::size_t rows = rows_define ? define_or(cfg, "conv5x5", "CONV_ROWS", 8) : 1;
+        auto out = halving_shapes(start);
+        for (auto& s : out) {
+            s.cols = 1;
+            s.rows = rows;
+        }
+        return out;
+    };
+}
+
+// tiled: a W x H tile of outputs plus its halo in local memory, one work-item per output.
+std::vector<Shape> tiled_shapes(const RunConfig&, const DeviceInfo&) {
+    std::vector<Shape> out;
+    for (const auto& h : halving_shapes({16, 16})) {
+        const std::size_t w = h.local[0], hh = h.local[1];
+        const bool textbook = h.local == std::array<std::size_t, 2>{16, 16};
+        out.push_back(make({w, hh}, 1, 1, (w + 2 * R) * (hh + 2 * R) * sizeof(float),
+                           textbook ? Defines{}
+                                    : Defines{{"CONV_TILE_W", num(w)}, {"CONV_TILE_H", num(hh)}},
+                           by(w, hh) + " tile"));
+    }
+    return out;
+}
+
+// best: BX x BY work-items, each 4 columns x BROWS rows of outputs, the block by float4 loads.
+std::size_t best_bytes(std::size_t bx, std::size_t bytes_y, std::size_t brows) {
+    return (bx + 2) * 4 * sizeof(float) * (bytes_y * brows + 2 * R);
+}
+
+std::vector<Shape> best_shapes(const RunConfig&, const DeviceInfo&) {
+    std::vector<Shape> out;
+    for (const auto& [bx, byy, br] : std::vector<std::array<std::size_t, 3>>{
+             {32, 8, 4}, {32, 8, 2}, {32, 4, 4}, {32, 4, 2}, {16, 4, 4}, {16, 4, 2},
+             {16, 2, 4}, {8, 2, 4}, {4, 2, 4}, {4, 1, 4}, {2, 1, 4}, {1, 1, 4}}) {
+        const bool textbook = out.empty();
+        out.push_back(make({bx, byy}, br, 4, best_bytes(bx, byy, br),
+                           textbook ? Defines{}
+                                    : Defines{{"CONV_BX", num(bx)}, {"CONV_BY", num(byy)},
+                                              {"CONV_BROWS", num(br)}},
+                           by(bx, byy) + " items, 4x" + num(br) + " outputs each"));
+    }
+    return out;
+}
+
+// best's tuning space: a BX x BY work-group, each work-item 4 columns x ROWS rows of outputs.
+struct ConvBlock {
+    std::size_t bx, by, rows;
+};
+constexpr ConvBlock best_blocks[] = {
+    {32, 8, 4}, {32, 8, 2}, {32, 8, 8}, {32, 4, 4},  {32, 4, 8}, {32, 16, 2},
+    {64, 4, 4}, {64, 4, 2}, {64, 8, 2}, {16, 16, 4}, {16, 8, 4}, {128, 2, 4},
+};
+
+std::vector<TunePoint> best_points(const DeviceInfo& info) {
+    std::vector<TunePoint> out;
+    for (const auto& b : best_blocks) {
+        const bool first = out.empty();
+        TunePoint p;
+        p.is_default = first;
+        p.label = "BX=" + num(b.bx) + " BY=" + num(b.by) + " ROWS=" + num(b.rows);
+        if (!first)
+            p.defines = {{"CONV_BX", num(b.bx)}, {"CONV_BY", num(b.by)}, {"CONV_BROWS", num(b.rows)}};
+        const std::size_t bytes = 16 * (b.by * b.rows + 4) * (b.bx + 2);
+        p.excluded = over_limits(b.bx * b.by, bytes, info);
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+} // namespace
+
+// The ladder. Fields: name, kernel, description (runapp's and docs/LADDERS.md's line), needs,
+// shapes (the rules above), tuning (TuneSpace).
+const std::vector<Step>& conv5x5_steps() {
+    static const std::vector<Step> steps = {
+        {.name = "naive",
+         .kernel = "conv5x5_naive",
+         .description = "one output per work-item, image and filter from global memory",
+         .shapes = free_group({16, 16}, false)},
+        {.name = "const",
+         .kernel = "conv5x5_const",
+         .description = "filter in constant memory (CUDA: read-only cache, __ldg)",
+         .shapes = free_group({16, 16}, false)},
+        {.name = "tiled",
+         .kernel = "conv5x5_tiled",
+         .description = "16x16 outputs + 2-pixel halo in local memory, clamped cooperative load",
+         .shapes = tiled_shapes},
+        {.name = "rows",
+         .kernel = "conv5x5_rows",
+         .description = "8 outputs down a column per work-item, 5-row sliding window in registers",
+         .shapes = free_group({32, 8}, true)},
+        {.name = "best",
+         .kernel = "conv5x5_best",
+         .description = "128x32 block in local memory by float4 loads, 4x4 outputs per work-item",
+         .shapes = best_shapes,
+         .tuning = TuneSpace{.params = {"CONV_BX", "CONV_BY", "CONV_BROWS"},
+                             .local_bound = true,
+                             .points = best_points}},
+    };
+    return steps;
+}
+
+} // namespace duet::apps

@@ -1,0 +1,270 @@
+// matmul's ladder as records (step.hpp): each step's kernel, doc line, needs, launch shapes and
+// tuning space. A new step is its kernels (kernels_cl/, kernels_cu/) and one record in `steps`.
+//
+// Shapes: Shape::rows x Shape::cols is the block of C one work-group computes. The textbook
+// shape first, with no defines (the kernels' #ifndef defaults, which must match these), then
+// smaller ones passed as the kernels' tile defines. A user's --define of a tile macro pins the
+// shape (one candidate, built from the defines).
+#include <cstdlib>
+#include <string>
+
+#include "device_kind.hpp"
+#include "matmul.hpp"
+
+namespace duet::apps {
+
+// PoCL 5.x on its default work-group method ("loopvec"; any POCL_WORK_GROUP_METHOD other than
+// cbs), which aborts building reg4x4 and reg8x8 (seen with PoCL 5.0, LLVM 16; PoCL 3.1 builds
+// them). bench/pocl_split_check.py shows it kernel by kernel.
+bool pocl5_loopvec(const DeviceInfo& info) {
+    const auto at = info.platform_version.find("PoCL ");
+    if (kernel_language(info) != KernelLanguage::opencl_c || at == std::string::npos)
+        return false;
+    const int major = std::atoi(info.platform_version.c_str() + at + 5);
+    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
+    return major == 5 && !(method && std::string(method) == "cbs");
+}
+
+namespace {
+
+std::string num(std::size_t v) { return std::to_string(v); }
+std::string by(std::size_t a, std::size_t b) { return num(a) + "x" + num(b); }
+
+std::size_t def(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
+    return define_or(cfg, "matmul", name, fallback);
+}
+
+Shape make(std::array<std::size_t, 2> local, std::size_t rows, std::size_t cols, std::size_t bytes,
+           Defines defines, std::string label) {
+    Shape s;
+    s.local = local;
+    s.rows = rows;
+    s.cols = cols;
+    s.local_bytes = bytes;
+    s.defines = std::move(defines);
+    s.label = std::move(label);
+    return s;
+}
+
+// naive: a free work-group, 16x16 halving; --local is the user's shape.
+std::vector<Shape> naive_shapes(const RunConfig& cfg) {
+    return halving_shapes(cfg.local ? *cfg.local : std::array<std::size_t, 2>{16, 16});
+}
+
+// tiled16 / tiled32: a TS x TS tile by TS x TS/RPI work-items, each computing RPI rows.
+std::vector<Shape> tiled_shapes(std::size_t textbook, const std::string& p, const RunConfig& cfg) {
+    const std::string ts_name = p + "_TS", rpi_name = p + "_RPI";
+    auto one = [&](std::size_t ts, std::size_t rpi, bool textbook_shape) {
+        Defines d;
+        if (!textbook_shape)
+            d = {{ts_name, num(ts)}, {rpi_name, num(rpi)}};
+        std::string label = by(ts, ts) + " tile, " + by(ts, ts / rpi) + " items";
+        if (rpi > 1)
+            label += ", " + num(rpi) + " rows each";
+        return make({ts, ts / rpi}, ts, ts, 2 * ts * ts * sizeof(float), d, label);
+    };
+    if (user_sets(cfg, {ts_name, rpi_name})) {
+        const auto ts = def(cfg, ts_name, textbook), rpi = def(cfg, rpi_name, 1);
+        if (ts % rpi)
+            throw Error::usage("matmul: " + rpi_name + "=" + num(rpi) + " must divide " + ts_name +
+                               "=" + num(ts));
+        return {one(ts, rpi, true)};
+    }
+    std::vector<Shape> out;
+    for (std::size_t ts = textbook; ts >= 2; ts /= 2)
+        for (std::size_t rpi = 1; rpi <= ts; rpi *= 2)
+            out.push_back(one(ts, rpi, ts == textbook && rpi == 1));
+    return out;
+}
+
+// wpt2 / btrans: a TS x TS tile by TS x TS/2 work-items, two rows each; smaller tiles after.
+std::vector<Shape> wpt2_shapes(const std::string& macro, bool padded, const RunConfig& cfg) {
+    auto one = [&](std::size_t ts, bool textbook_shape) {
+        const std::size_t bytes = (ts * ts + ts * (ts + (padded ? 1 : 0))) * sizeof(float);
+        return make({ts, ts / 2}, ts, ts, bytes, textbook_shape ? Defines{} : Defines{{macro, num(ts)}},
+                    by(ts, ts) + " tile, " + by(ts, ts / 2) + " items");
+    };
+    if (user_sets(cfg, {macro}))
+        return {one(def(cfg, macro, 32), true)};
+    std::vector<Shape> out;
+    for (std::size_t ts = 32; ts >= 2; ts /= 2)
+        out.push_back(one(ts, ts == 32));
+    return out;
+}
+
+// reg4x4 / reg8x8 / best: a BM x BN block by (BN/TN) x (BM/TM) work-items, TM x TN outputs each
+// in registers; smaller blocks keep the register block (the step's point) and shrink the group.
+// Every block keeps each tile whole float4 loads per work-item (the kernels' #error).
+struct RegBlock {
+    std::string bm, bn; // macro names
+    std::size_t tm, tn, bk;
+    bool double_buffered;
+};
+
+std::size_t reg_bytes(const RegBlock& r, std::size_t bm, std::size_t bn) {
+    if (!r.double_buffered)
+        return r.bk * (bm + bn) * sizeof(float);
+    // best: two copies of the tiles, A's rows padded by 4 floats where 48 KiB leave room
+    // (BEST_PAD's default in the kernels).
+    const std::size_t pad = 8 * r.bk * (bm + 4 + bn) <= 49152 ? 4 : 0;
+    return 2 * r.bk * (bm + pad + bn) * sizeof(float);
+}
+
+std::vector<Shape> reg_shapes(const RegBlock& r, std::vector<std::array<std::size_t, 2>> blocks,
+                              const RunConfig& cfg) {
+    auto one = [&](std::size_t bm, std::size_t bn, bool textbook_shape) {
+        return make({bn / r.tn, bm / r.tm}, bm, bn, reg_bytes(r, bm, bn),
+                    textbook_shape ? Defines{} : Defines{{r.bm, num(bm)}, {r.bn, num(bn)}},
+                    by(bm, bn) + " block, " + by(bn / r.tn, bm / r.tm) + " items of " +
+                        by(r.tm, r.tn));
+    };
+    if (user_sets(cfg, {r.bm, r.bn}))
+        return {one(def(cfg, r.bm, blocks[0][0]), def(cfg, r.bn, blocks[0][1]), true)};
+    std::vector<Shape> out;
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+        out.push_back(one(blocks[i][0], blocks[i][1], i == 0));
+    return out;
+}
+
+// best: the register block is BEST_TM x BEST_TN (8x16 unless defined).
+std::vector<Shape> best_shapes(const RunConfig& cfg) {
+    const auto tm = def(cfg, "BEST_TM", 8), tn = def(cfg, "BEST_TN", 16);
+    const RegBlock best{"BEST_BM", "BEST_BN", tm, tn, def(cfg, "BEST_BK", 8), true};
+    if (tm != 8 || tn != 16) // a tuned register block: the user's shape, as given
+        return reg_shapes(best, {{def(cfg, "BEST_BM", 128), def(cfg, "BEST_BN", 256)}}, cfg);
+    return reg_shapes(best, {{128, 256}, {128, 128}, {64, 128}, {64, 64}, {32, 64}, {32, 32}}, cfg);
+}
+
+// ---- best's tuning space ----
+
+// A BM x BN block of C per work-group, BK-deep tiles, TM x TN outputs per work-item.
+struct MatmulTile {
+    std::size_t bm, bn, bk, tm, tn;
+    bool on_cpu; // also swept on CPUs
+};
+// The first two are the kernels' defaults: kernels_cu's (BK 16) and kernels_cl's (BK 8), each the
+// faster through its own backend on the H100; a sweep starts with its kernels' own. The others
+// trade block size (reuse of each loaded value) against work-groups in flight and registers:
+// taller, wider and deeper blocks for big GPUs, 4x4 register blocks for small ones. On a CPU
+// (PoCL) every point is a build of about 13 s of one core, so CPUs get five, those that came
+// out ahead in sweeps there (4x4 register blocks were always among the slowest): about a minute.
+constexpr MatmulTile best_tiles[] = {
+    {128, 256, 16, 8, 16, true}, {128, 256, 8, 8, 16, true}, {128, 128, 8, 8, 8, true},
+    {128, 128, 16, 8, 8, true},  {128, 64, 8, 8, 8, false},  {64, 128, 8, 8, 8, false},
+    {64, 64, 8, 8, 8, true},     {64, 64, 16, 8, 8, false},  {256, 128, 8, 16, 8, true},
+    {64, 64, 16, 4, 4, false},   {32, 32, 8, 4, 4, false},
+};
+
+// The kernel's #if: 4 | TM, TN, BK; TM | BM; TN | BN; each tile whole float4 loads per work-item.
+bool tile_valid(const MatmulTile& t) {
+    const std::size_t nt = (t.bn / t.tn) * (t.bm / t.tm);
+    return t.tm % 4 == 0 && t.tn % 4 == 0 && t.bk % 4 == 0 && t.bm % t.tm == 0 &&
+           t.bn % t.tn == 0 && (t.bm * t.bk) % (4 * nt) == 0 && (t.bk * t.bn) % (4 * nt) == 0 &&
+           t.bm * t.bk >= 4 * nt && t.bk * t.bn >= 4 * nt;
+}
+
+std::vector<TunePoint> best_points(const DeviceInfo& info) {
+    // These kernels' own default first (the table's first two), the other one skipped.
+    const bool cuda = kernel_language(info) == KernelLanguage::cuda;
+    std::vector<MatmulTile> tiles{best_tiles[cuda ? 0 : 1]};
+    for (std::size_t i = 2; i < std::size(best_tiles); ++i)
+        tiles.push_back(best_tiles[i]);
+    std::vector<TunePoint> out;
+    for (const auto& t : tiles) {
+        if (!tile_valid(t))
+            continue; // a mistake in the table; the kernel would #error
+        if (!t.on_cpu && !is_gpu(info))
+            continue;
+        const bool first = out.empty();
+        TunePoint p;
+        p.is_default = first;
+        p.label = "BM=" + num(t.bm) + " BN=" + num(t.bn) + " BK=" + num(t.bk) + " TM=" + num(t.tm) +
+                  " TN=" + num(t.tn);
+        if (!first) // the defaults build without defines (CUDA: the embedded binary)
+            p.defines = {{"BEST_BM", num(t.bm)},
+                         {"BEST_BN", num(t.bn)},
+                         {"BEST_BK", num(t.bk)},
+                         {"BEST_TM", num(t.tm)},
+                         {"BEST_TN", num(t.tn)}};
+        const std::size_t items = (t.bn / t.tn) * (t.bm / t.tm);
+        // Both copies of both tiles; A's padded by 4 floats where that fits in 48 KiB (the
+        // kernels' BEST_PAD).
+        std::size_t bytes = 8 * t.bk * (t.bm + 4 + t.bn);
+        if (bytes > 49152)
+            bytes = 8 * t.bk * (t.bm + t.bn);
+        p.excluded = over_limits(items, bytes, info);
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+// reg4x4 and reg8x8 abort PoCL 5's default kernel compiler: "" elsewhere.
+std::string pocl5_refuses(const DeviceInfo& info) {
+    if (!pocl5_loopvec(info))
+        return "";
+    return "is skipped on " + info.platform_version +
+           ": its kernel compiler aborts on this kernel (assertion region_entry_barrier in "
+           "Kernel.cc); run with POCL_WORK_GROUP_METHOD=cbs to build it";
+}
+
+constexpr const char* pocl5_note = "skipped on PoCL 5's default work-group method (compiler abort)";
+
+// A shape rule that depends on the run's defines only.
+ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
+    return [shapes](const RunConfig& cfg, const DeviceInfo&) { return shapes(cfg); };
+}
+
+} // namespace
+
+// The ladder. Fields: name, kernel, description (runapp's and docs/LADDERS.md's line), needs
+// (sub-group assumptions, a device it refuses), shapes (the rule above), tuning (TuneSpace).
+const std::vector<Step>& matmul_steps() {
+    static const std::vector<Step> steps = {
+        {.name = "naive",
+         .kernel = "matmul_naive",
+         .description = "one output per work-item from global memory (--local WxH)",
+         .shapes = rule(naive_shapes)},
+        {.name = "tiled16",
+         .kernel = "matmul_tiled16",
+         .description = "16x16 tiles of A and B in local memory",
+         .shapes = rule([](const RunConfig& c) { return tiled_shapes(16, "T16", c); })},
+        {.name = "tiled32",
+         .kernel = "matmul_tiled32",
+         .description = "32x32 tiles (1024 work-items per group)",
+         .shapes = rule([](const RunConfig& c) { return tiled_shapes(32, "T32", c); })},
+        {.name = "wpt2",
+         .kernel = "matmul_wpt2",
+         .description = "32x32 tiles, two outputs per work-item (32x16 items)",
+         .shapes = rule([](const RunConfig& c) { return wpt2_shapes("WPT2_TS", false, c); })},
+        {.name = "btrans",
+         .kernel = "matmul_btrans",
+         .description = "as wpt2, B's tile transposed and padded (+1)",
+         .shapes = rule([](const RunConfig& c) { return wpt2_shapes("BT_TS", true, c); })},
+        {.name = "reg4x4",
+         .kernel = "matmul_reg4x4",
+         .description = "64x64 block, 4x4 outputs per work-item in registers, float4 loads",
+         .needs = {.refuses = pocl5_refuses, .refuses_note = pocl5_note},
+         .shapes = rule([](const RunConfig& c) {
+             return reg_shapes({"R4_BM", "R4_BN", 4, 4, def(c, "R4_BK", 16), false},
+                               {{64, 64}, {64, 32}, {32, 32}, {32, 16}, {16, 16}}, c);
+         })},
+        {.name = "reg8x8",
+         .kernel = "matmul_reg8x8",
+         .description = "128x128 block, 8x8 outputs per work-item, float4 loads",
+         .needs = {.refuses = pocl5_refuses, .refuses_note = pocl5_note},
+         .shapes = rule([](const RunConfig& c) {
+             return reg_shapes({"R8_BM", "R8_BN", 8, 8, def(c, "R8_BK", 8), false},
+                               {{128, 128}, {128, 64}, {64, 64}, {64, 32}, {32, 32}}, c);
+         })},
+        {.name = "best",
+         .kernel = "matmul_best",
+         .description =
+             "128x256 block, 8x16 per work-item, double-buffered, K split to fill the last wave",
+         .shapes = rule(best_shapes),
+         .tuning = TuneSpace{.params = {"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"},
+                             .points = best_points}},
+    };
+    return steps;
+}
+
+} // namespace duet::apps

@@ -1,0 +1,122 @@
+// reduction's ladder as records (step.hpp). The nine steps of Harris's ladder are one table
+// (`ladder`); each row becomes two records, STEP_i32 and STEP_f32 (kernels reduce_STEP_i32 and
+// reduce_STEP_f32). A new step is its kernels (kernels_cl/, kernels_cu/) and one row.
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "device_kind.hpp"
+#include "reduction.hpp"
+
+namespace duet::apps {
+
+namespace {
+
+constexpr ReductionStep ladder[] = {
+    {"interleaved", "interleaved addressing, tid % 2s: divergent branches", Split::one, false, false},
+    {"strided", "interleaved addressing, strided index 2s*tid: no divergence, bank conflicts",
+     Split::one, false, false},
+    {"sequential", "sequential addressing: the lower half adds the upper half", Split::one, false,
+     false},
+    {"first_add", "two elements per work-item, first add during the global load", Split::two,
+     false, false},
+    {"unroll_last", "last six tree steps unrolled (barriers kept: no lockstep assumed)", Split::two,
+     false, false},
+    {"unroll_all", "tree completely unrolled for the work-group size (CUDA template, CL -DWG)",
+     Split::two, true, false},
+    // The grid-stride steps: their work-group size sets how many groups fill the device and how
+    // deep the group's tree is, so it is tuned. (The earlier steps launch one group per 256 or
+    // 512 values and are the ladder's lesson, not something to tune.)
+    {"grid_stride", "many elements per work-item (grid-stride), then the unrolled tree",
+     Split::grid, true, true},
+    {"shuffle", "grid-stride, then sub-group/warp reductions in registers", Split::grid, false,
+     true, SubGroups::uses},
+    {"atomic", "grid-stride and shuffles, one pass: each group atomically adds its sum",
+     Split::grid_atomic, false, true, SubGroups::uses},
+};
+
+// One-dimensional groups, powers of two from `ls` down to 2, each with `elem` bytes of local
+// memory per work-item; `wg_define` adds -DWG=<size> (the unrolled OpenCL trees).
+std::vector<Shape> group_shapes(std::size_t ls, std::size_t elem, bool wg_define) {
+    std::vector<Shape> out;
+    for (std::size_t l = ls; l >= 2; l /= 2) {
+        Shape s;
+        s.local = {l, 1};
+        s.rows = 1;
+        s.cols = l;
+        s.local_bytes = l * elem;
+        s.label = std::to_string(l) + " work-items";
+        if (wg_define)
+            s.defines = {{"WG", std::to_string(l)}};
+        out.push_back(s);
+        if (!std::has_single_bit(l))
+            break;
+    }
+    return out;
+}
+
+// The group: 256 (or --local's size) where the kernel allows it, else the largest power of two
+// that it does. WG (OpenCL C only: CUDA takes the block size from blockDim) comes with each
+// shape, unless the user's --define WG fixes the group.
+ShapeRule shapes_for(const ReductionStep& step, std::size_t elem) {
+    const bool wg_step = step.wg_define;
+    return [wg_step, elem](const RunConfig& cfg, const DeviceInfo& info) {
+        const std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
+        const bool user_wg = user_sets(cfg, {"WG"});
+        auto shapes = group_shapes(
+            ls, elem, wg_step && !user_wg && kernel_language(info) == KernelLanguage::opencl_c);
+        if (user_wg)
+            shapes.resize(1);
+        return shapes;
+    };
+}
+
+// Half, the same as and twice the app's default of 256, or the three largest powers of two a
+// smaller device allows: three points per variant, six variants.
+std::vector<TunePoint> group_points(const DeviceInfo& info) {
+    std::vector<TunePoint> out;
+    std::size_t top = 512;
+    if (info.max_work_group_size)
+        top = std::min(top, std::bit_floor(info.max_work_group_size));
+    for (std::size_t ls = std::max<std::size_t>(top >> 2, 2); ls <= top; ls *= 2) {
+        TunePoint p;
+        p.local = std::array<std::size_t, 2>{ls, 1};
+        p.is_default = ls == 256;
+        p.label = "local=" + std::to_string(ls);
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+std::vector<Step> make_records() {
+    std::vector<Step> out;
+    for (const char* type : {"i32", "f32"})
+        for (const ReductionStep& s : ladder) {
+            Step r{.name = std::string(s.name) + "_" + type,
+                   .kernel = std::string("reduce_") + s.name + "_" + type,
+                   .description = std::string(s.description) + (type[0] == 'i' ? ", int32" : ", float32"),
+                   .needs = {.sub_groups = s.sub_groups},
+                   .shapes = shapes_for(s, 4)}; // int and float: 4 bytes each
+            if (s.tunable)
+                r.tuning = TuneSpace{.local_param = true, .local_bound = true, .points = group_points};
+            out.push_back(std::move(r));
+        }
+    return out;
+}
+
+} // namespace
+
+const std::vector<Step>& reduction_steps() {
+    static const std::vector<Step> records = make_records();
+    return records;
+}
+
+const ReductionStep& reduction_step_of(const Step& record) {
+    const std::string base = record.name.substr(0, record.name.rfind('_'));
+    for (const ReductionStep& s : ladder)
+        if (base == s.name)
+            return s;
+    throw Error::not_found("reduction has no step '" + base + "'");
+}
+
+} // namespace duet::apps
