@@ -24,7 +24,9 @@ packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1
           # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.
           intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv
           # docs/API.md checks (scripts/check_api_docs.py); examples/ and the .deb test.
-          python3 dpkg-dev)
+          python3 dpkg-dev
+          # mpirun -n N runapp compare; the HTML page's test renders it in headless Chromium.
+          openmpi-bin libopenmpi-dev chromium)
 
 install_packages() {
     [ "${DUET_SKIP_INSTALL:-0}" = 1 ] && return 0

@@ -11,7 +11,7 @@ namespace {
 using duet::Error;
 
 const std::vector<std::string> commands = {"list", "info", "run", "compare", "tune", "bandwidth",
-                                           "doctor", "cache", "compile", "help", "version"};
+                                           "doctor", "cache", "compile", "report", "help", "version"};
 
 int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
     // Ten digits: the largest value a caller allows (2147483647 for --seed) must pass.
@@ -56,6 +56,7 @@ void check_applies(const std::string& command, const std::vector<std::string>& g
         {"doctor", {"--format", "--timeout"}},
         {"cache", {"--timeout"}},
         {"compile", {"--target", "--format", "--output", "--timeout", "--quiet"}},
+        {"report", {"--format", "--output", "--html", "--timeout", "--quiet"}},
     };
     if (command == "help" || command == "version") {
         // `runapp --backend opencl` alone is a forgotten command, not a request for help.
@@ -114,6 +115,9 @@ usage:
   runapp [run] APP [options]                  run one app (all variants, or --variant NAME)
   runapp compare [APP...] [--devices all|LIST] [--html FILE]
                                               every variant on every device, one table
+  runapp report FILE.json... [--html FILE] [--format table|csv|json] [--strict]
+                                              merge result files (--format json of run/compare)
+                                              from any machines: one table, one HTML page
   runapp tune APP [--device D] [--size S] [--reps N] [--variant V] [--format json]
                                               sweep tile/work-group sizes; the fastest correct
                                               point is stored per device and used by default
@@ -139,11 +143,12 @@ options:
   --variant NAME[,NAME]|all --local WxH[,WxH]    work-group shape(s)
   --reps N (10)             --warmup N (2)       --verify full|sample|off (full)
   --format table|json|csv   --output FILE        --seed N (42)
-  --define NAME=VALUE       --timeout SECONDS    --quiet
+  --define NAME=VALUE       --timeout SECONDS    --quiet (no progress lines on a terminal)
   --reference               run: add the native CPU reference rows and the "x CPU" speed-ups
                             (compare always has them): OpenBLAS sgemm or a blocked loop for
                             matmul, threaded vector loops for the others, and the host's native
                             copy bandwidth for the memory-bound apps
+  --strict                  report: one bad result file fails the command (exit 2)
 
 exit codes: 0 success, 1 a result was wrong, 2 a usage error, 3 a device or runtime error
 environment: DUET_LOG_LEVEL=debug, DUET_CACHE_DIR, DUET_KERNEL_DIR, DUET_BACKEND_PATH
@@ -175,6 +180,7 @@ Cli parse(int argc, char** argv) {
             if (name == "--version") { c.command = "version"; continue; }
             if (name == "--quiet") { c.quiet = true; continue; }
             if (name == "--reference") { c.reference = true; given.push_back(name); continue; }
+            if (name == "--strict") { c.strict = true; continue; }
             static const std::vector<std::string> valued = {
                 "--backend", "--device", "--devices", "--size", "--variant", "--local", "--reps",
                 "--warmup", "--seed", "--verify", "--format", "--output", "--html", "--define",
@@ -263,6 +269,8 @@ Cli parse(int argc, char** argv) {
         given.push_back("--quiet");
     check_applies(c.command, given);
     check_format(c.command, given, c.format);
+    if (c.strict && c.command != "report")
+        throw Error::usage("option --strict applies to runapp report only");
     return c;
 }
 

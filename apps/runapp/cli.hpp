@@ -33,6 +33,7 @@ struct Cli {
     std::string target;                  // --target (compile)
     bool quiet = false;                  // --quiet: no progress lines
     bool reference = false;              // --reference (run): the native CPU reference rows
+    bool strict = false;                 // --strict (report): one bad file fails the command
 };
 
 // Parses argv; a bad option or value throws duet::Error::usage.

@@ -7,10 +7,13 @@
 
 #include <duet/duet.hpp>
 
+#include "cmd_compare_ranks.hpp"
 #include "commands.hpp"
 #include "native/reference.hpp"
 #include "report.hpp"
+#include "html_page.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "tuning.hpp"
 
 namespace runapp {
@@ -68,7 +71,7 @@ void emit(const Cli& c, const std::vector<Result>& results, int argc, char** arg
 }
 
 // Runs the variants of one app on one device over every size and local size asked for.
-std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, bool progress) {
+std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Progress& progress) {
     std::vector<Result> out;
     std::vector<std::vector<std::size_t>> sizes;
     for (const auto& s : c.sizes)
@@ -90,9 +93,7 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                 cfg.local = local;
                 const RunConfig untuned = cfg;
                 const std::string tuned = apply_tuned(c, app, v, dev, cfg);
-                if (progress)
-                    std::cerr << "\r\033[K" << app.name() << " " << v.name << " on " << dev.info().id()
-                              << " ..." << std::flush;
+                progress.running(app.name() + " " + v.name + " on " + dev.info().id());
                 try {
                     Result r;
                     std::string tuned_note = tuned;
@@ -110,6 +111,7 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                     if (!tuned_note.empty())
                         r.note = tuned_note + (r.note.empty() ? "" : "; " + r.note);
                     duet::apps::check_plausible(r, duet::apps::plausible_ceiling(dev.info()));
+                    progress.row(r);
                     out.push_back(std::move(r));
                 } catch (const duet::Error& e) {
                     if (e.kind() != duet::ErrorKind::unsupported)
@@ -126,6 +128,7 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                     r.pass = false; // no result: never PASS
                     r.seed = cfg.seed;
                     r.note = std::string("skipped: ") + e.what();
+                    progress.row(r);
                     out.push_back(std::move(r));
                 }
             }
@@ -138,7 +141,7 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, boo
                             break;
                         }
         }
-    if (progress)
+    if (progress.on()) // clears the running line
         std::cerr << "\r\033[K" << std::flush;
     return out;
 }
@@ -158,6 +161,15 @@ void add_references(const Cli& c, std::vector<Result>& results, bool progress) {
         results.push_back(std::move(r));
 }
 
+// How many rows a run makes (for the progress lines' count).
+int planned_rows(const std::vector<const App*>& apps, const Cli& c, std::size_t devices) {
+    std::size_t n = 0;
+    for (const App* app : apps)
+        n += duet::apps::select_variants(*app, c.variant).size() * std::max<std::size_t>(c.sizes.size(), 1) *
+             std::max<std::size_t>(c.locals.size(), 1);
+    return static_cast<int>(n * devices);
+}
+
 } // namespace
 
 int cmd_run(const Cli& c, int argc, char** argv) {
@@ -169,13 +181,14 @@ int cmd_run(const Cli& c, int argc, char** argv) {
     if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
         throw duet::Error::usage("--variant and --size apply to one app; run the apps one at a time");
     duet::Device& dev = chosen_device(c);
-    const bool progress = !c.quiet && isatty(STDERR_FILENO);
+    Progress progress(c.quiet);
+    progress.set_total(planned_rows(apps, c, 1));
     std::vector<Result> results;
     for (const App* app : apps)
         for (auto& r : run_app(*app, dev, c, progress))
             results.push_back(std::move(r));
     if (c.reference)
-        add_references(c, results, progress);
+        add_references(c, results, progress.on());
     emit(c, results, argc, argv);
     std::vector<std::string> why;
     const int code = results_exit_code(results, why);
@@ -212,7 +225,10 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
     }
     if (devs.empty())
         throw duet::Error::unavailable("no device to compare on; run `runapp list` or `runapp doctor`");
-    const bool progress = !c.quiet && isatty(STDERR_FILENO);
+    const mpi::World world = mpi::start(); // under mpirun: this rank's share of the host's devices
+    devs = devices_of_rank(world, devs);
+    Progress progress(c.quiet, world.active() ? "rank " + std::to_string(world.rank) + ": " : "");
+    progress.set_total(planned_rows(apps, c, devs.size()));
     std::vector<Result> results;
     std::vector<std::string> failures;
     for (const App* app : apps)
@@ -226,7 +242,9 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
                 failures.push_back(app->name() + " on " + dev->label() + ": " + e.what());
             }
         }
-    add_references(c, results, progress);
+    add_references(c, results, progress.on());
+    if (world.active())
+        return finish_ranks(world, c, std::move(results), failures, argc, argv);
     if (c.format != Format::table) {
         emit(c, results, argc, argv);
     } else {

@@ -8,6 +8,8 @@ int cmd_list(const Cli& c);
 int cmd_info(const Cli& c);
 int cmd_run(const Cli& c, int argc, char** argv);
 int cmd_compare(const Cli& c, int argc, char** argv);
+// runapp report FILE.json...: result files of any machines merged (cmd_report.cpp).
+int cmd_report(const Cli& c);
 // runapp tune APP: sweeps tunable parameters, stores the winners in tuned.json.
 int cmd_tune(const Cli& c);
 int cmd_bandwidth(const Cli& c);

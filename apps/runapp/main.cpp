@@ -96,13 +96,14 @@ int dispatch(int argc, char** argv, const runapp::Cli& c) {
         return 0;
     }
     if (c.command != "run" && c.command != "compare" && c.command != "tune" && c.command != "info" &&
-        c.command != "cache" && c.command != "compile" && c.command != "list" &&
+        c.command != "cache" && c.command != "compile" && c.command != "list" && c.command != "report" &&
         !c.positional.empty())
         throw duet::Error::usage("runapp " + c.command + " takes no argument '" + c.positional[0] + "'");
     if (c.command == "list") return cmd_list(c);
     if (c.command == "info") return cmd_info(c);
     if (c.command == "run") return cmd_run(c, argc, argv);
     if (c.command == "compare") return cmd_compare(c, argc, argv);
+    if (c.command == "report") return cmd_report(c);
     if (c.command == "tune") return cmd_tune(c);
     if (c.command == "bandwidth") return cmd_bandwidth(c);
     if (c.command == "doctor") return cmd_doctor(c);

@@ -10,6 +10,7 @@
 
 #include <duet/duet.hpp>
 
+#include "machine.hpp"
 #include "output.hpp"
 
 namespace runapp {
@@ -161,6 +162,8 @@ nlohmann::json to_json(const Result& r) {
 
 nlohmann::json provenance(int argc, char** argv) {
     nlohmann::json p;
+    p["schema"] = result_schema;
+    p["schema_version"] = result_schema_version;
     p["duet_version"] = duet::version;
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     char buf[64];
@@ -173,6 +176,7 @@ nlohmann::json provenance(int argc, char** argv) {
         cmd += argv[i];
     }
     p["command"] = cmd;
+    p["machine"] = machine_info();
     nlohmann::json devs = nlohmann::json::array();
     for (auto* d : duet::devices()) {
         const auto& i = d->info();
@@ -181,7 +185,9 @@ nlohmann::json provenance(int argc, char** argv) {
                         {"backend", i.backend}, {"platform", i.platform},
                         {"platform_version", i.platform_version}, {"driver", i.driver_version},
                         {"device_version", i.device_version}, {"library", i.library},
-                        {"uuid", i.uuid}, {"pci_bus_id", i.pci_bus_id}});
+                        {"uuid", i.uuid}, {"pci_bus_id", i.pci_bus_id}, {"type", i.type},
+                        {"compute_units", i.compute_units}, {"clock_mhz", i.clock_mhz},
+                        {"peak_gbs", i.peak_bandwidth_gbs()}, {"peak_gflops", peak_gflops(i)}});
     }
     p["devices"] = devs;
     return p;

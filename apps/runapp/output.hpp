@@ -32,7 +32,12 @@ std::string throughput(const duet::apps::Result& r);
 double throughput_value(const duet::apps::Result& r);
 // One result in JSON, with everything needed to reproduce it.
 nlohmann::json to_json(const duet::apps::Result& r);
-// Provenance common to a whole run: duet version, time, command line, devices.
+// What `--format json` writes is a Duet result file: "schema" names it, "schema_version" is
+// raised when a field changes meaning or goes (runapp report rejects other versions).
+inline constexpr const char* result_schema = "duet-results";
+inline constexpr int result_schema_version = 1;
+// Provenance common to a whole run: schema, duet version, time, command line, machine (host,
+// CPU, OS), devices (driver, ICD library, peaks).
 nlohmann::json provenance(int argc, char** argv);
 // The "x CPU" column: the speed-up over the native CPU reference ("1.00x" on the reference row
 // itself, "-" without one).

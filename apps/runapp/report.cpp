@@ -51,16 +51,13 @@ std::string cuda_twin(const std::string& opencl_id, const std::vector<std::strin
     return {};
 }
 
-std::string esc(const std::string& s) {
-    std::string o;
-    for (char c : s)
-        o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" : std::string(1, c);
-    return o;
-}
-
 } // namespace
 
-void print_comparison(std::ostream& out, const std::vector<Result>& all) {
+void print_comparison(std::ostream& out, const std::vector<Result>& results) {
+    print_comparison(out, results, nullptr);
+}
+
+void print_comparison(std::ostream& out, const std::vector<Result>& all, const Twins* known) {
     // The native CPU reference rows go under their group's table, not into a device column.
     std::vector<Result> results, natives;
     for (const auto& r : all)
@@ -81,11 +78,19 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all) {
                 header.push_back("x CPU");
         }
         std::vector<std::pair<std::string, std::string>> twins; // (opencl id, cuda id)
-        for (const auto& d : g.devices)
-            if (auto t = cuda_twin(d, g.devices); !t.empty()) {
+        for (const auto& d : g.devices) {
+            std::string t;
+            if (!known)
+                t = cuda_twin(d, g.devices);
+            else
+                for (const auto& [ocl, cu] : *known)
+                    if (ocl == d && std::find(g.devices.begin(), g.devices.end(), cu) != g.devices.end())
+                        t = cu;
+            if (!t.empty()) {
                 twins.emplace_back(d, t);
                 header.push_back(d + "/" + t);
             }
+        }
         header.push_back("check");
         Table t(header);
         // Speed-ups are against the last step (and the first step) that ran on that device:
@@ -143,7 +148,8 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all) {
                 check = "SKIPPED";
             for (const auto& [ocl, cu] : twins) {
                 auto a = g.cell.find({v, ocl}), b = g.cell.find({v, cu});
-                row.push_back(a != g.cell.end() && b != g.cell.end() && b->second->kernel_ms.median > 0
+                const auto timed = [](const Result& r) { return !r.skipped && !r.implausible && r.kernel_ms.median > 0; };
+                row.push_back(a != g.cell.end() && b != g.cell.end() && timed(*a->second) && timed(*b->second)
                                   ? fmt("%.2f", a->second->kernel_ms.median / b->second->kernel_ms.median)
                                   : "-");
             }
@@ -170,51 +176,6 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all) {
                 << (r->note.empty() ? "" : " (" + r->note + ")") << "\n";
         out << "\n";
     }
-}
-
-void write_html(std::ostream& out, const std::vector<Result>& results, const nlohmann::json& prov) {
-    out << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Duet comparison</title>\n"
-           "<style>body{font-family:sans-serif;margin:2em;max-width:70em}"
-           "table{border-collapse:collapse;margin-bottom:2em}td,th{padding:2px 8px;text-align:left}"
-           ".bar{background:#4a7ebb;height:14px;display:inline-block}.fail{background:#c0392b}"
-           "td.n{text-align:right;font-variant-numeric:tabular-nums}h2{margin-top:2em}</style></head><body>\n";
-    out << "<h1>Duet: side by side</h1>\n<p>duet " << esc(prov.value("duet_version", "")) << ", "
-        << esc(prov.value("time", "")) << "<br><code>" << esc(prov.value("command", "")) << "</code></p>\n";
-    for (const auto& g : group(results)) {
-        out << "<h2>" << esc(g.app) << ", size " << esc(g.size) << "</h2>\n";
-        for (const auto& d : g.devices) {
-            double best = 0;
-            std::string name;
-            for (const auto& v : g.variants)
-                if (auto it = g.cell.find({v, d}); it != g.cell.end()) {
-                    if (!it->second->skipped && !it->second->implausible)
-                        best = std::max(best, throughput_value(*it->second));
-                    name = it->second->device_name;
-                }
-            out << "<h3>" << esc(d) << " &mdash; " << esc(name) << "</h3>\n<table>"
-                << "<tr><th>variant</th><th>median ms</th><th>throughput</th><th></th><th>check</th></tr>\n";
-            for (const auto& v : g.variants) {
-                auto it = g.cell.find({v, d});
-                if (it == g.cell.end())
-                    continue;
-                const Result& r = *it->second;
-                if (r.skipped || r.implausible) {
-                    out << "<tr><td>" << esc(v) << "</td><td colspan=3>" << esc(r.note)
-                        << "</td><td>" << check_label(r) << "</td></tr>\n";
-                    continue;
-                }
-                const double w = best > 0 ? 400.0 * throughput_value(r) / best : 0;
-                const bool ok = r.pass && r.verified;
-                out << "<tr><td>" << esc(v) << "</td><td class=n>" << fmt("%.4f", r.kernel_ms.median)
-                    << "</td><td class=n>" << esc(throughput(r)) << "</td><td><span class=\"bar"
-                    << (ok ? "" : " fail") << "\" style=\"width:" << fmt("%.0f", std::max(w, 1.0))
-                    << "px\"></span></td><td>" << check_label(r) << "</td><td>clock: "
-                    << esc(r.clock) << "</td></tr>\n";
-            }
-            out << "</table>\n";
-        }
-    }
-    out << "</body></html>\n";
 }
 
 int results_exit_code(const std::vector<Result>& results, std::vector<std::string>& why) {

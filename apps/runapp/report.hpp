@@ -1,5 +1,5 @@
 #pragma once
-// The side-by-side comparison: a text table per app, and a self-contained HTML page.
+// The side-by-side comparison: a text table per app (the HTML page is html_page.hpp).
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -12,13 +12,15 @@ namespace runapp {
 
 // One table per app and size: every variant on every device, with step and total speed-ups
 // and the CUDA/OpenCL ratio where one GPU is seen through both.
+// The twins are found among this machine's devices.
 void print_comparison(std::ostream& out, const std::vector<duet::apps::Result>& results);
+// (OpenCL device, CUDA device) pairs that are one GPU; null: look them up on this machine.
+using Twins = std::vector<std::pair<std::string, std::string>>;
+void print_comparison(std::ostream& out, const std::vector<duet::apps::Result>& results,
+                      const Twins* twins);
 // The exit code of a run: 1 when a checked result was wrong; 3 when a figure was implausible
 // or every variant of an app was skipped on a device (nothing ran there); else 0. `why` gets
 // one line per reason (with the skip reasons).
 int results_exit_code(const std::vector<duet::apps::Result>& results, std::vector<std::string>& why);
-// One HTML page (no script, no network) with a bar chart of each ladder per device.
-void write_html(std::ostream& out, const std::vector<duet::apps::Result>& results,
-                const nlohmann::json& provenance);
 
 } // namespace runapp

@@ -1,0 +1,142 @@
+// runapp report FILE.json...: merges result files from any machines into one table and page.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <duet/duet.hpp>
+
+#include "cmd_report.hpp"
+#include "commands.hpp"
+#include "html_page.hpp"
+#include "output.hpp"
+#include "progress.hpp"
+#include "report.hpp"
+#include "sheet.hpp"
+
+namespace runapp {
+
+namespace {
+
+std::string field(const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string no_commas(std::string s) {
+    std::replace(s.begin(), s.end(), ',', ' ');
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    return s;
+}
+
+// Every run's CSV rows, each led by the machine and the date it ran on.
+void write_csv(std::ostream& out, const std::vector<Run>& runs) {
+    bool header = false;
+    for (const auto& run : runs) {
+        std::ostringstream one;
+        print_results(one, run.results, Format::csv, run.prov);
+        std::istringstream in(one.str());
+        std::string line;
+        std::getline(in, line);
+        if (!header)
+            out << "machine,date," << line << "\n";
+        header = true;
+        while (std::getline(in, line))
+            out << no_commas(run.host()) << "," << run.date() << "," << line << "\n";
+    }
+}
+
+void write_table(std::ostream& out, const Sheet& s) {
+    if (s.runs.size() > 1) {
+        out << "runs:\n";
+        for (const auto& run : s.runs) {
+            const auto m = run.prov.value("machine", nlohmann::json::object());
+            out << "  " << (run.host().empty() ? "?" : run.host()) << " " << run.date() << ": "
+                << field(m, "cpu") << ", " << field(m, "os") << ", duet " << field(run.prov, "duet_version")
+                << (run.file.empty() ? "" : " (" + run.file + ")") << "\n";
+        }
+        out << "\n";
+    }
+    print_comparison(out, s.rows, &s.twins);
+}
+
+void write_format(std::ostream& out, const Cli& c, const Sheet& s) {
+    if (c.format == Format::json)
+        out << dump_json(runs_to_json(s.runs)) << "\n";
+    else if (c.format == Format::csv)
+        write_csv(out, s.runs);
+    else
+        write_table(out, s);
+}
+
+} // namespace
+
+int present_runs(const Cli& c, std::vector<Run> runs) {
+    const Sheet s = make_sheet(std::move(runs));
+    write_format(std::cout, c, s);
+    check_written(std::cout, "standard output");
+    if (!c.output.empty()) {
+        std::ofstream out(c.output);
+        if (!out)
+            throw duet::Error::usage("cannot write --output file " + c.output);
+        write_format(out, c, s);
+        close_written(out, "--output file " + c.output);
+        std::cerr << "results written to " << c.output << "\n";
+    }
+    if (!c.html.empty()) {
+        std::ofstream out(c.html);
+        if (!out)
+            throw duet::Error::usage("cannot write --html file " + c.html);
+        write_html(out, s);
+        close_written(out, "--html file " + c.html);
+        std::cerr << "HTML report written to " << c.html << "\n";
+    }
+    int code = 0;
+    for (const auto& run : s.runs)
+        if (auto f = run.prov.find("failures"); f != run.prov.end() && f->is_array())
+            for (const auto& line : *f)
+                if (line.is_string()) {
+                    std::cerr << "runapp: error: " << (run.host().empty() ? "" : run.host() + ": ")
+                              << line.get<std::string>() << "\n";
+                    code = 3;
+                }
+    return code;
+}
+
+int cmd_report(const Cli& c) {
+    if (c.positional.empty())
+        throw duet::Error::usage("which files? runapp report FILE.json... (the --format json output "
+                                 "of runapp run or compare)");
+    Progress progress(c.quiet);
+    progress.set_total(static_cast<int>(c.positional.size()));
+    std::vector<Run> runs;
+    std::vector<std::string> bad;
+    for (const auto& file : c.positional) {
+        try {
+            auto read = read_result_file(file);
+            std::size_t rows = 0;
+            for (auto& r : read) {
+                rows += r.results.size();
+                runs.push_back(std::move(r));
+            }
+            progress.line(file + ": " + std::to_string(rows) + " rows");
+        } catch (const BadResultFile& e) {
+            bad.push_back(file + ": " + e.what());
+            progress.line(file + ": rejected");
+        }
+    }
+    for (const auto& b : bad)
+        std::cerr << "runapp: error: " << b << "\n";
+    if (!bad.empty() && c.strict)
+        throw duet::Error::usage(std::to_string(bad.size()) + " of " + std::to_string(c.positional.size()) +
+                                 " file(s) rejected (--strict: nothing written)");
+    if (runs.empty())
+        throw duet::Error::usage("no result file could be read; give the --format json output of "
+                                 "runapp run or compare");
+    if (!bad.empty())
+        std::cerr << "runapp: " << bad.size() << " file(s) rejected; the others' rows are shown "
+                  << "(--strict makes this an error)\n";
+    return present_runs(c, std::move(runs));
+}
+
+} // namespace runapp

@@ -1,0 +1,301 @@
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "output.hpp"
+#include "result_file.hpp"
+
+namespace runapp {
+
+namespace {
+
+using duet::apps::Result;
+using nlohmann::json;
+
+constexpr std::size_t max_file_bytes = std::size_t(256) << 20;
+constexpr int max_depth = 32;          // a result file nests 4 levels; a deeper one is not Duet's
+constexpr std::size_t max_rows = 1000000;
+constexpr std::size_t max_string = 4096; // longer strings are cut (a hostile file's page stays small)
+
+[[noreturn]] void bad(const std::string& what) { throw BadResultFile(what); }
+
+// Depth of [ and { outside strings, checked before parsing so that no parser or printer recurses
+// deeper than max_depth on a hostile file.
+void check_depth(const std::string& text) {
+    int depth = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max_depth)
+                bad("nested deeper than " + std::to_string(max_depth) + " levels: not a Duet result file");
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+}
+
+// Control characters (a terminal's escape sequences) become '?', and long strings are cut.
+void sanitize(json& j) {
+    if (j.is_string()) {
+        auto& s = j.get_ref<std::string&>();
+        if (s.size() > max_string)
+            s = s.substr(0, max_string) + "...";
+        for (auto& c : s)
+            if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+                c = '?';
+    } else if (j.is_structured()) {
+        for (auto& e : j)
+            sanitize(e);
+    }
+}
+
+const char* type_name(const json& j) {
+    return j.is_null() ? "null" : j.is_boolean() ? "a boolean" : j.is_number() ? "a number"
+           : j.is_string() ? "a string" : j.is_array() ? "an array" : "an object";
+}
+
+std::string text(const json& row, const char* key, bool required = false) {
+    auto it = row.find(key);
+    if (it == row.end()) {
+        if (required)
+            bad(std::string("field '") + key + "' is missing");
+        return {};
+    }
+    if (!it->is_string())
+        bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected a string");
+    return it->get<std::string>();
+}
+
+// A finite number >= 0; null (an implausible figure) and a missing field are 0.
+double number(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null())
+        return 0;
+    if (!it->is_number())
+        bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected a number");
+    const double v = it->get<double>();
+    if (!std::isfinite(v) || v < 0)
+        bad(std::string("field '") + key + "' is " + std::to_string(v) + ", expected a number >= 0");
+    return v;
+}
+
+bool flag(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end())
+        return false;
+    if (!it->is_boolean())
+        bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected true or false");
+    return it->get<bool>();
+}
+
+duet::Stats stats(const json& row, const char* key) {
+    auto it = row.find(key);
+    duet::Stats s;
+    if (it == row.end())
+        return s;
+    if (!it->is_object())
+        bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected an object");
+    s.median = number(*it, "median");
+    s.min = number(*it, "min");
+    s.max = number(*it, "max");
+    s.mean = number(*it, "mean");
+    s.count = static_cast<std::size_t>(std::min(number(*it, "runs"), 1e9));
+    return s;
+}
+
+void check_schema(const json& doc, const char* want) {
+    if (!doc.is_object())
+        bad(std::string("the document is ") + type_name(doc) + ", not a Duet result file");
+    auto s = doc.find("schema");
+    if (s == doc.end() || !s->is_string())
+        bad("no \"schema\" field: not a Duet result file (or one written before runapp 0.x had "
+            "schemas; rerun it with this runapp and --format json)");
+    if (*s != want)
+        bad("schema '" + s->get<std::string>() + "', expected '" + want + "'");
+    auto v = doc.find("schema_version");
+    if (v == doc.end() || !v->is_number_integer())
+        bad("no integer \"schema_version\"");
+    if (*v != result_schema_version)
+        bad("schema version " + v->dump() + "; this runapp reads version " +
+            std::to_string(result_schema_version) + " (use the runapp that wrote it)");
+}
+
+} // namespace
+
+std::string Run::host() const {
+    auto m = prov.find("machine");
+    if (m == prov.end() || !m->is_object())
+        return {};
+    auto h = m->find("host");
+    return h != m->end() && h->is_string() ? h->get<std::string>() : std::string();
+}
+
+std::string Run::date() const {
+    auto t = prov.find("time");
+    if (t == prov.end() || !t->is_string())
+        return {};
+    std::string s = t->get<std::string>().substr(0, 16);
+    if (s.size() > 10 && s[10] == 'T')
+        s[10] = ' ';
+    return s;
+}
+
+Result row_from_json(const json& j) {
+    if (!j.is_object())
+        bad(std::string("a row is ") + type_name(j) + ", expected an object");
+    Result r;
+    r.app = text(j, "app", true);
+    r.variant = text(j, "variant", true);
+    r.device_id = text(j, "device_id", true);
+    r.device_name = text(j, "device");
+    r.backend = text(j, "backend");
+    r.size_label = text(j, "size");
+    r.local_label = text(j, "local");
+    r.clock = text(j, "clock");
+    r.build_options = text(j, "build_options");
+    r.error_kind = text(j, "error_kind");
+    r.note = text(j, "note");
+    const std::string status = text(j, "status", true);
+    r.kernel_ms = stats(j, "kernel_ms");
+    r.host_ms = stats(j, "host_ms");
+    r.h2d_ms = number(j, "h2d_ms");
+    r.d2h_ms = number(j, "d2h_ms");
+    r.h2d_bytes = number(j, "h2d_gbs") * r.h2d_ms * 1e6;
+    r.d2h_bytes = number(j, "d2h_gbs") * r.d2h_ms * 1e6;
+    r.wall_ms = number(j, "wall_ms");
+    r.build_ms = number(j, "build_ms");
+    r.max_error = number(j, "max_error");
+    r.tolerance = number(j, "tolerance");
+    r.seed = static_cast<std::uint64_t>(std::min(number(j, "seed"), 9.0e15));
+    r.cache_hit = flag(j, "cache_hit");
+    // The amounts per run, back from the figures to_json derived from them.
+    const double ms = r.kernel_ms.median;
+    r.flops = number(j, "gflops") * ms * 1e6;
+    r.bytes = number(j, "effective_gbs") * ms * 1e6;
+    r.pixels = number(j, "mpixels_per_s") * ms * 1e3;
+    if (status == "pass") {
+        r.verified = r.pass = true;
+    } else if (status == "fail") {
+        r.verified = true;
+    } else if (status == "skipped") {
+        r.skipped = true;
+    } else if (status == "implausible") {
+        r.implausible = true;
+        r.verified = flag(j, "verified");
+        r.pass = flag(j, "pass");
+    } else if (status != "unverified") {
+        bad("field 'status' is '" + status + "', expected pass, fail, skipped, unverified or implausible");
+    }
+    if (status == "pass" || status == "unverified")
+        if (!(ms > 0))
+            bad("a row that ran (status " + status + ") has no kernel time");
+    return r;
+}
+
+Run run_from_json(const json& doc) {
+    check_schema(doc, result_schema);
+    Run run;
+    for (const char* key : {"time", "duet_version", "command"})
+        if (auto it = doc.find(key); it != doc.end() && !it->is_string())
+            bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected a string");
+    for (const char* key : {"machine", "devices"})
+        if (auto it = doc.find(key); it == doc.end() || !it->is_structured())
+            bad(std::string("field '") + key + "' is missing or not " + (key[0] == 'm' ? "an object" : "an array"));
+    for (const auto& d : doc["devices"])
+        if (!d.is_object())
+            bad("an entry of 'devices' is " + std::string(type_name(d)) + ", expected an object");
+    auto rows = doc.find("results");
+    if (rows == doc.end() || !rows->is_array())
+        bad("no 'results' array");
+    if (rows->size() > max_rows)
+        bad("more than " + std::to_string(max_rows) + " rows");
+    std::size_t i = 0;
+    try {
+        for (const auto& row : *rows) {
+            run.results.push_back(row_from_json(row));
+            ++i;
+        }
+    } catch (const BadResultFile& e) {
+        bad("results[" + std::to_string(i) + "]: " + e.what());
+    }
+    run.prov = doc;
+    run.prov.erase("results");
+    return run;
+}
+
+std::vector<Run> parse_result_text(const std::string& text) {
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        bad("empty: no JSON at all");
+    check_depth(text);
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) {
+        try {
+            const json again = json::parse(text); // again, for the parser's message (where it stopped)
+        } catch (const json::exception& e) {
+            bad(std::string("not JSON or truncated (") + e.what() + ")");
+        }
+        bad("not JSON or truncated");
+    }
+    sanitize(doc);
+    if (doc.is_object() && doc.value("schema", json()) == report_schema) {
+        check_schema(doc, report_schema);
+        auto runs = doc.find("runs");
+        if (runs == doc.end() || !runs->is_array())
+            bad("no 'runs' array");
+        std::vector<Run> out;
+        for (std::size_t i = 0; i < runs->size(); ++i) {
+            try {
+                out.push_back(run_from_json((*runs)[i]));
+            } catch (const BadResultFile& e) {
+                bad("runs[" + std::to_string(i) + "]: " + e.what());
+            }
+        }
+        return out;
+    }
+    return {run_from_json(doc)};
+}
+
+std::vector<Run> read_result_file(const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0)
+        bad("cannot read it (no such file?)");
+    if (!S_ISREG(st.st_mode))
+        bad("not a regular file");
+    if (static_cast<std::size_t>(st.st_size) > max_file_bytes)
+        bad("larger than 256 MiB: not a Duet result file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        bad("cannot open it for reading");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    auto runs = parse_result_text(buf.str());
+    for (auto& r : runs)
+        r.file = path;
+    return runs;
+}
+
+json runs_to_json(const std::vector<Run>& runs) {
+    auto one = [](const Run& r) {
+        json doc = r.prov;
+        doc["results"] = json::array();
+        for (const auto& row : r.results)
+            doc["results"].push_back(to_json(row));
+        return doc;
+    };
+    if (runs.size() == 1)
+        return one(runs[0]);
+    json doc = {{"schema", report_schema}, {"schema_version", result_schema_version}};
+    doc["runs"] = json::array();
+    for (const auto& r : runs)
+        doc["runs"].push_back(one(r));
+    return doc;
+}
+
+} // namespace runapp
