@@ -1,8 +1,9 @@
 // matmul: C = A * B, float32, row-major, A M x K and B K x N: the optimisation ladder of every
 // GPU course, from one output per work-item to double-buffered register-blocked tiles. Each
-// variant is a kernel in kernels_cl/matmul.cl and kernels_cu/matmul.cu; the comments there explain
-// each step. --size is "n" (square) or "MxNxK"; --local shapes the naive kernel's work-group
-// (128x1 against 1x128 shows coalescing); the other kernels' work-groups follow from their tiles.
+// variant is a kernel in kernels_cl/matmul_STEP.cl and kernels_cu/matmul_STEP.cu (one file per
+// step); the comments there explain each step. --size is "n" (square) or "MxNxK"; --local shapes
+// the naive kernel's work-group (128x1 against 1x128 shows coalescing); the other kernels'
+// work-groups follow from their tiles.
 //
 // Checking: every checked entry of C is compared with a double-precision CPU dot product, against
 // a bound of its own (see entry_bound); max_error is the largest |c - ref| / bound over the checked

@@ -54,8 +54,9 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
     }
     auto keep = [&](std::vector<SourceFile>& v, const std::string& e) {
         std::vector<SourceFile> k;
-        for (auto& f : v)
-            if (f.name == what + e)
+        for (auto& f : v) // an app's kernels: APP.cl, or one file per step APP_STEP.cl
+            if (f.name == what + e ||
+                (f.name.rfind(what + "_", 0) == 0 && fs::path(f.name).extension() == e))
                 k.push_back(f);
         v = k;
     };

@@ -29,6 +29,45 @@ duet::Device& chosen_device(const Cli& c) {
     return duet::select_device(c.device);
 }
 
+namespace {
+
+// "fp64, fp16, sub-group functions, ..." : what the device's kernels may use.
+std::string capability_list(const duet::DeviceCapabilities& c) {
+    std::string s;
+    const auto add = [&](bool on, const char* name) {
+        if (on)
+            s += (s.empty() ? "" : ", ") + std::string(name);
+    };
+    add(c.fp64, "fp64");
+    add(c.fp16, "fp16");
+    add(c.subgroup_functions, "sub-group functions");
+    add(c.float_atomics, "float atomics");
+    add(c.int64_atomics, "int64 atomics");
+    add(c.inline_asm, "inline assembly");
+    add(c.matrix_units, "matrix units");
+    return s.empty() ? "-" : s;
+}
+
+std::string subgroup_sizes(const duet::DeviceCapabilities& c) {
+    std::string s;
+    for (int v : c.subgroup_sizes)
+        s += (s.empty() ? "" : ", ") + std::to_string(v);
+    return s.empty() ? "unknown" : s;
+}
+
+const char* local_memory_kind(duet::LocalMemoryKind k) {
+    switch (k) {
+    case duet::LocalMemoryKind::dedicated:
+        return "dedicated";
+    case duet::LocalMemoryKind::global:
+        return "in global memory";
+    default:
+        return "unknown";
+    }
+}
+
+} // namespace
+
 int cmd_list(const Cli& c) {
     if (!c.positional.empty()) {
         // runapp list steps: every app's ladder from its step records (docs/LADDERS.md's list).
@@ -138,6 +177,13 @@ int cmd_info(const Cli& c) {
                                     std::to_string(i.max_work_item_sizes[2])},
         {"Sub-group / warp width", i.subgroup_width ? std::to_string(i.subgroup_width) : "unknown"},
         {"Unified host memory", i.unified_memory ? "yes" : "no"},
+        {"Capabilities", capability_list(i.caps)},
+        {"Sub-group sizes", subgroup_sizes(i.caps)},
+        {"Local memory", local_memory_kind(i.caps.local_memory)},
+        {"Device timers", !i.caps.device_timers ? "no"
+                          : i.caps.timer_resolution_ns > 0
+                              ? fmt("yes, %g ns resolution", i.caps.timer_resolution_ns)
+                              : "yes"},
     };
     if (i.memory_clock_mhz)
         rows.emplace_back("Memory clock", std::to_string(i.memory_clock_mhz) + " MHz");

@@ -87,6 +87,17 @@ class CudaBackend final : public Backend {
     std::size_t device_count() const override { return devices_.size(); }
     Device& device(std::size_t i) override { return *devices_.at(i); }
 
+    // The driver as enumeration found it: what runapp doctor shows before the device count.
+    std::vector<Finding> diagnose() const override {
+        const PlatformReport* p = report_.platforms.empty() ? nullptr : &report_.platforms.front();
+        if (!p)
+            return {{"FAIL", "CUDA driver", report_.reason, "report this as a bug"}};
+        if (!devices_.empty())
+            return {{"PASS", "CUDA driver", p->library + " (" + p->version + ")", ""}};
+        return {{"WARN", "CUDA driver", p->note.empty() ? report_.reason : p->note,
+                 "needs an NVIDIA GPU and driver (nvidia-smi should work)"}};
+    }
+
   private:
     void enumerate() {
         int runtime = 0, driver = 0;

@@ -130,7 +130,8 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     i.local_index = ordinal;
     i.name = prop.name;
     i.vendor = "NVIDIA Corporation";
-    i.type = "GPU";
+    i.device_type = DeviceType::gpu;
+    i.type = device_type_name(i.device_type);
     i.platform = "CUDA";
     i.platform_version = version_string(runtime_version);
     i.driver_version = version_string(driver_version);
@@ -157,6 +158,21 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     i.subgroup_width = prop.warpSize;
     i.preferred_work_group_multiple = prop.warpSize;
     i.unified_memory = prop.integrated != 0;
+
+    // What every CUDA GPU that CUDA 12+ supports (sm_50 and up) offers, and what depends on
+    // the compute capability.
+    DeviceCapabilities& c = i.caps;
+    c.subgroup_sizes = {prop.warpSize};
+    c.subgroup_functions = true; // __shfl_*_sync, __reduce_*_sync
+    c.fp64 = true;
+    c.fp16 = prop.major > 5 || (prop.major == 5 && prop.minor >= 3); // half arithmetic: sm_53+
+    c.local_memory = LocalMemoryKind::dedicated;
+    c.float_atomics = true; // atomicAdd(float*) on global memory
+    c.int64_atomics = true;
+    c.inline_asm = true;    // inline PTX
+    c.matrix_units = prop.major >= 7; // tensor cores: Volta and later
+    c.device_timers = true;           // cudaEvent timestamps
+    c.timer_resolution_ns = 500;      // cudaEventElapsedTime: "around 0.5 microseconds"
 
     auto& d = i.details;
     d.emplace_back("compute capability",

@@ -18,6 +18,7 @@
 
 #include "opencl_check.hpp"
 #include "opencl_device.hpp"
+#include "opencl_doctor.hpp"
 
 namespace duet::opencl {
 
@@ -181,6 +182,7 @@ public:
     BackendReport report() const override { return report_; }
     std::size_t device_count() const override { return devices_.size(); }
     Device& device(std::size_t i) override { return *devices_.at(i); }
+    std::vector<Finding> diagnose() const override { return diagnose_icd(); }
 
 private:
     void enumerate() {

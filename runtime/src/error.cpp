@@ -30,8 +30,20 @@ Error Error::usage(std::string message) {
     return Error(ErrorKind::usage, "", "", 0, "", std::move(message));
 }
 
-Error Error::not_found(std::string message) {
-    return Error(ErrorKind::not_found, "", "", 0, "", std::move(message));
+Error Error::not_found(std::string message, std::string backend) {
+    return Error(ErrorKind::not_found, std::move(backend), "", 0, "", std::move(message));
+}
+
+Error Error::unavailable(std::string message, std::string backend) {
+    return Error(ErrorKind::unavailable, std::move(backend), "", 0, "", std::move(message));
+}
+
+Error Error::runtime(std::string message, std::string backend) {
+    return Error(ErrorKind::runtime, std::move(backend), "", 0, "", std::move(message));
+}
+
+Error Error::unsupported(std::string message, std::string backend) {
+    return Error(ErrorKind::unsupported, std::move(backend), "", 0, "", std::move(message));
 }
 
 } // namespace duet

@@ -70,6 +70,41 @@ std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
     return out;
 }
 
+// An OpenCL program is built from one string, with no directory to search: a main file's
+// `#include "NAME.clh"` lines are replaced by that header (one of the same kernel files), framed
+// by #line so that build logs name the right file and line. The cache keys see the whole text.
+// (CUDA's headers reach nvcc by -I and NVRTC by name: they need no expansion.)
+std::string expand_cl_includes(const SourceFile& file, const std::vector<SourceFile>& files,
+                               int depth = 0) {
+    static const std::regex include_re(R"re(^\s*#\s*include\s*"([^"]+)"\s*$)re");
+    std::istringstream in(file.text);
+    std::string out, line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        std::smatch m;
+        if (!std::regex_match(line, m, include_re)) {
+            out += line + '\n';
+            continue;
+        }
+        const std::string name = m[1].str();
+        const auto h = std::find_if(files.begin(), files.end(),
+                                    [&](const SourceFile& f) { return f.name == name; });
+        if (h == files.end() || fs::path(name).extension() != ".clh")
+            throw Error(ErrorKind::not_found, "", "", 0, "",
+                        "kernel file " + file.name + " line " + std::to_string(number) +
+                            " includes \"" + name + "\", which is not an OpenCL header (.clh) "
+                            "among Duet's kernel files; add it to kernels_cl/ or remove the line");
+        if (depth > 8)
+            throw Error(ErrorKind::usage, "", "", 0, "",
+                        "kernel header " + name + " is included more than 8 levels deep (from " +
+                            file.name + "): an include cycle?");
+        out += "#line 1 \"" + name + "\"\n" + expand_cl_includes(*h, files, depth + 1) +
+               "#line " + std::to_string(number + 1) + " \"" + file.name + "\"\n";
+    }
+    return out;
+}
+
 } // namespace
 
 std::vector<SourceFile> kernel_files(Language lang) {
@@ -104,15 +139,21 @@ std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language
     for (auto& f : files)
         if (is_main_file(f.name, lang)) {
             const auto names = kernels_defined_in(f.text, lang);
-            if (std::find(names.begin(), names.end(), kernel) != names.end())
+            if (std::find(names.begin(), names.end(), kernel) != names.end()) {
+                if (lang == Language::opencl)
+                    f.text = expand_cl_includes(f, files);
                 return std::move(f);
+            }
         }
     // Kernels stamped out by macros are invisible to the scan above; such files name their
     // kernels after the file ("reduction.cl" defines "reduction_*").
     for (auto& f : files)
         if (is_main_file(f.name, lang) &&
-            kernel.rfind(fs::path(f.name).stem().string() + "_", 0) == 0)
+            kernel.rfind(fs::path(f.name).stem().string() + "_", 0) == 0) {
+            if (lang == Language::opencl)
+                f.text = expand_cl_includes(f, files);
             return std::move(f);
+        }
     return std::nullopt;
 }
 

@@ -9,13 +9,59 @@
 
 namespace duet {
 
+// What kind of processor a device is. DeviceInfo::type holds the same as text ("GPU").
+enum class DeviceType { cpu, gpu, accelerator, other };
+
+// "CPU", "GPU", "Accelerator", "Other": the text runapp list and JSON show.
+inline const char* device_type_name(DeviceType t) {
+    switch (t) {
+    case DeviceType::cpu:
+        return "CPU";
+    case DeviceType::gpu:
+        return "GPU";
+    case DeviceType::accelerator:
+        return "Accelerator";
+    default:
+        return "Other";
+    }
+}
+
+// Where a work-group's local (OpenCL) / shared (CUDA) memory lives.
+enum class LocalMemoryKind {
+    unknown,
+    dedicated, // on-chip memory of its own (GPUs)
+    global     // emulated in global memory / the host's caches (CPU devices)
+};
+
+// What kernels may use on a device and how well it can be timed, as typed facts, so that apps
+// ask "does it have X" instead of comparing backend or vendor names. false / 0 / empty means
+// "no" or "not known"; the backend fills what its API reports.
+struct DeviceCapabilities {
+    // Sub-group (OpenCL) / warp (CUDA) sizes a kernel may run with; empty when unknown.
+    std::vector<int> subgroup_sizes;
+    // Kernels can call sub-group / warp collectives (cl_khr_subgroups' sub_group_reduce_add;
+    // CUDA's __shfl_*_sync).
+    bool subgroup_functions = false;
+    bool fp64 = false;          // double precision in kernels
+    bool fp16 = false;          // half precision arithmetic in kernels
+    LocalMemoryKind local_memory = LocalMemoryKind::unknown;
+    bool float_atomics = false; // atomic add on 32-bit floats in global memory
+    bool int64_atomics = false; // 64-bit integer atomics in global memory
+    bool inline_asm = false;    // kernels may hold the device's assembly (CUDA: inline PTX)
+    bool matrix_units = false;  // matrix multiply-accumulate units (tensor cores)
+    // Events carry start/end timestamps taken on the device (else only the host clock times).
+    bool device_timers = false;
+    double timer_resolution_ns = 0; // of those timestamps; 0 when unknown
+};
+
 // Static description of one device as one backend sees it.
 struct DeviceInfo {
     std::string backend;          // "opencl" or "cuda"
     int local_index = 0;          // index among this backend's devices
     std::string name;             // marketing name
     std::string vendor;           // "NVIDIA Corporation", "AMD", "Intel(R) Corporation", ...
-    std::string type;             // "GPU", "CPU", "Accelerator"
+    std::string type;             // "GPU", "CPU", "Accelerator": device_type_name(device_type)
+    DeviceType device_type = DeviceType::other;
     std::string platform;         // OpenCL platform name, or "CUDA"
     std::string platform_version; // OpenCL platform version, or the CUDA runtime version
     std::string driver_version;   // driver version string
@@ -38,10 +84,13 @@ struct DeviceInfo {
     int subgroup_width = 0;                // warp / wavefront / sub-group width (0 = unknown)
     int preferred_work_group_multiple = 0; // from a probe kernel or the warp size
     bool unified_memory = false;           // host and device share memory (CPUs, iGPUs)
+    DeviceCapabilities caps;               // what kernels may use; see DeviceCapabilities
 
     // Backend-specific facts as ordered label/value pairs (extensions, cache sizes, ...).
     std::vector<std::pair<std::string, std::string>> details;
 
+    bool is_cpu() const { return device_type == DeviceType::cpu; }
+    bool is_gpu() const { return device_type == DeviceType::gpu; }
     // "opencl:0", "cuda:1"
     std::string id() const { return backend + ":" + std::to_string(local_index); }
     // Theoretical peak memory bandwidth in GB/s from clock and bus width, 0 when unknown.

@@ -19,7 +19,13 @@ public:
     // A usage error: bad input from the caller, no backend call involved.
     static Error usage(std::string message);
     // A lookup that found nothing (device, kernel, app); message should list what exists.
-    static Error not_found(std::string message);
+    static Error not_found(std::string message, std::string backend = {});
+    // Something needed is missing (no device, no compiler, the cache off), not a failed call.
+    static Error unavailable(std::string message, std::string backend = {});
+    // A failure with no API call to name (writing results, a broken build of Duet).
+    static Error runtime(std::string message, std::string backend = {});
+    // The device cannot run this as written (a work-group over its limit): skipped, not failed.
+    static Error unsupported(std::string message, std::string backend = {});
 
     ErrorKind kind() const noexcept { return kind_; }
     const std::string& backend() const noexcept { return backend_; }

@@ -28,6 +28,14 @@ struct BackendReport {
     int device_count = 0;
 };
 
+// One thing a backend's self-check found; runapp doctor prints them in order.
+struct Finding {
+    std::string status; // "PASS", "WARN", "FAIL" or "INFO"
+    std::string what;   // what was checked ("OpenCL ICD loader", "backend cuda")
+    std::string detail; // what was found
+    std::string hint;   // what to do about it (for WARN and FAIL), may be empty
+};
+
 // All devices of all backends, in global-index order (the order runapp list shows).
 std::vector<Device*> devices();
 // The device's index in devices() (the number runapp list shows).
@@ -42,7 +50,12 @@ Device& select_device(const std::string& spec, const std::string& backend);
 // Every device seen through another backend that is the same physical device as `dev`
 // (matched by UUID, then PCI bus id).
 std::vector<Device*> same_physical_device(const Device& dev);
-// The names of the backends Duet knows ("cuda", "opencl").
+// The names of the backends Duet knows: those this build was configured with (whether their
+// plugin is present or not), then any other libduet_NAME.so found where plugins are looked for.
 std::vector<std::string> known_backends();
+// Every backend's self-check, in known_backends() order: what its plugin finds about what it
+// needs (a loader, a driver, vendor libraries), then one finding for the backend itself (its
+// devices, or why it has none). Loads every backend.
+std::vector<Finding> diagnose_backends();
 
 } // namespace duet

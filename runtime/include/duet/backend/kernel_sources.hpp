@@ -15,7 +15,8 @@ struct SourceFile {
     std::string text; // contents
 };
 
-// The file of Duet's own kernels that defines `kernel` in `lang`, or nothing.
+// The file of Duet's own kernels that defines `kernel` in `lang`, or nothing. An OpenCL file's
+// #include "NAME.clh" lines come back replaced by the header's text (OpenCL builds one string).
 std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language lang);
 // Every source file of a language (headers included), for NVRTC include lists.
 std::vector<SourceFile> kernel_files(Language lang);

@@ -1,0 +1,199 @@
+// Matrix multiply, step 6 of the ladder: best, and matmul_split_sum (its split-K sum).
+// kernels_cl/matmul.clh says what every step keeps; kernels_cu/matmul_best.cu is the CUDA twin.
+#include "matmul.clh"
+
+// ---- 6. best: double-buffered tiles, 8x16 register blocks, 16-byte local reads -----------------
+// The reg8x8 scheme with a wider block (128x256 of C per group of 16x16 work-items, 8x16 outputs
+// each: every value loaded into local memory serves 8 or 16 multiply-adds of a work-item) and
+// these changes, for big GPUs:
+//  - double buffering: two copies of each tile. While the group computes on one, each work-item
+//    has already issued the global loads of the next tile into registers, so memory latency
+//    overlaps the arithmetic; the registers go to the other copy after the compute, and one
+//    barrier per tile suffices (a copy is rewritten only after the barrier that ends its use).
+//  - the register block is split into 4x4 pieces spread over the block of C: work-item (tx, ty)
+//    owns rows g*4*BEST_TY + ty*4 + 0..3 for g < TM/4, and likewise columns. Neighbouring
+//    work-items then read neighbouring 16-byte vectors from local memory (no bank conflicts, one
+//    vector instruction per 4 values), and write neighbouring vectors of C.
+//  - A's transposed tile is padded by 4 floats per row, so the scattered stores of its columns
+//    fall into different banks while every row stays 16-byte aligned.
+//  - a group wholly inside C, with 16-byte aligned rows, loads its tiles without bounds checks
+//    (all but the last tile of K when BK does not divide it).
+// On the H100 the wider block and the unchecked loads took NVIDIA's OpenCL from 36 to 46 TFLOP/s
+// at 4096 (docs/PERFORMANCE.md); on PoCL the wider block is twice as fast as 128x128.
+// Tunables (a tuner may override them): BEST_BM x BEST_BN block of C, BEST_BK deep tiles,
+// BEST_TM x BEST_TN outputs per work-item (multiples of 4).
+#ifndef BEST_BM
+#define BEST_BM 128
+#endif
+#ifndef BEST_BN
+#define BEST_BN 256
+#endif
+#ifndef BEST_BK
+#define BEST_BK 8
+#endif
+#ifndef BEST_TM
+#define BEST_TM 8
+#endif
+#ifndef BEST_TN
+#define BEST_TN 16
+#endif
+#ifndef BEST_SPLIT // 1: K split over the launch's third dimension (set by the host when it splits)
+#define BEST_SPLIT 0
+#endif
+#ifndef BEST_FAST // work-groups wholly inside aligned matrices load without bounds checks
+#define BEST_FAST 1
+#endif
+#ifndef BEST_UNROLL // NVIDIA's compiler: unroll the register-block loops as the CUDA file does
+#define BEST_UNROLL 1
+#endif
+#if BEST_UNROLL && defined(cl_nv_pragma_unroll)
+#define BEST_UNROLLED _Pragma("unroll")
+#else
+#define BEST_UNROLLED
+#endif
+#define BEST_TX (BEST_BN / BEST_TN) // work-items along dimension 0
+#define BEST_TY (BEST_BM / BEST_TM) // work-items along dimension 1
+#define BEST_NT (BEST_TX * BEST_TY)
+#ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
+#define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
+#endif
+#define BEST_LA (BEST_BM * BEST_BK / (4 * BEST_NT)) // float4 loads of A per work-item per tile
+#define BEST_LB (BEST_BK * BEST_BN / (4 * BEST_NT)) // float4 loads of B per work-item per tile
+#if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
+    BEST_BK % 4 != 0 || BEST_PAD % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                         \
+    BEST_LA * 4 * BEST_NT != BEST_BM * BEST_BK || BEST_LB * 4 * BEST_NT != BEST_BK * BEST_BN
+#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
+#endif
+
+// Issues the global loads of the tile at k0 into registers (`inside`: no bounds checks needed).
+void matmul_best_load(__global const float* A, __global const float* B, const int M, const int N,
+                      const int K, const int m0, const int n0, const int k0, const int tid,
+                      const int a_vec, const int b_vec, const int inside, float4* pa,
+                      float4* pb) {
+    for (int l = 0; l < BEST_LA; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
+        pa[l] = BEST_FAST && inside ? *(__global const float4*)(A + (m0 + r) * K + k0 + c)
+                                    : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
+    }
+    for (int l = 0; l < BEST_LB; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
+        pb[l] = BEST_FAST && inside ? *(__global const float4*)(B + (k0 + r) * N + n0 + c)
+                                    : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
+    }
+}
+
+
+// Stores the registers of matmul_best_load into one copy of the tiles (A transposed).
+void matmul_best_store(__local float (*As)[BEST_BM + BEST_PAD], __local float (*Bs)[BEST_BN],
+                       const int tid, const float4* pa, const float4* pb) {
+    for (int l = 0; l < BEST_LA; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
+        As[c + 0][r] = pa[l].x;
+        As[c + 1][r] = pa[l].y;
+        As[c + 2][r] = pa[l].z;
+        As[c + 3][r] = pa[l].w;
+    }
+    for (int l = 0; l < BEST_LB; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
+        *(__local float4*)&Bs[r][c] = pb[l];
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(BEST_TX, BEST_TY, 1))) void
+matmul_best(__global const float* restrict A, __global const float* restrict B,
+            __global float* restrict C, const int M, const int N, const int K) {
+    __local float As[2][BEST_BK][BEST_BM + BEST_PAD] __attribute__((aligned(16)));
+    __local float Bs[2][BEST_BK][BEST_BN] __attribute__((aligned(16)));
+    const int tx = (int)get_local_id(0);
+    const int ty = (int)get_local_id(1);
+    const int tid = ty * BEST_TX + tx;
+    const int m0 = (int)get_group_id(1) * BEST_BM;
+    const int n0 = (int)get_group_id(0) * BEST_BN;
+    const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
+    // In a group inside C with 16-byte aligned rows, every load is inside A and B and aligned,
+    // except in the last tile of K when BK does not divide it: those tiles load without checks.
+    const int inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    const int full_tiles = K / BEST_BK;
+#if BEST_SPLIT
+    // Split K: group z (dimension 2) takes its share of the K tiles and writes its partial
+    // product to the z-th M x N slice of C; matmul_split_sum adds them. (A build of its own, as
+    // in the CUDA file, where the offsets cost the unsplit kernel 6%.)
+    const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
+    const int share = (all_tiles + (int)get_num_groups(2) - 1) / (int)get_num_groups(2);
+    const int t0 = (int)get_group_id(2) * share;
+    const int tiles = max(0, min(all_tiles, t0 + share) - t0);
+    C += (size_t)get_group_id(2) * (size_t)M * (size_t)N;
+#else
+    const int t0 = 0;
+    const int tiles = (K + BEST_BK - 1) / BEST_BK;
+#endif
+    float acc[BEST_TM][BEST_TN];
+    for (int i = 0; i < BEST_TM; ++i)
+        for (int j = 0; j < BEST_TN; ++j)
+            acc[i][j] = 0.0f;
+    float4 pa[BEST_LA], pb[BEST_LB];
+
+    matmul_best_load(A, B, M, N, K, m0, n0, t0 * BEST_BK, tid, a_vec, b_vec,
+                     inside && t0 < full_tiles, pa, pb);
+    matmul_best_store(As[0], Bs[0], tid, pa, pb);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int t = 0; t < tiles; ++t) {
+        const int cur = t & 1;
+        if (t + 1 < tiles) // the same for the whole group: no divergence around the barrier
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             inside && t0 + t + 1 < full_tiles, pa, pb);
+        BEST_UNROLLED
+        for (int k = 0; k < BEST_BK; ++k) {
+            float a[BEST_TM], b[BEST_TN];
+            BEST_UNROLLED
+            for (int g = 0; g < BEST_TM / 4; ++g) {
+                const float4 v = *(__local const float4*)&As[cur][k][g * 4 * BEST_TY + ty * 4];
+                a[g * 4 + 0] = v.x;
+                a[g * 4 + 1] = v.y;
+                a[g * 4 + 2] = v.z;
+                a[g * 4 + 3] = v.w;
+            }
+            BEST_UNROLLED
+            for (int g = 0; g < BEST_TN / 4; ++g) {
+                const float4 v = *(__local const float4*)&Bs[cur][k][g * 4 * BEST_TX + tx * 4];
+                b[g * 4 + 0] = v.x;
+                b[g * 4 + 1] = v.y;
+                b[g * 4 + 2] = v.z;
+                b[g * 4 + 3] = v.w;
+            }
+            BEST_UNROLLED
+            for (int i = 0; i < BEST_TM; ++i)
+                BEST_UNROLLED
+                for (int j = 0; j < BEST_TN; ++j)
+                    acc[i][j] += a[i] * b[j];
+        }
+        if (t + 1 < tiles)
+            matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int i = 0; i < BEST_TM; ++i) {
+        const int row = m0 + (i / 4) * 4 * BEST_TY + ty * 4 + i % 4;
+        for (int g = 0; g < BEST_TN / 4; ++g) {
+            const int col = n0 + g * 4 * BEST_TX + tx * 4;
+            const float4 v = (float4)(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2],
+                                      acc[i][g * 4 + 3]);
+            matmul_store4(C, row, col, M, N, b_vec, v);
+        }
+    }
+}
+
+// The sum of `splits` partial products of split-K `best`: C[i] = P[i] + P[count + i] + ...
+__kernel void matmul_split_sum(__global const float* restrict P, __global float* restrict C,
+                               const int count, const int splits) {
+    const int i = (int)get_global_id(0);
+    if (i < count) {
+        float s = 0.0f;
+        for (int z = 0; z < splits; ++z)
+            s += P[(size_t)z * (size_t)count + i];
+        C[i] = s;
+    }
+}

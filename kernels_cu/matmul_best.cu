@@ -1,0 +1,182 @@
+// Matrix multiply, step 6 of the ladder (best, matmul_split_sum): the CUDA twin of
+// kernels_cl/matmul_best.cl, whose comments explain the step.
+#include "matmul.cuh"
+
+// ---- 6. best: double-buffered tiles, 8x16 register blocks, 16-byte shared reads ----------------
+#ifndef BEST_BM
+#define BEST_BM 128
+#endif
+#ifndef BEST_BN
+#define BEST_BN 256
+#endif
+#ifndef BEST_BK // 16 here, 8 in the OpenCL file: each the faster on the H100 (docs/PERFORMANCE.md)
+#define BEST_BK 16
+#endif
+#ifndef BEST_TM
+#define BEST_TM 8
+#endif
+#ifndef BEST_TN
+#define BEST_TN 16
+#endif
+#ifndef BEST_MINB // blocks per SM the registers must leave room for: 8x8 blocks fit two
+#define BEST_MINB (BEST_TM * BEST_TN <= 64 ? 2 : 1)
+#endif
+#ifndef BEST_SPLIT // 1: K split over the launch's third dimension (set by the host when it splits)
+#define BEST_SPLIT 0
+#endif
+#ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
+#define BEST_FAST 1
+#endif
+#define BEST_TX (BEST_BN / BEST_TN)
+#define BEST_TY (BEST_BM / BEST_TM)
+#define BEST_NT (BEST_TX * BEST_TY)
+#ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
+#define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
+#endif
+#define BEST_LA (BEST_BM * BEST_BK / (4 * BEST_NT))
+#define BEST_LB (BEST_BK * BEST_BN / (4 * BEST_NT))
+#if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
+    BEST_BK % 4 != 0 || BEST_PAD % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                         \
+    BEST_LA * 4 * BEST_NT != BEST_BM * BEST_BK || BEST_LB * 4 * BEST_NT != BEST_BK * BEST_BN
+#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
+#endif
+
+__device__ __forceinline__ void matmul_best_load(const float* A, const float* B, int M, int N,
+                                                 int K, int m0, int n0, int k0, int tid, int a_vec,
+                                                 int b_vec, bool inside, float4* pa, float4* pb) {
+#pragma unroll
+    for (int l = 0; l < BEST_LA; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
+        pa[l] = BEST_FAST && inside ? *reinterpret_cast<const float4*>(A + (m0 + r) * K + k0 + c)
+                                    : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
+    }
+#pragma unroll
+    for (int l = 0; l < BEST_LB; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
+        pb[l] = BEST_FAST && inside ? *reinterpret_cast<const float4*>(B + (k0 + r) * N + n0 + c)
+                                    : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
+    }
+}
+
+__device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD],
+                                                  float (*Bs)[BEST_BN], int tid, const float4* pa,
+                                                  const float4* pb) {
+#pragma unroll
+    for (int l = 0; l < BEST_LA; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
+        As[c + 0][r] = pa[l].x;
+        As[c + 1][r] = pa[l].y;
+        As[c + 2][r] = pa[l].z;
+        As[c + 3][r] = pa[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < BEST_LB; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
+        *reinterpret_cast<float4*>(&Bs[r][c]) = pb[l];
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
+    matmul_best(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+                int M, int N, int K) {
+    __shared__ __align__(16) float As[2][BEST_BK][BEST_BM + BEST_PAD];
+    __shared__ __align__(16) float Bs[2][BEST_BK][BEST_BN];
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int tid = ty * BEST_TX + tx;
+    const int m0 = blockIdx.y * BEST_BM;
+    const int n0 = blockIdx.x * BEST_BN;
+    const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
+    // In a block inside C with 16-byte aligned rows, every load is inside A and B and aligned,
+    // except in the last tile of K when BK does not divide it: those tiles load without checks.
+    const bool inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    const int full_tiles = K / BEST_BK;
+#if BEST_SPLIT
+    // Split K: block z takes its share of the K tiles and writes its partial product to the
+    // z-th M x N slice of C, which matmul_split_sum then adds up. (A build of its own: the
+    // offsets cost the unsplit kernel 6% on the H100.)
+    const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
+    const int share = (all_tiles + gridDim.z - 1) / gridDim.z;
+    const int t0 = blockIdx.z * share;
+    const int tiles = max(0, min(all_tiles, t0 + share) - t0);
+    C += size_t(blockIdx.z) * size_t(M) * size_t(N);
+#else
+    const int t0 = 0;
+    const int tiles = (K + BEST_BK - 1) / BEST_BK;
+#endif
+    float acc[BEST_TM][BEST_TN];
+#pragma unroll
+    for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+        for (int j = 0; j < BEST_TN; ++j)
+            acc[i][j] = 0.0f;
+    float4 pa[BEST_LA], pb[BEST_LB];
+
+    matmul_best_load(A, B, M, N, K, m0, n0, t0 * BEST_BK, tid, a_vec, b_vec,
+                     inside && t0 < full_tiles, pa, pb);
+    matmul_best_store(As[0], Bs[0], tid, pa, pb);
+    __syncthreads();
+    for (int t = 0; t < tiles; ++t) {
+        const int cur = t & 1;
+        if (t + 1 < tiles)
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             inside && t0 + t + 1 < full_tiles, pa, pb);
+#pragma unroll
+        for (int k = 0; k < BEST_BK; ++k) {
+            float a[BEST_TM], b[BEST_TN];
+#pragma unroll
+            for (int g = 0; g < BEST_TM / 4; ++g) {
+                const float4 v =
+                    *reinterpret_cast<const float4*>(&As[cur][k][g * 4 * BEST_TY + ty * 4]);
+                a[g * 4 + 0] = v.x;
+                a[g * 4 + 1] = v.y;
+                a[g * 4 + 2] = v.z;
+                a[g * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int g = 0; g < BEST_TN / 4; ++g) {
+                const float4 v =
+                    *reinterpret_cast<const float4*>(&Bs[cur][k][g * 4 * BEST_TX + tx * 4]);
+                b[g * 4 + 0] = v.x;
+                b[g * 4 + 1] = v.y;
+                b[g * 4 + 2] = v.z;
+                b[g * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+                for (int j = 0; j < BEST_TN; ++j)
+                    acc[i][j] += a[i] * b[j];
+        }
+        if (t + 1 < tiles)
+            matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < BEST_TM; ++i) {
+        const int row = m0 + (i / 4) * 4 * BEST_TY + ty * 4 + i % 4;
+#pragma unroll
+        for (int g = 0; g < BEST_TN / 4; ++g) {
+            const int col = n0 + g * 4 * BEST_TX + tx * 4;
+            const float4 v = make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2],
+                                         acc[i][g * 4 + 3]);
+            matmul_store4(C, row, col, M, N, b_vec, v);
+        }
+    }
+}
+
+// The sum of `splits` partial products of split-K `best`: C[i] = P[i] + P[count + i] + ...
+extern "C" __global__ void matmul_split_sum(const float* __restrict__ P, float* __restrict__ C,
+                                            int count, int splits) {
+    const int i = duet_global_id(0);
+    if (i < count) {
+        float s = 0.0f;
+        for (int z = 0; z < splits; ++z)
+            s += P[size_t(z) * size_t(count) + i];
+        C[i] = s;
+    }
+}
