@@ -164,7 +164,7 @@ std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size
         // Asked for by the user: their mistake. The variant's own shape: the device cannot run it.
         if (cfg.local)
             throw Error::usage(msg);
-        throw Error(ErrorKind::unsupported, "", "", 0, "", msg);
+        throw Error::unsupported(msg);
     }
     return local;
 }

@@ -7,7 +7,7 @@ namespace duet::apps {
 
 std::vector<Shape> shapes_of(const Step& step, const RunConfig& cfg, const DeviceInfo& info) {
     if (!step.shapes)
-        throw Error(ErrorKind::runtime, "", "", 0, "", step.name + ": no shape rule in its record");
+        throw Error::runtime(step.name + ": no shape rule in its record");
     return step.shapes(cfg, info);
 }
 
@@ -15,7 +15,7 @@ void check_needs(const Step& step, const DeviceInfo& info) {
     if (!step.needs.refuses)
         return;
     if (const auto why = step.needs.refuses(info); !why.empty())
-        throw Error(ErrorKind::unsupported, "", "", 0, "", step.name + " " + why);
+        throw Error::unsupported(step.name + " " + why);
 }
 
 } // namespace duet::apps
