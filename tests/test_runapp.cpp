@@ -14,6 +14,7 @@
 
 #include <duet/duet.hpp>
 
+#include "app.hpp"
 #include "runapp_shell.hpp"
 
 namespace {
@@ -58,6 +59,13 @@ TEST_CASE("runapp: help, version, list, doctor, cache") {
     for (const auto& b : j["backends"])
         if (b["devices"] == 0)
             CHECK(!b["reason"].get<std::string>().empty());
+    r = runapp("list steps"); // every step record of every app, as docs/LADDERS.md lists them
+    CHECK(r.code == 0);
+    CHECK(r.out == duet::apps::steps_markdown());
+    CHECK(r.out.find("| `best` | `matmul_best` |") != std::string::npos);
+    CHECK(r.out.find("| `atomic_f32` | `reduce_atomic_f32` |") != std::string::npos);
+    r = runapp("--help"); // the app list comes from the registry
+    CHECK(r.out.find("apps: vecadd, matmul, conv5x5, reduction") != std::string::npos);
     r = runapp("cache ls");
     CHECK(r.code == 0);
     r = runapp("doctor --format json");

@@ -30,6 +30,7 @@ std::vector<Shape> shapes(const std::string& app, const std::string& variant, co
     duet::DeviceInfo gpu;
     gpu.backend = "opencl";
     gpu.type = "GPU";
+    gpu.device_type = duet::DeviceType::gpu;
     for (const auto& s : find_app(app).steps())
         if (s.name == variant)
             return shapes_of(s, cfg, gpu);
@@ -43,6 +44,7 @@ duet::DeviceInfo h100() {
     duet::DeviceInfo i;
     i.backend = "cuda";
     i.type = "GPU";
+    i.device_type = duet::DeviceType::gpu;
     i.platform = "CUDA";
     i.compute_units = 132;
     i.clock_mhz = 1755;
@@ -121,6 +123,7 @@ TEST_CASE("auto size: 4x the last-level cache, about 1 ms, within memory, capped
     duet::DeviceInfo cpu;
     cpu.backend = "opencl";
     cpu.type = "CPU";
+    cpu.device_type = duet::DeviceType::cpu;
     cpu.platform = "Portable Computing Language";
     cpu.global_mem_cache_bytes = std::uint64_t{32} << 20;
     cpu.global_mem_bytes = std::uint64_t{8} << 30;

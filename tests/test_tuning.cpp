@@ -46,6 +46,7 @@ duet::DeviceInfo fake_device(const std::string& name, const std::string& driver 
     i.driver_version = driver;
     i.platform = backend == "cuda" ? "CUDA" : "Some Platform";
     i.type = "GPU";
+    i.device_type = duet::DeviceType::gpu;
     i.max_work_group_size = 1024;
     i.local_mem_bytes = 48 * 1024;
     return i;
@@ -215,6 +216,7 @@ TEST_CASE("tuning: the search spaces") {
     // Default sizes: big on a GPU, small on a CPU.
     auto cpu = gpu;
     cpu.type = "CPU";
+    cpu.device_type = duet::DeviceType::cpu;
     CHECK(default_tune_size(find_app("matmul"), gpu)[0] >
           default_tune_size(find_app("matmul"), cpu)[0]);
     // CPUs sweep fewer matmul points: each is a build of seconds.

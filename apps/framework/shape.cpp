@@ -41,7 +41,7 @@ ShapeLimits device_limits(const DeviceInfo& info) {
 Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions& base,
                      const std::vector<Shape>& shapes, const std::string& variant) {
     if (shapes.empty())
-        throw Error(ErrorKind::runtime, "", "", 0, "", variant + ": no launch shape listed");
+        throw Error::runtime(variant + ": no launch shape listed");
     Fitted f;
     f.limits = device_limits(dev.info());
     // Start at the first shape the device itself allows; each build may lower the kernel's limit.
@@ -67,8 +67,7 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
         i = first_fitting(shapes, f.limits, i + 1);
     }
     // The smallest shape's reason is the one that matters: nothing smaller exists.
-    throw Error(ErrorKind::unsupported, "", "", 0, "",
-                variant + " cannot run on this device: even its smallest shape, " +
+    throw Error::unsupported(variant + " cannot run on this device: even its smallest shape, " +
                     shape_misfit(shapes.back(), f.limits));
 }
 

@@ -9,7 +9,6 @@
 // read once and each output written once: what a perfect cache would move).
 #include <algorithm>
 #include <cfloat>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <mutex>
@@ -172,7 +171,8 @@ public:
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
-        const auto t0 = std::chrono::steady_clock::now();
+        StepRun s(dev, *this, v, cfg);
+        Result& r = s.r;
         const auto dims = cfg.size.empty() ? auto_size(dev.info()) : cfg.size;
         if (dims.size() != 1 && dims.size() != 2)
             throw Error::usage("conv5x5 takes one size (n: an n x n image) or two (WxH), got " +
@@ -184,10 +184,8 @@ public:
                                ": over 2^31-1 pixels (the kernels index with int)");
         const std::size_t n = W * H;
         const int wi = static_cast<int>(W), hi = static_cast<int>(H);
-        Result r; // an explicit --verify full too big to check is refused before anything runs
-        verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), r, name());
-        r = Result{};
-        r.seed = cfg.seed;
+        Result early; // an explicit --verify full too big to check is refused before anything runs
+        verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), early, name());
         r.size_label = dims_label({W, H});
         const Geometry g = geometry_of(v.name, cfg);
         BuildOptions opts;
@@ -199,38 +197,26 @@ public:
         // variant's own where the device allows it, else the largest smaller one that fits.
         const bool pinned =
             cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX", "CONV_BY", "CONV_BROWS"});
-        Fitted fit;
-        if (pinned) {
-            fit.kernel = dev.load_kernel(v.kernel, opts);
-        } else {
-            fit = build_fitting(dev, v.kernel, opts, shapes_of(v, cfg, dev.info()), v.name);
-            r.note = shape_note(v.name, fit);
-        }
-        auto& kernel = fit.kernel;
-        describe(r, dev, *kernel, name(), v);
+        Kernel& kernel = pinned ? s.build_as_given(opts) : s.build(opts);
 
         const auto img = random_floats(n, cfg.seed);
         const auto filter = random_floats(25, cfg.seed + 1);
-        auto q = dev.create_queue();
-        auto din = dev.alloc<float>(n), dout = alloc_guarded(dev, n * sizeof(float)), dfilter = dev.alloc<float>(25);
-        r.h2d_ms = q->write(*din, img).elapsed_ms() + q->write(*dfilter, filter).elapsed_ms();
-        r.h2d_bytes = 4.0 * (double(n) + 25);
-        perturb(cfg, 0, *q, *din, sizeof(float));
-        perturb(cfg, 1, *q, *dfilter, sizeof(float));
+        auto din = s.upload(img), dfilter = s.upload(filter);
+        auto dout = s.output(n * sizeof(float));
 
         // Launch geometry: whole work-groups over the image; the kernels check the edges.
         std::array<std::size_t, 2> local;
         std::size_t out_cols = g.cols, out_rows = g.rows; // outputs per work-item
         if (!pinned) {
-            local = fit.shape.local;
-            out_cols = fit.shape.cols;
-            out_rows = fit.shape.rows;
+            local = s.shape().local;
+            out_cols = s.shape().cols;
+            out_rows = s.shape().rows;
         } else if (g.free_local) {
-            local = pick_local(cfg, g.local, *kernel);
+            local = pick_local(cfg, g.local, kernel);
         } else {
             RunConfig own = cfg;
             own.local.reset();
-            local = pick_local(own, g.local, *kernel);
+            local = pick_local(own, g.local, kernel);
         }
         const std::size_t items_x = (W + out_cols - 1) / out_cols,
                           items_y = (H + out_rows - 1) / out_rows;
@@ -238,14 +224,12 @@ public:
                                 .local(local[0], local[1]);
         r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
 
-        poison(*q, *dout);
-        time_runs(r, *q, cfg, [&] {
-            auto e = q->launch(*kernel, range, *din, *dout, *dfilter, wi, hi);
+        Queue& q = s.queue();
+        s.time([&] {
+            auto e = q.launch(kernel, range, *din, *dout, *dfilter, wi, hi);
             return std::pair{e, e};
         });
-        std::vector<float> out(n);
-        r.d2h_ms = q->read(*dout, out).elapsed_ms();
-        r.d2h_bytes = 4.0 * double(n);
+        const auto out = s.download<float>(*dout, n);
         r.pixels = double(n);
         r.bytes = 8.0 * double(n);
 
@@ -256,13 +240,9 @@ public:
         if (r.verified) {
             const auto ref = reference(img, filter, W, H, cfg, r.note);
             compare_outputs(r, out, ref->indices, ref->value);
-            check_guard(r, *q, *dout, n * sizeof(float));
+            s.check_guards();
         }
-        if (cfg.size.empty()) // say why this size
-            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(conv_model(), dev.info()).note;
-        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                        .count();
-        return r;
+        return s.finish(conv_model());
     }
 
     Result run_native(const RunConfig& cfg, const std::string& variant) const override {

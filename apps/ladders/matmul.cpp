@@ -10,7 +10,6 @@
 // entries ("of bound": the run passes when it is at most 1).
 #include <algorithm>
 #include <cfloat>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -196,7 +195,8 @@ public:
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
-        const auto t0 = std::chrono::steady_clock::now();
+        StepRun s(dev, *this, v, cfg);
+        Result& r = s.r;
         const auto dims = cfg.size.empty() ? auto_size(dev.info()) : cfg.size;
         if (dims.size() != 1 && dims.size() != 3)
             throw Error::usage("matmul takes one size (n: n x n times n x n) or three (MxNxK: "
@@ -211,10 +211,8 @@ public:
                     "matmul size " + dims_label({M, N, K}) +
                     ": a matrix of over 2^31-1 elements (the kernels index with int)");
         const int mi = static_cast<int>(M), ni = static_cast<int>(N), ki = static_cast<int>(K);
-        Result r; // an explicit --verify full too big to check is refused before anything runs
-        verify_level(cfg, double(M) * N * K, full_check_limit, r, name());
-        r = Result{};
-        r.seed = cfg.seed;
+        Result early; // an explicit --verify full too big to check is refused before anything runs
+        verify_level(cfg, double(M) * N * K, full_check_limit, early, name());
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
         for (const auto& d : cfg.defines) // BEST_SPLITK is the host's, not the kernel's
@@ -245,34 +243,26 @@ public:
             v.name == "best" ? split_k(cfg, dev.info(), M, N, K, shapes.front()) : 1;
         if (splits > 1)
             opts.defines.emplace_back("BEST_SPLIT", "1");
-        Fitted fit;
         if (user_local) { // the user's shape or a clear error, never another one
-            fit.kernel = dev.load_kernel(v.kernel, opts);
-            fit.shape = shapes.front();
-            fit.shape.local = pick_local(cfg, *cfg.local, *fit.kernel);
+            Kernel& k = s.build_as_given(opts);
+            s.shape() = shapes.front();
+            s.shape().local = pick_local(cfg, *cfg.local, k);
         } else {
-            fit = build_fitting(dev, v.kernel, opts, shapes, v.name);
+            s.build(opts, shapes);
         }
-        auto& kernel = fit.kernel;
-        const Shape& g = fit.shape;
-        describe(r, dev, *kernel, name(), v);
+        Kernel& kernel = s.kernel();
+        const Shape& g = s.shape();
 
         const auto a = random_floats(M * K, cfg.seed);
         const auto b = random_floats(K * N, cfg.seed + 1);
-        auto q = dev.create_queue();
-        auto da = dev.alloc<float>(M * K), db = dev.alloc<float>(K * N),
-             dc = alloc_guarded(dev, M * N * sizeof(float));
-        r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
-        r.h2d_bytes = 4.0 * (double(M) * K + double(K) * N);
-        perturb(cfg, 0, *q, *da, sizeof(float));
-        perturb(cfg, 1, *q, *db, sizeof(float));
+        auto da = s.upload(a), db = s.upload(b);
+        auto dc = s.output(M * N * sizeof(float));
+        Queue& q = s.queue();
 
         const auto local = g.local;
-        if (const auto note = shape_note(v.name, fit); !note.empty())
-            r.note = note;
         if (cfg.local && v.name != "naive" && *cfg.local != local)
-            r.note += std::string(r.note.empty() ? "" : "; ") + "--local applies to the naive kernel; " +
-                      v.name + "'s work-group is fixed by its tile";
+            s.note("--local applies to the naive kernel; " + v.name +
+                   "'s work-group is fixed by its tile");
         const std::size_t rows = g.rows, cols = g.cols;
         const Range range =
             Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1], splits)
@@ -289,27 +279,23 @@ public:
             // unwritten shows in C, and Oclgrind 21.10 takes memory that a clEnqueueFillBuffer
             // once covered (poison()'s fill of an earlier C) as uninitialised after kernel writes.
             const std::vector<unsigned char> ff(partial->size(), 0xFF);
-            q->write_bytes(*partial, ff.data(), ff.size());
+            q.write_bytes(*partial, ff.data(), ff.size());
             sum = dev.load_kernel("matmul_split_sum", opts);
-            r.note += std::string(r.note.empty() ? "" : "; ") + "K split in " +
-                      std::to_string(splits) + " (matmul_split_sum adds them)";
+            s.note("K split in " + std::to_string(splits) + " (matmul_split_sum adds them)");
         }
         const int count = static_cast<int>(M * N), slices = static_cast<int>(splits);
         const Range sum_range = Range((M * N + 255) / 256 * 256).local(256);
 
-        poison(*q, *dc);
-        time_runs(r, *q, cfg, [&] {
+        s.time([&] {
             if (splits == 1) {
-                auto e = q->launch(*kernel, range, *da, *db, *dc, mi, ni, ki);
+                auto e = q.launch(kernel, range, *da, *db, *dc, mi, ni, ki);
                 return std::pair{e, e};
             }
-            auto first = q->launch(*kernel, range, *da, *db, *partial, mi, ni, ki);
-            auto last = q->launch(*sum, sum_range, *partial, *dc, count, slices);
+            auto first = q.launch(kernel, range, *da, *db, *partial, mi, ni, ki);
+            auto last = q.launch(*sum, sum_range, *partial, *dc, count, slices);
             return std::pair{first, last};
         });
-        std::vector<float> c(M * N);
-        r.d2h_ms = q->read(*dc, c).elapsed_ms();
-        r.d2h_bytes = 4.0 * double(M) * N;
+        const auto c = s.download<float>(*dc, M * N);
         r.flops = 2.0 * double(M) * double(N) * double(K);
         r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
 
@@ -336,16 +322,12 @@ public:
             } else {
                 compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
             }
-            check_guard(r, *q, *dc, M * N * sizeof(float));
+            s.check_guards();
         } else if (v.name == "tf32") {
             r.note += std::string(r.note.empty() ? "" : "; ") +
                       "TF32, not float32 (10-bit mantissa inputs); unverified";
         }
-        if (cfg.size.empty()) // say why this size
-            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(matmul_model(), dev.info()).note;
-        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                        .count();
-        return r;
+        return s.finish(matmul_model());
     }
 
     Result run_native(const RunConfig& cfg, const std::string& variant) const override {

@@ -12,7 +12,6 @@
 // the same data.
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -148,7 +147,8 @@ class Reduction final : public App {
 
     template <class T> Result run_typed(Device& dev, const Variant& v, const RunConfig& cfg) const {
         constexpr bool is_int = std::is_same_v<T, int>;
-        const auto t0 = std::chrono::steady_clock::now();
+        StepRun s(dev, *this, v, cfg);
+        Result& r = s.r;
         const ReductionStep& step = reduction_step_of(v);
         const DeviceInfo& info = dev.info();
         const bool opencl = kernel_language(info) == KernelLanguage::opencl_c;
@@ -217,25 +217,21 @@ class Reduction final : public App {
             chunk ? add_cpu_width(opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4) : 0;
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest power of two that it does (reduction_steps.cpp).
-        Result r;
-        Fitted fit;
         if (cfg.local) {
             if (wg_define)
                 opts.defines.emplace_back("WG", std::to_string(ls));
-            fit.kernel = dev.load_kernel(v.kernel, opts);
-            fit.shape.local = pick_local(cfg, {ls, 1}, *fit.kernel); // checks the kernel's limit
+            // pick_local checks the kernel's limit
+            s.shape().local = pick_local(cfg, {ls, 1}, s.build_as_given(opts));
         } else {
             // WG with each shape, or the user's WG fixing the group (reduction_steps.cpp)
-            fit = build_fitting(dev, v.kernel, opts, shapes_of(v, cfg, info), v.name);
-            ls = fit.shape.local[0];
-            if (const auto note = shape_note(v.name, fit); !note.empty())
-                r.note = note + "; ";
+            s.build(opts);
+            ls = s.shape().local[0];
+            if (!r.note.empty()) // the shape's note, then this app's own parts
+                r.note += "; ";
         }
-        auto& kernel = fit.kernel;
-        r.seed = cfg.seed;
+        Kernel& kernel = s.kernel();
         r.size_label = std::to_string(n);
-        describe(r, dev, *kernel, name(), v);
-        const auto local = fit.shape.local;
+        const auto local = s.shape().local;
         r.local_label = std::to_string(local[0]);
 
         // ---- inputs and reference ----
@@ -280,49 +276,39 @@ class Reduction final : public App {
                 break;
         }
 
-        auto q = dev.create_queue();
-        auto din = dev.alloc<T>(n);
-        std::unique_ptr<Buffer> part[2];
+        auto din = s.upload(host);
         const bool atomic = step.split == Split::grid_atomic;
         // The partial sums, each with a poisoned guard zone past its end (checked after the run).
+        // (Poisoned by a write, as every output: Oclgrind 21.10 reports reads of a buffer filled
+        // with clEnqueueFillBuffer and then written by a kernel as uninitialised, and the second
+        // pass reads exactly such a buffer.)
         const std::size_t part_count[2] = {atomic ? 1 : passes[0].groups,
                                            passes.size() > 1 ? passes[1].groups : 1};
-        part[0] = alloc_guarded(dev, part_count[0] * sizeof(T));
-        part[1] = alloc_guarded(dev, part_count[1] * sizeof(T));
-        r.h2d_ms = q->write(*din, host).elapsed_ms();
-        r.h2d_bytes = double(n) * sizeof(T);
-        perturb(cfg, 0, *q, *din, sizeof(T));
-        // Poisoned (0xFF: -1 / NaN) by a write, not poison()'s fill: Oclgrind 21.10 reports reads
-        // of a buffer filled with clEnqueueFillBuffer and then written by a kernel as
-        // uninitialised, and the second pass reads exactly such a buffer.
-        for (auto& b : part) {
-            const std::vector<unsigned char> ff(b->size(), 0xFF);
-            q->write_bytes(*b, ff.data(), ff.size());
-        }
+        std::unique_ptr<Buffer> part[2] = {s.output(part_count[0] * sizeof(T)),
+                                           s.output(part_count[1] * sizeof(T))};
+        Queue& q = s.queue();
 
         std::vector<Range> ranges;
         for (const Pass& p : passes)
             ranges.push_back(Range(p.groups * ls).local(ls));
         const auto scratch = duet::local(ls * sizeof(T));
-        time_runs(r, *q, cfg, [&] {
+        s.time([&] {
             Event first, last;
             if (atomic) { // the sum starts from zero every run (a blocking write, not timed)
                 const T zero = T(0);
-                q->write_bytes(*part[0], &zero, sizeof(T));
+                q.write_bytes(*part[0], &zero, sizeof(T));
             }
             for (std::size_t i = 0; i < passes.size(); ++i) {
                 const Buffer& in = i == 0 ? *din : *part[(i - 1) % 2];
                 Buffer& out = *part[i % 2];
-                last = q->launch(*kernel, ranges[i], in, out, static_cast<int>(passes[i].items),
-                                 scratch);
+                last = q.launch(kernel, ranges[i], in, out, static_cast<int>(passes[i].items),
+                                scratch);
                 if (!first.valid())
                     first = last;
             }
             return std::pair{first, last};
         });
-        T result{};
-        r.d2h_ms = q->read_bytes(*part[(passes.size() - 1) % 2], &result, sizeof(T)).elapsed_ms();
-        r.d2h_bytes = sizeof(T);
+        const T result = s.download<T>(*part[(passes.size() - 1) % 2], 1)[0];
         r.bytes = double(n) * sizeof(T); // each input value read once; partial sums are noise
 
         // ---- check ----
@@ -353,8 +339,7 @@ class Reduction final : public App {
             r.max_error = err;
             r.pass = err <= r.tolerance; // NaN (a poisoned, unwritten result) fails
         }
-        for (int b = 0; b < 2; ++b) // a pass that wrote past its partial sums fails
-            check_guard(r, *q, *part[b], part_count[b] * sizeof(T));
+        s.check_guards(); // a pass that wrote past its partial sums fails
 
         // ---- what the reader must know ----
         std::string groups;
@@ -371,11 +356,7 @@ class Reduction final : public App {
                                   : ", no cl_khr_subgroups: local-memory tree";
         if constexpr (is_int)
             r.note += ", values in [" + std::to_string(-hi) + ", " + std::to_string(hi) + "]";
-        if (cfg.size.empty()) // say why this size
-            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(reduction_model(), dev.info()).note;
-        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                        .count();
-        return r;
+        return s.finish(reduction_model());
     }
 };
 

@@ -1,7 +1,6 @@
 // vecadd: c = a + b over n floats. The model app: inputs, poisoned output, timed runs,
 // a double-precision CPU reference and effective bandwidth.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "app.hpp"
@@ -49,7 +48,8 @@ public:
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
-        const auto t0 = std::chrono::steady_clock::now();
+        StepRun s(dev, *this, v, cfg);
+        Result& r = s.r;
         const std::size_t n = cfg.size.empty() ? auto_size(dev.info())[0] : cfg.size.at(0);
         if (cfg.size.size() > 1)
             throw Error::usage("vecadd takes one size (the vector length), got " +
@@ -57,9 +57,6 @@ public:
         if (n > static_cast<std::size_t>(INT32_MAX))
             throw Error::usage("vecadd size " + std::to_string(n) + " is over 2^31-1 elements");
         const int ni = static_cast<int>(n);
-
-        Result r;
-        r.seed = cfg.seed;
         r.size_label = std::to_string(n);
         BuildOptions opts;
         opts.defines = cfg.defines;
@@ -68,27 +65,18 @@ public:
             add_cpu_width(opts, dev.info(), cfg);
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest that it does.
-        Fitted fit;
-        if (cfg.local) {
-            fit.kernel = dev.load_kernel(v.kernel, opts);
-            fit.shape.local = pick_local(cfg, *cfg.local, *fit.kernel);
-        } else {
-            fit = build_fitting(dev, v.kernel, opts, shapes_of(v, cfg, dev.info()), v.name);
-            r.note = shape_note(v.name, fit);
-        }
-        auto& kernel = fit.kernel;
-        describe(r, dev, *kernel, name(), v);
+        if (cfg.local)
+            s.shape().local = pick_local(cfg, *cfg.local, s.build_as_given(opts));
+        else
+            s.build(opts);
+        Kernel& kernel = s.kernel();
 
         const auto a = random_floats(n, cfg.seed);
         const auto b = random_floats(n, cfg.seed + 1);
-        auto q = dev.create_queue();
-        auto da = dev.alloc<float>(n), db = dev.alloc<float>(n), dc = alloc_guarded(dev, n * sizeof(float));
-        r.h2d_ms = q->write(*da, a).elapsed_ms() + q->write(*db, b).elapsed_ms();
-        r.h2d_bytes = 2.0 * n * sizeof(float);
-        perturb(cfg, 0, *q, *da, sizeof(float));
-        perturb(cfg, 1, *q, *db, sizeof(float));
+        auto da = s.upload(a), db = s.upload(b);
+        auto dc = s.output(n * sizeof(float));
 
-        const auto local = fit.shape.local;
+        const auto local = s.shape().local;
         // vec4: one float4 per work-item up to a grid that fills a GPU (2048 work-items per
         // compute unit), then the grid-stride loop. CPUs get the whole range: their OpenCL
         // compilers vectorise across work-items, not along a loop.
@@ -99,22 +87,17 @@ public:
         const std::size_t items = v.name == "naive" ? n : cpu ? cpu_tasks(dev.info(), cfg, name()) : grid;
         Range range = Range(round_up(items, local[0])).local(local[0]);
         r.local_label = std::to_string(local[0]);
-        poison(*q, *dc);
-        time_runs(r, *q, cfg, [&] {
-            auto e = q->launch(*kernel, range, *da, *db, *dc, ni);
+        Queue& q = s.queue();
+        s.time([&] {
+            auto e = q.launch(kernel, range, *da, *db, *dc, ni);
             return std::pair{e, e};
         });
-        std::vector<float> c(n);
-        r.d2h_ms = q->read(*dc, c).elapsed_ms();
-        r.d2h_bytes = double(n) * sizeof(float);
+        const auto c = s.download<float>(*dc, n);
         r.bytes = 3.0 * n * sizeof(float);
 
         check(r, a, b, c, cfg);
-        check_guard(r, *q, *dc, n * sizeof(float));
-        if (cfg.size.empty()) // say why this size
-            r.note += std::string(r.note.empty() ? "" : "; ") + choose_size(vecadd_model(), dev.info()).note;
-        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        return r;
+        s.check_guards();
+        return s.finish(vecadd_model());
     }
 
     Result run_native(const RunConfig& cfg, const std::string& variant) const override {

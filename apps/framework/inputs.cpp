@@ -1,4 +1,5 @@
-// Helpers every app shares: size parsing, seeded inputs, poisoning, timing, sampling.
+// What the apps share to set up a run (inputs.hpp): sizes, seeded inputs, defines, the
+// work split of CPU references, the work-group the user asked for.
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -122,81 +123,6 @@ std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) 
     return v;
 }
 
-void poison(Queue& q, Buffer& buf) {
-    // All-ones is a NaN as float and -1 as int. Written from the host rather than with a fill:
-    // Oclgrind 21.10 marks memory from clEnqueueFillBuffer as uninitialised once a kernel has
-    // rewritten it, and would report false errors in multi-pass kernels.
-    const std::vector<unsigned char> ff(buf.size(), 0xFF);
-    q.write_bytes(buf, ff.data(), ff.size());
-}
-
-Stats time_runs(Queue& q, const RunConfig& cfg,
-                const std::function<std::pair<Event, Event>()>& launch) {
-    for (int i = 0; i < cfg.warmup; ++i)
-        launch();
-    q.finish();
-    std::vector<double> ms;
-    ms.reserve(static_cast<std::size_t>(std::max(cfg.reps, 0)));
-    for (int i = 0; i < cfg.reps; ++i) {
-        auto [first, last] = launch();
-        ms.push_back(Event::span_ms(first, last));
-    }
-    q.finish();
-    return summarize(std::move(ms));
-}
-
-void time_runs(Result& r, Queue& q, const RunConfig& cfg,
-               const std::function<std::pair<Event, Event>()>& launch) {
-    for (int i = 0; i < cfg.warmup; ++i)
-        launch();
-    q.finish();
-    std::vector<double> device, host;
-    const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
-    for (int i = 0; i < cfg.reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        auto [first, last] = launch();
-        last.wait();
-        const auto t1 = std::chrono::steady_clock::now();
-        host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        double d = std::nan("");
-        try {
-            d = Event::span_ms(first, last);
-        } catch (const Error& e) {
-            if (e.kind() == ErrorKind::usage)
-                throw; // a queue without timing: the app's bug, not the device's
-        }
-        device.push_back(d);
-    }
-    q.finish();
-    const auto choice = choose_clock(device, host, launches);
-    r.host_ms = summarize(host);
-    r.kernel_ms = choice.host ? r.host_ms : summarize(device);
-    r.clock = choice.clock;
-}
-
-std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed) {
-    std::vector<std::size_t> idx;
-    if (v == Verify::off || n == 0)
-        return idx;
-    if (v == Verify::full || n <= 4096) {
-        idx.resize(n);
-        std::iota(idx.begin(), idx.end(), std::size_t{0});
-        return idx;
-    }
-    // Sample: both ends (where boundary bugs live) and a seeded random spread between.
-    std::mt19937_64 rng(seed ^ 0x5eed);
-    std::uniform_int_distribution<std::size_t> dist(0, n - 1);
-    for (std::size_t i = 0; i < 512; ++i) {
-        idx.push_back(i);
-        idx.push_back(n - 1 - i);
-    }
-    for (int i = 0; i < 3072; ++i)
-        idx.push_back(dist(rng));
-    std::sort(idx.begin(), idx.end());
-    idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
-    return idx;
-}
-
 std::size_t define_or(const RunConfig& cfg, const std::string& app, const std::string& name,
                       std::size_t fallback) {
     for (const auto& [key, value] : cfg.defines) {
@@ -227,48 +153,6 @@ void parallel_for(std::size_t n, std::size_t grain,
         t.join();
 }
 
-void compare_outputs(Result& r, const std::vector<float>& out,
-                     const std::vector<std::size_t>& indices, const std::vector<double>& ref,
-                     const std::vector<double>* scale) {
-    r.pass = true;
-    r.max_error = 0;
-    // Every output element, sampled or not: a NaN or Inf anywhere fails.
-    for (std::size_t i = 0; i < out.size(); ++i)
-        if (!std::isfinite(out[i])) {
-            r.pass = false;
-            r.max_error = std::numeric_limits<double>::infinity();
-            r.note += std::string(r.note.empty() ? "" : "; ") + "FAIL: output " +
-                      std::to_string(i) + " is " + (std::isnan(out[i]) ? "NaN" : "Inf");
-            return;
-        }
-    for (std::size_t t = 0; t < indices.size(); ++t) {
-        double err = std::fabs(double(out[indices[t]]) - ref[t]);
-        if (scale)
-            err /= (*scale)[t];
-        if (std::isnan(err)) {
-            r.pass = false;
-            r.max_error = err;
-            return;
-        }
-        r.max_error = std::max(r.max_error, err);
-        if (err > r.tolerance)
-            r.pass = false;
-    }
-}
-
-void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
-              const Variant& v) {
-    r.app = app;
-    r.variant = v.name;
-    r.device_id = dev.info().id();
-    r.device_name = dev.info().name;
-    r.backend = dev.info().backend;
-    r.build_ms = k.build_ms();
-    r.cache_hit = k.cache_hit();
-    r.provenance = duet::provenance_name(k.provenance());
-    r.build_options = k.build_options();
-}
-
 std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size_t, 2> fallback,
                                       const Kernel& k) {
     const auto local = cfg.local ? *cfg.local : fallback;
@@ -280,44 +164,9 @@ std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size
         // Asked for by the user: their mistake. The variant's own shape: the device cannot run it.
         if (cfg.local)
             throw Error::usage(msg);
-        throw Error(ErrorKind::unsupported, "", "", 0, "", msg);
+        throw Error::unsupported(msg);
     }
     return local;
-}
-
-const App& find_app(const std::string& name) {
-    std::string names;
-    for (const App* a : all_apps()) {
-        if (a->name() == name)
-            return *a;
-        names += (names.empty() ? "" : ", ") + a->name();
-    }
-    throw Error::usage("unknown app '" + name + "'; the apps are: " + names);
-}
-
-std::vector<Variant> select_variants(const App& app, const std::string& spec) {
-    const auto all = app.variants();
-    if (spec.empty() || spec == "all")
-        return all;
-    std::vector<Variant> out;
-    std::size_t start = 0;
-    for (;;) {
-        const auto comma = spec.find(',', start);
-        const std::string name = spec.substr(start, comma == std::string::npos ? comma : comma - start);
-        auto it = std::find_if(all.begin(), all.end(), [&](const Variant& v) { return v.name == name; });
-        if (it == all.end()) {
-            std::string names;
-            for (const auto& v : all)
-                names += (names.empty() ? "" : ", ") + v.name;
-            throw Error::usage("app " + app.name() + " has no variant '" + name +
-                               "'; its variants are: " + names);
-        }
-        out.push_back(*it);
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
-    }
-    return out;
 }
 
 } // namespace duet::apps

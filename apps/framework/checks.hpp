@@ -1,0 +1,52 @@
+#pragma once
+// Honest results: poisoned outputs, guard zones past their ends, how far a check goes and what
+// it compares, the input-perturbing test hook, and the device's plausible ceilings.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <duet/duet.hpp>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+// Fills a buffer with NaN bytes (0xFF) so an output the kernel never wrote cannot pass.
+void poison(Queue& q, Buffer& buf);
+// The device's plausible ceilings, with generous margins, from its reported clocks and units
+// (0 = unknown): FLOP/s as 1024 flops per cycle per compute unit (4x a 128-lane FMA SM or two
+// AVX-512 FMA ports), bytes/s as 2x the memory's peak or, unreported, 512 bytes per cycle per
+// compute unit (above any L1).
+struct Ceiling {
+    double gflops = 0, gbs = 0;
+};
+Ceiling plausible_ceiling(const DeviceInfo& info);
+// Marks r implausible (with a note) when its figure is over the ceiling on the clock used; a
+// figure over it on the device's events but not on the host's takes the host's.
+void check_plausible(Result& r, const Ceiling& c);
+
+// Guard elements past the end of every checked output: allocate with alloc_guarded, poison the
+// whole buffer, and after the run check_guard fails the result when any guard byte changed.
+constexpr std::size_t guard_bytes = 256;
+std::unique_ptr<Buffer> alloc_guarded(Device& dev, std::size_t bytes);
+// True when bytes[used, size) are all 0xFF (the poison); false names a write past the end.
+bool guard_intact(const std::vector<unsigned char>& tail);
+void check_guard(Result& r, Queue& q, const Buffer& buf, std::size_t used_bytes);
+// The verification level to use at `work` CPU multiply-adds: cfg.verify, unless full is over
+// `limit`. Then, when the user asked for full (cfg.verify_explicit), full if the estimate is at
+// most a minute of CPU time, else a usage Error saying how long it would take; by default,
+// sample with a note in r.
+Verify verify_level(const RunConfig& cfg, double work, double limit, Result& r,
+                    const std::string& app);
+// The test hook RunConfig::perturb_input: changes the last element of input `which` on the device.
+void perturb(const RunConfig& cfg, int which, Queue& q, Buffer& buf, std::size_t elem_bytes);
+// Indices to check: all of [0, n) for Verify::full, an even spread of up to 4096 for sample.
+std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed);
+// Checks out[indices[t]] against ref[t]: the error is |out - ref|, divided by scale[t] when a
+// scale is given. Sets r.max_error and r.pass (a NaN, i.e. an output never written, fails).
+// Every element of `out` is also scanned for NaN/Inf, sampled or not.
+void compare_outputs(Result& r, const std::vector<float>& out,
+                     const std::vector<std::size_t>& indices, const std::vector<double>& ref,
+                     const std::vector<double>* scale = nullptr);
+} // namespace duet::apps

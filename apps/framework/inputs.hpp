@@ -1,0 +1,60 @@
+#pragma once
+// What the apps share to set up a run: sizes, seeded inputs, the CPU reference cache, the
+// work split of CPU references, the tunable defines and the work-group the user asked for.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <duet/duet.hpp>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+// Keeps the last value computed for one key: the CPU reference of a problem, shared by the
+// variants of a ladder (their inputs depend only on the sizes and the seed). Thread-safe.
+template <class Key, class Value> class LastValueCache {
+public:
+    // The value for `key`, computed by `compute()` unless it is the one already held.
+    template <class F> std::shared_ptr<const Value> get(const Key& key, F&& compute) {
+        std::lock_guard lock(mutex_);
+        if (!value_ || !(key_ == key)) {
+            value_.reset(); // free the old one first: at large sizes it is big
+            value_ = compute();
+            key_ = key;
+        }
+        return value_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::shared_ptr<const Value> value_;
+    Key key_{};
+};
+
+// Parses "4096", "2^20", "16M", "64k", "1024x768" into dims; rejects 0, negatives, junk.
+std::vector<std::size_t> parse_dims(const std::string& text);
+// "1024x768"
+std::string dims_label(const std::vector<std::size_t>& dims);
+// Seeded uniform floats in [lo, hi).
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f, float hi = 1.f);
+// Seeded uniform ints in [lo, hi].
+std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi);
+// The value of macro `name` among cfg.defines, or `fallback`: the host sizes launches with the
+// same tunables the kernels are compiled with. A value that is not a positive integer is a usage
+// Error naming `app`.
+std::size_t define_or(const RunConfig& cfg, const std::string& app, const std::string& name,
+                      std::size_t fallback);
+// Runs work(begin, end) over [0, n), split across the CPU's cores, each part at least `grain`
+// items: the CPU references of the big apps.
+void parallel_for(std::size_t n, std::size_t grain,
+                  const std::function<void(std::size_t, std::size_t)>& work);
+// The local size to use: cfg.local if given, else `fallback`, checked against the kernel.
+std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size_t, 2> fallback,
+                                      const Kernel& k);
+
+} // namespace duet::apps

@@ -1,0 +1,74 @@
+// The steps every App::run shares (run.hpp).
+#include "run.hpp"
+
+namespace duet::apps {
+
+void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
+              const Variant& v) {
+    r.app = app;
+    r.variant = v.name;
+    r.device_id = dev.info().id();
+    r.device_name = dev.info().name;
+    r.backend = dev.info().backend;
+    r.build_ms = k.build_ms();
+    r.cache_hit = k.cache_hit();
+    r.provenance = duet::provenance_name(k.provenance());
+    r.build_options = k.build_options();
+}
+
+StepRun::StepRun(Device& dev, const App& app, const Step& step, const RunConfig& cfg)
+    : dev_(dev), app_(app), step_(step), cfg_(cfg), t0_(std::chrono::steady_clock::now()) {
+    r.seed = cfg.seed;
+}
+
+Kernel& StepRun::build(const BuildOptions& opts, std::vector<Shape> shapes) {
+    if (shapes.empty())
+        shapes = shapes_of(step_, cfg_, dev_.info());
+    fit_ = build_fitting(dev_, step_.kernel, opts, shapes, step_.name);
+    note(shape_note(step_.name, fit_));
+    describe(r, dev_, *fit_.kernel, app_.name(), step_);
+    return *fit_.kernel;
+}
+
+Kernel& StepRun::build_as_given(const BuildOptions& opts) {
+    fit_.kernel = dev_.load_kernel(step_.kernel, opts);
+    describe(r, dev_, *fit_.kernel, app_.name(), step_);
+    return *fit_.kernel;
+}
+
+Queue& StepRun::queue() {
+    if (!queue_)
+        queue_ = dev_.create_queue();
+    return *queue_;
+}
+
+std::unique_ptr<Buffer> StepRun::output(std::size_t used_bytes) {
+    auto buf = alloc_guarded(dev_, used_bytes);
+    poison(queue(), *buf);
+    outputs_.emplace_back(buf.get(), used_bytes);
+    return buf;
+}
+
+void StepRun::time(const std::function<std::pair<Event, Event>()>& launch) {
+    time_runs(r, queue(), cfg_, launch);
+}
+
+void StepRun::check_guards() {
+    for (const auto& [buf, used] : outputs_)
+        check_guard(r, queue(), *buf, used);
+}
+
+void StepRun::note(const std::string& text) {
+    if (!text.empty())
+        r.note += (r.note.empty() ? "" : "; ") + text;
+}
+
+Result StepRun::finish(const SizeModel& model) {
+    if (cfg_.size.empty()) // say why this size
+        note(choose_size(model, dev_.info()).note);
+    r.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    return std::move(r);
+}
+
+} // namespace duet::apps

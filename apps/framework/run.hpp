@@ -1,0 +1,85 @@
+#pragma once
+// The steps every App::run shares, in one place: the wall clock, the step's build in its shape
+// (fitted to the device, or as the user gave it), the result's device and build facts, the
+// queue, inputs uploaded (and the perturbing test hook), outputs guarded and poisoned, the
+// timed runs, downloads, guard checks, the --size auto note and the wall time. An app's run()
+// keeps only what is its own: sizes, inputs, launch ranges, the launch and the check.
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <duet/duet.hpp>
+
+#include "app.hpp"
+#include "auto_size.hpp"
+
+namespace duet::apps {
+
+// Fills the device fields and build facts of a Result.
+void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
+              const Variant& v);
+
+class StepRun {
+public:
+    // Starts the wall clock of one run of `step` of `app` on `dev`.
+    StepRun(Device& dev, const App& app, const Step& step, const RunConfig& cfg);
+
+    Result r; // the row this run fills in
+
+    // Builds the step's kernel with `opts` plus the defines of the first of `shapes` the device
+    // and the compiled kernel allow (build_fitting); a shape other than the textbook one says so
+    // in the note. Empty `shapes`: the step's own (its record's shape rule).
+    Kernel& build(const BuildOptions& opts, std::vector<Shape> shapes = {});
+    // Builds the kernel with `opts` as given: the user's shape, used as given or an error. Set
+    // the launch shape with shape() (pick_local checks a work-group against the kernel).
+    Kernel& build_as_given(const BuildOptions& opts);
+    Kernel& kernel() { return *fit_.kernel; }
+    Shape& shape() { return fit_.shape; }
+    const Fitted& fitted() const { return fit_; }
+
+    Queue& queue();
+    // Allocates a device copy of `host`, uploads it (timed: r.h2d_ms, r.h2d_bytes) and applies
+    // the test hook RunConfig::perturb_input to it: inputs are numbered in the order uploaded.
+    template <class T> std::unique_ptr<Buffer> upload(const std::vector<T>& host) {
+        auto buf = dev_.alloc<T>(host.size());
+        r.h2d_ms += queue().write(*buf, host).elapsed_ms();
+        r.h2d_bytes += double(host.size()) * sizeof(T);
+        perturb(cfg_, inputs_++, queue(), *buf, sizeof(T));
+        return buf;
+    }
+    // An output of `used_bytes` with a guard zone past its end, poisoned (alloc_guarded).
+    std::unique_ptr<Buffer> output(std::size_t used_bytes);
+    // The timed runs (time_runs): r.kernel_ms, r.host_ms, r.clock.
+    void time(const std::function<std::pair<Event, Event>()>& launch);
+    // Downloads the first `n` elements of `buf` (timed: r.d2h_ms, r.d2h_bytes).
+    template <class T> std::vector<T> download(const Buffer& buf, std::size_t n) {
+        std::vector<T> out(n);
+        r.d2h_ms = queue().read(buf, out).elapsed_ms();
+        r.d2h_bytes = double(n) * sizeof(T);
+        return out;
+    }
+    // Fails r when a kernel wrote past the end of any output (check_guard).
+    void check_guards();
+    // Appends to the note ("; " between parts).
+    void note(const std::string& text);
+    // The result: the --size auto note of `model` when the size was the device's, the wall time.
+    Result finish(const SizeModel& model);
+
+private:
+    Device& dev_;
+    const App& app_;
+    const Step& step_;
+    const RunConfig& cfg_;
+    std::chrono::steady_clock::time_point t0_;
+    std::unique_ptr<Queue> queue_;
+    Fitted fit_;
+    int inputs_ = 0;
+    std::vector<std::pair<const Buffer*, std::size_t>> outputs_;
+};
+
+} // namespace duet::apps

@@ -1,0 +1,86 @@
+// Timed runs and which clock to believe (timing.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+std::string ms_text(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g ms", v);
+    return buf;
+}
+
+Stats time_runs(Queue& q, const RunConfig& cfg,
+                const std::function<std::pair<Event, Event>()>& launch) {
+    for (int i = 0; i < cfg.warmup; ++i)
+        launch();
+    q.finish();
+    std::vector<double> ms;
+    ms.reserve(static_cast<std::size_t>(std::max(cfg.reps, 0)));
+    for (int i = 0; i < cfg.reps; ++i) {
+        auto [first, last] = launch();
+        ms.push_back(Event::span_ms(first, last));
+    }
+    q.finish();
+    return summarize(std::move(ms));
+}
+
+void time_runs(Result& r, Queue& q, const RunConfig& cfg,
+               const std::function<std::pair<Event, Event>()>& launch) {
+    for (int i = 0; i < cfg.warmup; ++i)
+        launch();
+    q.finish();
+    std::vector<double> device, host;
+    const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
+    for (int i = 0; i < cfg.reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto [first, last] = launch();
+        last.wait();
+        const auto t1 = std::chrono::steady_clock::now();
+        host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        double d = std::nan("");
+        try {
+            d = Event::span_ms(first, last);
+        } catch (const Error& e) {
+            if (e.kind() == ErrorKind::usage)
+                throw; // a queue without timing: the app's bug, not the device's
+        }
+        device.push_back(d);
+    }
+    q.finish();
+    const auto choice = choose_clock(device, host, launches);
+    r.host_ms = summarize(host);
+    r.kernel_ms = choice.host ? r.host_ms : summarize(device);
+    r.clock = choice.clock;
+}
+
+ClockChoice choose_clock(const std::vector<double>& device_ms, const std::vector<double>& host_ms,
+                         int launches) {
+    double d = 0, h = 0;
+    for (double v : host_ms)
+        h += v;
+    for (double v : device_ms) {
+        if (!std::isfinite(v))
+            return {true, "host (events gave no time)"};
+        if (v <= 0)
+            return {true, "host (events gave zero time)"};
+        d += v;
+    }
+    if (device_ms.empty())
+        return {false, "device events"};
+    const double allowance = 0.2 * double(std::max(launches, 1)) * double(device_ms.size()) + 1.0;
+    if (d > h * 1.05 + 0.05)
+        return {true, "host (events disagreed: " + ms_text(d) + " on the device, longer than " +
+                          ms_text(h) + " on the host)"};
+    if (d < (h - allowance) / 2)
+        return {true, "host (events disagreed: " + ms_text(d) + " on the device, under half of " +
+                          ms_text(h) + " on the host less " + ms_text(allowance) +
+                          " of launch overhead)"};
+    return {false, "device events"};
+}
+
+} // namespace duet::apps

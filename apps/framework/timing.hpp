@@ -1,0 +1,41 @@
+#pragma once
+// Timed runs: warm-up, the timed launches on the device's events and the host's clock, and the
+// rule that says which clock to believe.
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <duet/duet.hpp>
+
+#include "app.hpp"
+
+namespace duet::apps {
+
+// Runs `launch` cfg.warmup times untimed, then cfg.reps times; each call returns the first
+// and last Event of one run (the same Event for single-launch variants). Returns ms per run.
+Stats time_runs(Queue& q, const RunConfig& cfg, const std::function<std::pair<Event, Event>()>& launch);
+// The same, also timing each run on the host (steady_clock from the launch to its completion);
+// sets r.kernel_ms, r.host_ms and r.clock from choose_clock.
+void time_runs(Result& r, Queue& q, const RunConfig& cfg,
+               const std::function<std::pair<Event, Event>()>& launch);
+
+// Which clock to believe for one set of timed runs. device_ms: the event time of each run (NaN
+// when an event gave none); host_ms: the host time of each run, from its launch to its
+// completion; launches: kernel launches per run. Events are believed when every one is positive
+// and finite and their total D against the host total H satisfies
+//   D <= H * 1.05 + 0.05 ms  (a device cannot take longer than the wall clock around it) and
+//   D >= (H - allowance) / 2, allowance = 0.2 ms per launch + 1 ms
+// (host time includes launch overhead events do not, up to the allowance; beyond it a kernel
+// cannot be more than twice as fast on the device as the host saw it finish).
+struct ClockChoice {
+    bool host = false;  // use the host times
+    std::string clock;  // "device events" or "host (events ...: why)"
+};
+ClockChoice choose_clock(const std::vector<double>& device_ms, const std::vector<double>& host_ms,
+                         int launches);
+
+// "1.234 ms": a time in a note, to four significant digits.
+std::string ms_text(double ms);
+
+} // namespace duet::apps
