@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
     for (auto p : ps) {
         char name[256] = {0};
         clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-        if (std::strstr(name, argv[1]) && clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr) == CL_SUCCESS)
+        if (std::strstr(name, argv[1]) &&
+            clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr) == CL_SUCCESS)
             break;
         dev = nullptr;
     }
@@ -40,8 +41,10 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
         const size_t n = std::strtoul(argv[i], nullptr, 10);
         std::vector<float> h(n * n, 0.5f);
-        cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * n * 4, h.data(), &err);
-        cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * n * 4, h.data(), &err);
+        cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * n * 4,
+                                  h.data(), &err);
+        cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * n * 4,
+                                  h.data(), &err);
         cl_mem c = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * n * 4, nullptr, &err);
         std::vector<double> ms;
         for (int r = 0; r < 13; ++r) {
@@ -50,10 +53,13 @@ int main(int argc, char** argv) {
             cl_event ev = nullptr;
             clFinish(q);
             const auto h0 = std::chrono::steady_clock::now();
-            CLBlastStatusCode s = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo,
-                                               n, n, n, 1.0f, a, 0, n, b, 0, n, 0.0f, c, 0, n, &q, &ev);
+            CLBlastStatusCode s =
+                CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n,
+                             1.0f, a, 0, n, b, 0, n, 0.0f, c, 0, n, &q, &ev);
             clFinish(q);
-            const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0).count();
+            const double host_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - h0)
+                    .count();
             if (s != CLBlastSuccess) {
                 std::fprintf(stderr, "CLBlastSgemm failed: %d\n", s);
                 return 3;
@@ -64,8 +70,8 @@ int main(int argc, char** argv) {
         }
         std::sort(ms.begin(), ms.end());
         const double med = ms[ms.size() / 2];
-        std::printf("{\"device\": \"%s\", \"n\": %zu, \"ms\": %.4f, \"gflops\": %.1f}\n", dname, n, med,
-                    2.0 * n * n * n / med / 1e6);
+        std::printf("{\"device\": \"%s\", \"n\": %zu, \"ms\": %.4f, \"gflops\": %.1f}\n", dname, n,
+                    med, 2.0 * n * n * n / med / 1e6);
         clReleaseMemObject(a);
         clReleaseMemObject(b);
         clReleaseMemObject(c);

@@ -156,7 +156,8 @@ RawPath raw_path(const duet::DeviceInfo& info) {
 #ifdef DUET_BENCH_RAW_CUDA
         return duet_bench::raw_cuda(info.local_index, info.pci_bus_id, info.name);
 #else
-        return {{}, "raw CUDA not built (no CUDA toolkit, or nvcc unusable, when this was configured)",
+        return {{},
+                "raw CUDA not built (no CUDA toolkit, or nvcc unusable, when this was configured)",
                 {}};
 #endif
     }
@@ -207,8 +208,7 @@ DeviceResult measure(duet::Device& dev, const Options& o) {
             for (std::size_t j = 0; j < n; ++j)
                 time_once(res.methods[(j + static_cast<std::size_t>(rep)) % n], o.launches);
     } catch (const std::exception& e) {
-        res.error += (res.error.empty() ? "" : "; ") + std::string("while timing: ") +
-                          e.what();
+        res.error += (res.error.empty() ? "" : "; ") + std::string("while timing: ") + e.what();
     }
     return res;
 }
@@ -255,12 +255,9 @@ nlohmann::json to_json(const std::vector<DeviceResult>& results, const Options& 
     j["devices"] = nlohmann::json::array();
     for (const auto& r : results) {
         const auto& info = r.device->info();
-        nlohmann::json d = {{"id", info.id()},
-                            {"index", duet::global_index(*r.device)},
-                            {"name", info.name},
-                            {"backend", info.backend},
-                            {"platform", info.platform},
-                            {"driver", info.driver_version}};
+        nlohmann::json d = {{"id", info.id()},           {"index", duet::global_index(*r.device)},
+                            {"name", info.name},         {"backend", info.backend},
+                            {"platform", info.platform}, {"driver", info.driver_version}};
         if (!r.error.empty())
             d["error"] = r.error;
         if (!r.raw_note.empty())
@@ -305,8 +302,8 @@ void print_table(const std::vector<DeviceResult>& results, const Options& o) {
                 "the repetitions); loop = the launch loop alone (lower than us/launch when "
                 "the device, not the host, sets the pace: then the queue grows during the loop "
                 "and the finish waits for it).\n\n",
-                duet_bench::kernel_name, duet_bench::work_items, duet_bench::work_items,
-                o.launches, o.reps, o.warmup);
+                duet_bench::kernel_name, duet_bench::work_items, duet_bench::work_items, o.launches,
+                o.reps, o.warmup);
     for (const auto& r : results) {
         std::printf("%s  [Duet %s]\n", r.device->label().c_str(), duet::version);
         if (!r.raw_note.empty())
@@ -386,8 +383,7 @@ int main(int argc, char** argv) {
         if (!cuda_note.empty())
             j["raw_cuda_note"] = cuda_note;
         std::cout << j.dump(2) << "\n";
-    }
-    else
+    } else
         print_table(results, o);
     bool failed = false;
     for (const auto& r : results)

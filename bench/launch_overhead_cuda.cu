@@ -13,7 +13,9 @@
 
 namespace {
 
-__global__ void duet_bench_empty_raw(int n) { (void)n; }
+__global__ void duet_bench_empty_raw(int n) {
+    (void)n;
+}
 
 void check(cudaError_t rc, const char* call) {
     if (rc != cudaSuccess)
@@ -40,8 +42,8 @@ struct State {
 
 inline void launch(const State& s, int i) {
     void* args[] = {&i};
-    check(cudaLaunchKernel(reinterpret_cast<const void*>(&duet_bench_empty_raw),
-                           dim3(1), dim3(duet_bench::work_items), args, 0, s.stream),
+    check(cudaLaunchKernel(reinterpret_cast<const void*>(&duet_bench_empty_raw), dim3(1),
+                           dim3(duet_bench::work_items), args, 0, s.stream),
           "cudaLaunchKernel");
 }
 
@@ -77,8 +79,8 @@ RawPath raw_cuda(int local_index, const std::string& pci_bus_id, const std::stri
             ordinal = by_bus;
     }
     if (ordinal < 0 || ordinal >= count) {
-        path.skipped = "raw CUDA: no device " + std::to_string(ordinal) + " among " +
-                       std::to_string(count);
+        path.skipped =
+            "raw CUDA: no device " + std::to_string(ordinal) + " among " + std::to_string(count);
         return path;
     }
     cudaDeviceProp prop{};
@@ -101,8 +103,7 @@ RawPath raw_cuda(int local_index, const std::string& pci_bus_id, const std::stri
     // Every enqueue selects the device once, as a program driving one GPU from one thread would;
     // Duet selects it on every launch (it may be driving several devices), which is its cost.
     path.methods.push_back(
-        {"raw_event",
-         "raw cudaEventCreate x2 + Record + cudaLaunchKernel + Record + Destroy x2",
+        {"raw_event", "raw cudaEventCreate x2 + Record + cudaLaunchKernel + Record + Destroy x2",
          [s](int n) {
              check(cudaSetDevice(s->ordinal), "cudaSetDevice");
              for (int i = 0; i < n; ++i) {
@@ -118,7 +119,8 @@ RawPath raw_cuda(int local_index, const std::string& pci_bus_id, const std::stri
          },
          finish});
     path.methods.push_back(
-        {"raw_event_record", "raw cudaEventRecord + cudaLaunchKernel + cudaEventRecord (events reused)",
+        {"raw_event_record",
+         "raw cudaEventRecord + cudaLaunchKernel + cudaEventRecord (events reused)",
          [s](int n) {
              check(cudaSetDevice(s->ordinal), "cudaSetDevice");
              for (int i = 0; i < n; ++i) {

@@ -27,9 +27,9 @@
 namespace {
 
 constexpr unsigned kSeed = 42;
-constexpr int kSamples = 64;          // entries of C checked per size
-constexpr double kTolerance = 1e-5;   // of sum_k |a_ik * b_kj|; float rounding is ~1e-7 of it
-constexpr long kMaxN = 32768;         // n*n fits a blasint index comfortably below this
+constexpr int kSamples = 64;        // entries of C checked per size
+constexpr double kTolerance = 1e-5; // of sum_k |a_ik * b_kj|; float rounding is ~1e-7 of it
+constexpr long kMaxN = 32768;       // n*n fits a blasint index comfortably below this
 
 void usage(const char* prog, std::FILE* to = stderr) {
     std::fprintf(to,
@@ -92,7 +92,7 @@ double check(const std::vector<float>& a, const std::vector<float>& b, const std
     return worst;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     long reps = 5;
@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
             const char* v = arg[6] == '=' ? arg + 7 : (i + 1 < argc ? argv[++i] : nullptr);
             reps = parse_int(v, 1, 10000);
             if (reps < 0) {
-                std::fprintf(stderr, "openblas_sgemm: --reps needs a whole number in 1..10000, got '%s'\n",
+                std::fprintf(stderr,
+                             "openblas_sgemm: --reps needs a whole number in 1..10000, got '%s'\n",
                              v ? v : "");
                 usage(argv[0]);
                 return 2;
@@ -154,10 +155,10 @@ int main(int argc, char** argv) {
 
         const blasint dim = static_cast<blasint>(n);
         auto sgemm = [&] {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, dim, dim, dim, 1.0f, a.data(), dim,
-                        b.data(), dim, 0.0f, c.data(), dim);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, dim, dim, dim, 1.0f, a.data(),
+                        dim, b.data(), dim, 0.0f, c.data(), dim);
         };
-        sgemm();  // warm-up: thread pool start, page faults on C
+        sgemm(); // warm-up: thread pool start, page faults on C
         std::vector<double> ms;
         ms.reserve(static_cast<size_t>(reps));
         for (long r = 0; r < reps; ++r) {
@@ -169,7 +170,7 @@ int main(int argc, char** argv) {
 
         int wi = 0, wj = 0;
         const double err = check(a, b, c, n, &wi, &wj);
-        if (!(err <= kTolerance)) {  // also catches NaN
+        if (!(err <= kTolerance)) { // also catches NaN
             std::fprintf(stderr,
                          "openblas_sgemm: WRONG RESULT for n=%ld: C[%d][%d] = %g, error %g of "
                          "sum|a*b| (tolerance %g)\n",
@@ -180,9 +181,10 @@ int main(int argc, char** argv) {
 
         const double med = median(ms);
         const double gflops = med > 0 ? 2.0 * n * n * n / (med * 1e6) : 0.0;
-        std::printf("{\"n\": %ld, \"ms_median\": %.4f, \"gflops\": %.2f, \"threads\": %d, \"reps\": %ld, "
-                    "\"max_rel_error\": %.3g, \"core\": \"%s\"}\n",
-                    n, med, gflops, threads, reps, err, core.c_str());
+        std::printf(
+            "{\"n\": %ld, \"ms_median\": %.4f, \"gflops\": %.2f, \"threads\": %d, \"reps\": %ld, "
+            "\"max_rel_error\": %.3g, \"core\": \"%s\"}\n",
+            n, med, gflops, threads, reps, err, core.c_str());
         std::fflush(stdout);
     }
     return 0;

@@ -21,7 +21,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 const Clock::time_point t0 = Clock::now();
-double ms() { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double ms() {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 int fail(const char* what, CUresult rc) {
     const char* name = nullptr;

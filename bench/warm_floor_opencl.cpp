@@ -23,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 const Clock::time_point t0 = Clock::now();
-double ms() { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double ms() {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 int fail(const char* what, cl_int rc) {
     std::fprintf(stderr, "warm_floor_opencl: %s failed (%d)\n", what, rc);
@@ -73,7 +75,8 @@ int main(int argc, char** argv) {
     cl_program prog = nullptr;
     if (cold) {
         if (argc < 4) {
-            std::fprintf(stderr, "warm_floor_opencl: no binary at %s and no SOURCE to build\n", argv[2]);
+            std::fprintf(stderr, "warm_floor_opencl: no binary at %s and no SOURCE to build\n",
+                         argv[2]);
             return 2;
         }
         std::ifstream s(argv[3], std::ios::binary);
@@ -101,11 +104,13 @@ int main(int argc, char** argv) {
         std::vector<unsigned char> bin(size);
         unsigned char* p = bin.data();
         clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof p, &p, nullptr);
-        std::ofstream(argv[2], std::ios::binary).write(reinterpret_cast<const char*>(p), std::streamsize(size));
+        std::ofstream(argv[2], std::ios::binary)
+            .write(reinterpret_cast<const char*>(p), std::streamsize(size));
     }
-    std::printf("{\"backend\": \"opencl\", \"cold\": %s, \"start_ms\": %.3f, \"platforms_ms\": %.3f, "
-                "\"device_ms\": %.3f, \"context_ms\": %.3f, \"program_ms\": %.3f, \"kernel_ms\": %.3f}\n",
-                cold ? "true" : "false", start, platforms, devices, context, program, kernel);
+    std::printf(
+        "{\"backend\": \"opencl\", \"cold\": %s, \"start_ms\": %.3f, \"platforms_ms\": %.3f, "
+        "\"device_ms\": %.3f, \"context_ms\": %.3f, \"program_ms\": %.3f, \"kernel_ms\": %.3f}\n",
+        cold ? "true" : "false", start, platforms, devices, context, program, kernel);
     clReleaseKernel(k);
     clReleaseProgram(prog);
     clReleaseContext(ctx);

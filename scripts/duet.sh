@@ -23,6 +23,8 @@ packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1
           # runapp compile's vendor compilers (ocloc; clang amdgcn + ROCm's device libraries;
           # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.
           intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv
+          # scripts/check_format.sh (the ctest `format`)
+          clang-format
           # docs/API.md checks (scripts/check_api_docs.py); examples/ and the .deb test.
           python3 dpkg-dev
           # mpirun -n N runapp compare; the HTML page's test renders it in headless Chromium.

@@ -38,14 +38,15 @@ struct TempDir {
     fs::path path;
     explicit TempDir(const std::string& name) {
         static std::atomic<unsigned> counter{0};
-        path = fs::temp_directory_path() /
-               ("duet-rel-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+        path = fs::temp_directory_path() / ("duet-rel-" + name + "-" + std::to_string(::getpid()) +
+                                            "-" + std::to_string(counter++));
         fs::remove_all(path);
         fs::create_directories(path);
     }
     ~TempDir() {
         std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it); it.increment(ec))
+        for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it);
+             it.increment(ec))
             if (it->is_directory(ec))
                 ::chmod(it->path().c_str(), 0755);
         ::chmod(path.c_str(), 0755);
@@ -83,7 +84,7 @@ struct Proc {
 // runapp byte for byte), with stdout and stderr in files of `scratch`. Safe to use from several
 // threads; holds no doctest assertions.
 class Child {
-public:
+  public:
     Child(const std::vector<std::string>& args, const EnvChanges& env, const fs::path& scratch) {
         static std::atomic<unsigned> counter{0};
         const std::string stem = "child-" + std::to_string(counter++);
@@ -92,7 +93,8 @@ public:
         std::vector<std::string> argv_s = {runapp_path()};
         argv_s.insert(argv_s.end(), args.begin(), args.end());
         for (const auto& a : argv_s)
-            proc_.cmd += (proc_.cmd.empty() ? "" : " ") + (a.empty() || a.find(' ') != std::string::npos ? "'" + a + "'" : a);
+            proc_.cmd += (proc_.cmd.empty() ? "" : " ") +
+                         (a.empty() || a.find(' ') != std::string::npos ? "'" + a + "'" : a);
         std::vector<std::string> env_s;
         for (char** e = environ; *e; ++e) {
             const std::string kv = *e;
@@ -139,7 +141,8 @@ public:
                 break;
             if (r < 0 && errno != EINTR)
                 throw std::runtime_error("waitpid failed");
-            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > timeout_s) {
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >
+                timeout_s) {
                 ::kill(pid_, SIGKILL);
                 ::waitpid(pid_, &status, 0);
                 proc_.timed_out = true;
@@ -147,7 +150,8 @@ public:
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
-        proc_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        proc_.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         if (WIFEXITED(status))
             proc_.code = WEXITSTATUS(status);
         else if (WIFSIGNALED(status))
@@ -160,7 +164,7 @@ public:
         return proc_;
     }
 
-private:
+  private:
     pid_t pid_ = -1;
     std::chrono::steady_clock::time_point start_;
     fs::path out_path_, err_path_;
@@ -172,7 +176,9 @@ Proc runapp(const std::vector<std::string>& args, const EnvChanges& env, const f
     return Child(args, env, scratch).wait(timeout_s);
 }
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+bool contains(const std::string& s, const std::string& what) {
+    return s.find(what) != std::string::npos;
+}
 
 // Whether runapp sees an OpenCL device opencl:0, asked of runapp itself.
 bool has_opencl0() {
@@ -193,14 +199,14 @@ bool has_opencl0() {
     return has;
 }
 
-#define DUET_NEED_OPENCL()                                                                       \
-    if (!has_opencl0()) {                                                                        \
-        MESSAGE("no OpenCL device opencl:0: skipped");                                           \
-        return;                                                                                  \
+#define DUET_NEED_OPENCL()                                                                         \
+    if (!has_opencl0()) {                                                                          \
+        MESSAGE("no OpenCL device opencl:0: skipped");                                             \
+        return;                                                                                    \
     }
 
-const std::vector<std::string> small_vecadd = {"vecadd", "--size", "1000", "--reps", "1", "--warmup", "0",
-                                               "--device", "opencl:0"};
+const std::vector<std::string> small_vecadd = {"vecadd",   "--size", "1000",     "--reps",  "1",
+                                               "--warmup", "0",      "--device", "opencl:0"};
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more) {
     a.insert(a.end(), more.begin(), more.end());

@@ -4,9 +4,9 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <string>
 #include <map>
 #include <optional>
+#include <string>
 
 #include "app.hpp"
 #include "matmul.hpp" // pocl5_loopvec, tf32_unsupported: which devices matmul's steps skip
@@ -47,7 +47,8 @@ TEST_CASE("apps: every variant is correct on every device at odd sizes") {
             REQUIRE_MESSAGE(!sizes.empty(), "no test sizes for app " << app->name());
             for (const auto& size : sizes)
                 for (const auto& v : app->variants()) {
-                    SUBCASE((dev->info().id() + " " + app->name() + " " + v.name + " " + size).c_str()) {
+                    SUBCASE((dev->info().id() + " " + app->name() + " " + v.name + " " + size)
+                                .c_str()) {
                         duet::apps::RunConfig cfg;
                         cfg.size = app->parse_size(size);
                         cfg.reps = 1;
@@ -126,7 +127,8 @@ TEST_CASE("apps: PoCL 5's default work-group method is recognised, and cbs lifts
         setenv("POCL_WORK_GROUP_METHOD", keep.c_str(), 1);
 }
 
-TEST_CASE("apps: matmul tf32 runs where tensor cores are (compute capability 8.0+), else says why") {
+TEST_CASE(
+    "apps: matmul tf32 runs where tensor cores are (compute capability 8.0+), else says why") {
     duet::DeviceInfo info;
     info.backend = "cuda";
     info.name = "NVIDIA H100 80GB HBM3";

@@ -15,7 +15,8 @@ using duet::ProgramCache;
 
 namespace {
 fs::path fresh_dir(const std::string& name) {
-    fs::path p = fs::temp_directory_path() / ("duet-test-" + name + "-" + std::to_string(::getpid()));
+    fs::path p =
+        fs::temp_directory_path() / ("duet-test-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(p);
     return p;
 }

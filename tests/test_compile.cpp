@@ -30,13 +30,14 @@ using namespace runapp::compile;
 } // namespace
 
 TEST_CASE("compile: ocloc's patch tokens give SLM, scratch, SIMD width and the required group") {
-    const std::string ptm = "Kernel #6\nKernelBinaryHeader:\n\t4 KernelUnpaddedSize 13432\n"
-                            "\tKernelName matmul_reg8x8\nUnidentified PatchToken:\n\t4 Token 18\n\t4 Size 16\n"
-                            "\tHex 0 0 0 0 0 40 0 0\nUnidentified PatchToken:\n\t4 Token 15\n\t4 Size 16\n"
-                            "\tHex 0 0 0 0 0 20 0 0\nUnidentified PatchToken:\n\t4 Token 23\n\t4 Size 140\n"
-                            "\tHex 10 0 0 0 10 0 0 0 1 0 0 0 20 0 0 0 0 0 0 0 1 0 0 0\n"
-                            "Kernel #7\n\tKernelName vecadd_naive\nUnidentified PatchToken:\n\t4 Token 23\n"
-                            "\t4 Size 140\n\tHex 0 0 0 0 0 0 0 0 0 0 0 0 10 0 0 0\n";
+    const std::string ptm =
+        "Kernel #6\nKernelBinaryHeader:\n\t4 KernelUnpaddedSize 13432\n"
+        "\tKernelName matmul_reg8x8\nUnidentified PatchToken:\n\t4 Token 18\n\t4 Size 16\n"
+        "\tHex 0 0 0 0 0 40 0 0\nUnidentified PatchToken:\n\t4 Token 15\n\t4 Size 16\n"
+        "\tHex 0 0 0 0 0 20 0 0\nUnidentified PatchToken:\n\t4 Token 23\n\t4 Size 140\n"
+        "\tHex 10 0 0 0 10 0 0 0 1 0 0 0 20 0 0 0 0 0 0 0 1 0 0 0\n"
+        "Kernel #7\n\tKernelName vecadd_naive\nUnidentified PatchToken:\n\t4 Token 23\n"
+        "\t4 Size 140\n\tHex 0 0 0 0 0 0 0 0 0 0 0 0 10 0 0 0\n";
     const auto k = parse_ocloc_ptm(ptm);
     REQUIRE(k.size() == 2);
     CHECK(k[0].kernel == "matmul_reg8x8");
@@ -52,14 +53,15 @@ TEST_CASE("compile: ocloc's patch tokens give SLM, scratch, SIMD width and the r
 }
 
 TEST_CASE("compile: clang's amdhsa metadata gives VGPR, SGPR, spills, LDS and the flat limit") {
-    const std::string s = "\t.text\n---\namdhsa.kernels:\n  - .args:\n      - .address_space:  global\n"
-                          "        .name:           in\n        .offset:         0\n"
-                          "    .group_segment_fixed_size: 2048\n    .max_flat_workgroup_size: 256\n"
-                          "    .name:           matmul_tiled16\n    .private_segment_fixed_size: 16\n"
-                          "    .sgpr_count:     20\n    .sgpr_spill_count: 1\n    .vgpr_count:     32\n"
-                          "    .vgpr_spill_count: 2\n    .wavefront_size: 64\n"
-                          "  - .args:\n    .name:           k2\n    .vgpr_count:     4\n    .wavefront_size: 32\n"
-                          "amdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n...\n";
+    const std::string s =
+        "\t.text\n---\namdhsa.kernels:\n  - .args:\n      - .address_space:  global\n"
+        "        .name:           in\n        .offset:         0\n"
+        "    .group_segment_fixed_size: 2048\n    .max_flat_workgroup_size: 256\n"
+        "    .name:           matmul_tiled16\n    .private_segment_fixed_size: 16\n"
+        "    .sgpr_count:     20\n    .sgpr_spill_count: 1\n    .vgpr_count:     32\n"
+        "    .vgpr_spill_count: 2\n    .wavefront_size: 64\n"
+        "  - .args:\n    .name:           k2\n    .vgpr_count:     4\n    .wavefront_size: 32\n"
+        "amdhsa.target:   amdgcn-amd-amdhsa--gfx90a\n...\n";
     const auto k = parse_amdgpu_asm(s);
     REQUIRE(k.size() == 2);
     CHECK(k[0].kernel == "matmul_tiled16");
@@ -76,13 +78,14 @@ TEST_CASE("compile: clang's amdhsa metadata gives VGPR, SGPR, spills, LDS and th
 }
 
 TEST_CASE("compile: ptxas -v gives registers, spills and shared memory") {
-    const std::string s = "ptxas info    : Compiling entry function 'matmul_best' for 'sm_80'\n"
-                          "ptxas info    : Function properties for matmul_best\n"
-                          "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
-                          "ptxas info    : Used 230 registers, used 1 barriers, 49152 bytes smem, 388 bytes cmem[0]\n"
-                          "ptxas info    : Compiling entry function 'vecadd_naive' for 'sm_80'\n"
-                          "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
-                          "ptxas info    : Used 10 registers, used 0 barriers, 380 bytes cmem[0]\n";
+    const std::string s =
+        "ptxas info    : Compiling entry function 'matmul_best' for 'sm_80'\n"
+        "ptxas info    : Function properties for matmul_best\n"
+        "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+        "ptxas info    : Used 230 registers, used 1 barriers, 49152 bytes smem, 388 bytes cmem[0]\n"
+        "ptxas info    : Compiling entry function 'vecadd_naive' for 'sm_80'\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 10 registers, used 0 barriers, 380 bytes cmem[0]\n";
     const auto k = parse_ptxas(s);
     REQUIRE(k.size() == 2);
     CHECK(k[0].kernel == "matmul_best");
@@ -112,7 +115,8 @@ TEST_CASE("compile: an unknown target names the known ones and exits 2") {
 TEST_CASE("compile: a missing compiler is listed as unavailable with its package, not a failure") {
     const auto r = run_runapp("PATH=/nonexistent", "compile vecadd --target intel,amd,spirv");
     CHECK(r.code == 0);
-    CHECK(r.out.find("unavailable skl: ocloc not found (install intel-opencl-icd)") != std::string::npos);
+    CHECK(r.out.find("unavailable skl: ocloc not found (install intel-opencl-icd)") !=
+          std::string::npos);
     CHECK(r.out.find("clang-15 not found (install clang-15)") != std::string::npos);
 }
 
@@ -123,8 +127,8 @@ TEST_CASE("compile: vecadd builds on every target whose compiler is installed") 
         CHECK(r.code == 0);
         const bool unavailable = r.out.find("unavailable") != std::string::npos;
         if (!unavailable)
-            CHECK(r.out.find(t.name + ",vecadd." + (t.language == "opencl" ? "cl" : "cu") + ",vecadd_naive,ok") !=
-                  std::string::npos);
+            CHECK(r.out.find(t.name + ",vecadd." + (t.language == "opencl" ? "cl" : "cu") +
+                             ",vecadd_naive,ok") != std::string::npos);
         else
             MESSAGE(t.name << " unavailable here");
     }
@@ -132,7 +136,8 @@ TEST_CASE("compile: vecadd builds on every target whose compiler is installed") 
 
 // Installing intel-opencl-icd for ocloc registers Intel's GPU driver (libigdrcl.so) on machines
 // without an Intel GPU: doctor warns about it, but a library that is no ICD at all still fails.
-TEST_CASE("doctor: a vendor driver without its hardware is a warning; a library that is no ICD fails") {
+TEST_CASE(
+    "doctor: a vendor driver without its hardware is a warning; a library that is no ICD fails") {
     namespace fs = std::filesystem;
     const fs::path dir = fs::path(DUET_BINARY_DIR) / "doctor-vendors";
     fs::remove_all(dir);
@@ -145,7 +150,8 @@ TEST_CASE("doctor: a vendor driver without its hardware is a warning; a library 
     const bool asan = false;
 #endif
     if (asan) {
-        MESSAGE("under AddressSanitizer Intel's GPU driver cannot be loaded: its no-hardware case is not checked");
+        MESSAGE("under AddressSanitizer Intel's GPU driver cannot be loaded: its no-hardware case "
+                "is not checked");
     } else if (fs::exists(igdrcl)) {
         std::ofstream(dir / "intel.icd") << igdrcl << "\n";
         const auto r = run_runapp("OCL_ICD_VENDORS=" + dir.string(), "doctor");

@@ -121,7 +121,8 @@ TEST_CASE("cuda contracts: arguments per launch, sizes checked, ranges, threads"
             q->fill(*dx, 2.f, n);
             q->fill(*dy, 1.f, n);
             q->launch(*k, duet::Range(n).local(64), *dx, *dy, 3.f, n);
-            std::string e = usage_error([&] { q->launch(*k, duet::Range(n).local(64), *dx, *dy, 3.f); });
+            std::string e =
+                usage_error([&] { q->launch(*k, duet::Range(n).local(64), *dx, *dy, 3.f); });
             CHECK(has(e, "argument 3"));
             CHECK(has(e, "not set"));
             CHECK(has(e, "(8 bytes, 8 bytes, 4 bytes, 4 bytes)"));

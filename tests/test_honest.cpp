@@ -3,8 +3,8 @@
 // outputs, every input element influencing a checked output, always-valid JSON.
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -86,7 +86,7 @@ TEST_CASE("plausibility: a figure above the device's peak is never printed as a 
     info.compute_units = 4;
     info.clock_mhz = 3000;
     const Ceiling ceil = plausible_ceiling(info);
-    CHECK(ceil.gbs > 1000);   // generous: 512 bytes per cycle per unit
+    CHECK(ceil.gbs > 1000); // generous: 512 bytes per cycle per unit
     CHECK(ceil.gbs < 10000);
     CHECK(plausible_ceiling(duet::DeviceInfo{}).gbs == 0); // unknown: no ceiling
 
@@ -255,7 +255,8 @@ TEST_CASE("guard zone: a reduction pass that writes past its partial sums fails 
     fs::remove_all(dir);
 }
 
-TEST_CASE("every input element influences a checked output: its last element changed, each app fails") {
+TEST_CASE(
+    "every input element influences a checked output: its last element changed, each app fails") {
     // The bottom and the top of each ladder; the host copy of the input (the reference's) is
     // untouched, so the run must FAIL: a kernel that ignored that element would pass.
     for (auto* dev : duet_test::devices_of("opencl"))
@@ -267,7 +268,8 @@ TEST_CASE("every input element influences a checked output: its last element cha
             for (const auto& v : {app->variants().front(), app->variants().back()})
                 for (int which = 0; which < inputs; ++which)
                     SUBCASE((dev->info().id() + " " + app->name() + " " + v.name + " input " +
-                             std::to_string(which)).c_str()) {
+                             std::to_string(which))
+                                .c_str()) {
                         RunConfig cfg;
                         cfg.size = app->parse_size(size);
                         cfg.reps = 1;
@@ -285,8 +287,8 @@ TEST_CASE("every input element influences a checked output: its last element cha
                         cfg.perturb_input = which;
                         const Result bad = app->run(*dev, v, cfg);
                         INFO(app->name() << " " << v.name << " input " << which << ": max error "
-                                         << bad.max_error << " (tolerance " << bad.tolerance
-                                         << ") " << bad.note);
+                                         << bad.max_error << " (tolerance " << bad.tolerance << ") "
+                                         << bad.note);
                         CHECK(bad.verified);
                         CHECK(!bad.pass);
                     }

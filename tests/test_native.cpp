@@ -138,9 +138,9 @@ TEST_CASE("native: the copy bandwidth copies and reports its method") {
 }
 
 TEST_CASE("native: runapp run --reference adds the reference row and the x CPU figures") {
-    const auto [code, out] = duet_test::shell(duet_test::runapp_path() +
-                                              " run vecadd --size 5000 --reps 2 --warmup 1 "
-                                              "--reference --quiet --format json");
+    const auto [code, out] =
+        duet_test::shell(duet_test::runapp_path() + " run vecadd --size 5000 --reps 2 --warmup 1 "
+                                                    "--reference --quiet --format json");
     INFO(out);
     REQUIRE(code == 0);
     const auto j = nlohmann::json::parse(out);
@@ -158,8 +158,8 @@ TEST_CASE("native: runapp run --reference adds the reference row and the x CPU f
     CHECK(native);
     CHECK(device);
     // Without --reference: no reference row, x_cpu null.
-    const auto [code2, out2] = duet_test::shell(duet_test::runapp_path() +
-                                                " run vecadd --size 5000 --reps 1 --quiet --format json");
+    const auto [code2, out2] = duet_test::shell(
+        duet_test::runapp_path() + " run vecadd --size 5000 --reps 1 --quiet --format json");
     REQUIRE(code2 == 0);
     for (const auto& r : nlohmann::json::parse(out2)["results"]) {
         CHECK(r["backend"] != "native");

@@ -112,17 +112,21 @@ TEST_CASE("OpenCL devices: bad input is a clear Error, never a crash") {
             auto buf = dev->alloc<float>(16);
             std::vector<float> big(32), small(16);
 
-            CHECK_THROWS_WITH_AS(q->write(*buf, big), doctest::Contains("does not fit a buffer of 64 bytes"), Error);
+            CHECK_THROWS_WITH_AS(q->write(*buf, big),
+                                 doctest::Contains("does not fit a buffer of 64 bytes"), Error);
             CHECK_THROWS_WITH_AS(q->read(*buf, big), doctest::Contains("does not fit"), Error);
             CHECK_THROWS_AS(q->read_bytes(*buf, small.data(), 8, 60), Error);
 
             // Over the device's largest allocation.
             const std::size_t huge = dev->info().max_alloc_bytes + 4096;
-            CHECK_THROWS_WITH_AS(dev->alloc_bytes(huge), doctest::Contains("largest allocation"), Error);
+            CHECK_THROWS_WITH_AS(dev->alloc_bytes(huge), doctest::Contains("largest allocation"),
+                                 Error);
             CHECK_THROWS_AS(dev->alloc_bytes(0), Error);
 
             // A kernel name that is nowhere, and one missing from a user program.
-            CHECK_THROWS_WITH_AS(dev->load_kernel("no_such_kernel"), doctest::Contains("no OpenCL kernel named 'no_such_kernel'"), Error);
+            CHECK_THROWS_WITH_AS(dev->load_kernel("no_such_kernel"),
+                                 doctest::Contains("no OpenCL kernel named 'no_such_kernel'"),
+                                 Error);
             duet::BuildOptions opts;
             opts.sources.opencl = user_cl;
             opts.sources.origin = "user.cl";
@@ -137,7 +141,8 @@ TEST_CASE("OpenCL devices: bad input is a clear Error, never a crash") {
 
             // A source that does not compile: the message holds the build log and the options.
             duet::BuildOptions broken;
-            broken.sources.opencl = "__kernel void oops(__global float* p) { p[0] = undeclared_thing; }";
+            broken.sources.opencl =
+                "__kernel void oops(__global float* p) { p[0] = undeclared_thing; }";
             broken.sources.origin = "broken.cl";
             try {
                 dev->load_kernel("oops", broken);
@@ -156,7 +161,8 @@ TEST_CASE("OpenCL devices: bad input is a clear Error, never a crash") {
             CHECK_THROWS_WITH_AS(q->launch(*k, Range(100).local(64), *buf, *buf, *buf, 16),
                                  doctest::Contains("not a multiple"), Error);
             // A scalar of the wrong width for an int parameter.
-            CHECK_THROWS_AS(q->launch(*k, Range(16).local(16), *buf, *buf, *buf, std::size_t{16}), Error);
+            CHECK_THROWS_AS(q->launch(*k, Range(16).local(16), *buf, *buf, *buf, std::size_t{16}),
+                            Error);
             // An empty event.
             CHECK_THROWS_AS(duet::Event().elapsed_ms(), Error);
             // Bad defines.

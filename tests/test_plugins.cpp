@@ -39,7 +39,8 @@ TEST_CASE("plugins: an out-of-tree plugin in DUET_BACKEND_PATH is listed next to
     CHECK(j["backends"].size() == 3);
 }
 
-TEST_CASE("plugins: the out-of-tree device is selected by id, described, diagnosed and refuses work") {
+TEST_CASE(
+    "plugins: the out-of-tree device is selected by id, described, diagnosed and refuses work") {
     auto [code, out] = duet_test::shell(with_fake("info fake:0"));
     INFO(out);
     CHECK(code == 0);
@@ -59,7 +60,8 @@ TEST_CASE("plugins: the out-of-tree device is selected by id, described, diagnos
 }
 
 TEST_CASE("plugins: without the path the plugin is not loaded") {
-    const auto [code, out] = duet_test::shell("DUET_CACHE_DIR= " + duet_test::runapp_path() + " list");
+    const auto [code, out] =
+        duet_test::shell("DUET_CACHE_DIR= " + duet_test::runapp_path() + " list");
     INFO(out);
     CHECK(code == 0);
     CHECK_FALSE(contains(out, "fake:0"));

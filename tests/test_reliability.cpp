@@ -189,7 +189,8 @@ TEST_CASE("reliability: an unusable cache directory means no cache; a missing on
         }
         const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()}};
         for (int i = 0; i < 2; ++i) {
-            const auto res = json_results(runapp(with(small_vecadd, {"--format", "json"}), env, t.path));
+            const auto res =
+                json_results(runapp(with(small_vecadd, {"--format", "json"}), env, t.path));
             CHECK(res[0]["cache_hit"] == false); // nothing was cached
         }
         check_pass(runapp(small_vecadd, env, t.path));
@@ -209,12 +210,14 @@ TEST_CASE("reliability: an unusable cache directory means no cache; a missing on
         CHECK(fs::is_directory(cache));
         CHECK(!entries_in(cache).empty());
         check_cache_whole(cache);
-        CHECK(all_cache_hits(json_results(runapp(with(small_vecadd, {"--format", "json"}), env, t.path))));
+        CHECK(all_cache_hits(
+            json_results(runapp(with(small_vecadd, {"--format", "json"}), env, t.path))));
     }
     SUBCASE("DUET_CACHE_DIR empty: the cache is off") {
         const EnvChanges env = {{"DUET_CACHE_DIR", ""}};
         for (int i = 0; i < 2; ++i) {
-            const auto res = json_results(runapp(with(small_vecadd, {"--format", "json"}), env, t.path));
+            const auto res =
+                json_results(runapp(with(small_vecadd, {"--format", "json"}), env, t.path));
             CHECK(res[0]["cache_hit"] == false);
         }
         const auto ls = runapp({"cache", "ls"}, env, t.path);
@@ -304,17 +307,20 @@ TEST_CASE("reliability: DUET_KERNEL_DIR with a wrong vecadd_naive fails the chec
     }
 
     const fs::path cache = t.path / "cache";
-    const std::vector<std::string> naive = {"vecadd", "--variant", "naive", "--size", "1000", "--reps",
-                                            "1", "--warmup", "0", "--device", "opencl:0"};
+    const std::vector<std::string> naive = {"vecadd", "--variant", "naive",   "--size",
+                                            "1000",   "--reps",    "1",       "--warmup",
+                                            "0",      "--device",  "opencl:0"};
     SUBCASE("unedited copy passes") {
-        const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()}, {"DUET_KERNEL_DIR", good.string()}};
+        const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()},
+                                {"DUET_KERNEL_DIR", good.string()}};
         check_pass(runapp(naive, env, t.path));
-        check_pass(runapp({"vecadd", "--size", "1000", "--reps", "1", "--warmup", "0", "--device",
-                           "opencl:0"},
-                          env, t.path));
+        check_pass(runapp(
+            {"vecadd", "--size", "1000", "--reps", "1", "--warmup", "0", "--device", "opencl:0"},
+            env, t.path));
     }
     SUBCASE("a - b instead of a + b fails, with exit code 1") {
-        const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()}, {"DUET_KERNEL_DIR", bad.string()}};
+        const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()},
+                                {"DUET_KERNEL_DIR", bad.string()}};
         auto r = runapp(naive, env, t.path);
         {
             INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
@@ -336,11 +342,13 @@ TEST_CASE("reliability: DUET_KERNEL_DIR with a wrong vecadd_naive fails the chec
         }
         // The same run without DUET_KERNEL_DIR uses the embedded kernels and passes: the
         // environment variable is what made the difference.
-        check_pass(runapp(naive, {{"DUET_CACHE_DIR", cache.string()}, {"DUET_KERNEL_DIR", std::nullopt}},
+        check_pass(runapp(naive,
+                          {{"DUET_CACHE_DIR", cache.string()}, {"DUET_KERNEL_DIR", std::nullopt}},
                           t.path));
     }
     SUBCASE("a kernel that does not compile: exit 3 with the compiler's log") {
-        const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()}, {"DUET_KERNEL_DIR", broken.string()}};
+        const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()},
+                                {"DUET_KERNEL_DIR", broken.string()}};
         const auto r = runapp(naive, env, t.path);
         INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
         CHECK(r.code == 3);
@@ -358,9 +366,9 @@ TEST_CASE("reliability: --timeout ends a run that takes longer with exit code 3"
     DUET_NEED_OPENCL();
     TempDir t("timeout");
     const EnvChanges env = {{"DUET_CACHE_DIR", (t.path / "cache").string()}};
-    auto r = runapp({"matmul", "--size", "256", "--reps", "50", "--device", "opencl:0", "--timeout",
-                     "0.001"},
-                    env, t.path, 60);
+    auto r = runapp(
+        {"matmul", "--size", "256", "--reps", "50", "--device", "opencl:0", "--timeout", "0.001"},
+        env, t.path, 60);
     {
         INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
         CHECK(r.signal == 0);
@@ -401,17 +409,21 @@ void scan_verdicts(const std::string& text, Verdicts& v) {
         return f;
     };
     while (std::getline(lines, line)) {
-        for (auto it = std::sregex_iterator(line.begin(), line.end(), word); it != std::sregex_iterator(); ++it)
+        for (auto it = std::sregex_iterator(line.begin(), line.end(), word);
+             it != std::sregex_iterator(); ++it)
             ((*it)[1] == "PASS" ? v.pass : v.fail)++;
         if (line.rfind("app,variant,", 0) == 0) {
             const auto h = split(line);
             for (int i = 0; i < static_cast<int>(h.size()); ++i) {
-                if (h[i] == "pass") pass_col = i;
-                if (h[i] == "verified") verified_col = i;
+                if (h[i] == "pass")
+                    pass_col = i;
+                if (h[i] == "verified")
+                    verified_col = i;
             }
         } else if (pass_col >= 0) {
             const auto f = split(line);
-            if (static_cast<int>(f.size()) > std::max(pass_col, verified_col) && f[verified_col] == "1")
+            if (static_cast<int>(f.size()) > std::max(pass_col, verified_col) &&
+                f[verified_col] == "1")
                 (f[pass_col] == "1" ? v.pass : v.fail)++;
         }
     }
@@ -436,22 +448,77 @@ struct Choice {
 
 struct Pools {
     std::vector<std::string> apps = {"vecadd", "matmul", "conv5x5", "reduction"};
-    std::vector<std::string> odd_apps = {"fft", "", "VECADD", "vecadd,matmul", "vec add", "ｖｅｃａｄｄ", "-",
-                                         "vecadd\t", "reduction_i32", "123"};
-    Choice sizes = {{"100", "64", "2^6", "17", "1", "33", "3x5", "16x16x16", "5x7x9", "1x1x1", "100x3",
-                     "2^4x2^3", "2^6,17", "64,100", "1,2,3", "7x1", "1x7"},
-                    {"1x1x1x1", "2^", "0x5", "1e3", "99999999999999", "18446744073709551615",
-                     "17179869184G", "17179869186G", "999999999999G", "4095G", "2^40", "2^41", "2^-1", "3^2",
-                     "-1", "", "12x", "x12", "x", "0", " 64", "64 ", "٣", "６４", "1,,2", "64,", ",", "0x0",
-                     "1.5", "0x10", "1kx", "+5", "5M5", "1T", "64\n", "2^99999999999", "00000000000064",
-                     "2^31", "65536x32768"}};
+    std::vector<std::string> odd_apps = {
+        "fft",          "",  "VECADD",   "vecadd,matmul", "vec add",
+        "ｖｅｃａｄｄ", "-", "vecadd\t", "reduction_i32", "123"};
+    Choice sizes = {{"100", "64", "2^6", "17", "1", "33", "3x5", "16x16x16", "5x7x9", "1x1x1",
+                     "100x3", "2^4x2^3", "2^6,17", "64,100", "1,2,3", "7x1", "1x7"},
+                    {"1x1x1x1",
+                     "2^",
+                     "0x5",
+                     "1e3",
+                     "99999999999999",
+                     "18446744073709551615",
+                     "17179869184G",
+                     "17179869186G",
+                     "999999999999G",
+                     "4095G",
+                     "2^40",
+                     "2^41",
+                     "2^-1",
+                     "3^2",
+                     "-1",
+                     "",
+                     "12x",
+                     "x12",
+                     "x",
+                     "0",
+                     " 64",
+                     "64 ",
+                     "٣",
+                     "６４",
+                     "1,,2",
+                     "64,",
+                     ",",
+                     "0x0",
+                     "1.5",
+                     "0x10",
+                     "1kx",
+                     "+5",
+                     "5M5",
+                     "1T",
+                     "64\n",
+                     "2^99999999999",
+                     "00000000000064",
+                     "2^31",
+                     "65536x32768"}};
     Choice locals = {{"16", "8x8", "4x4", "1", "2", "32", "16x16,8x8", "2x8", "2^3x2", "64", "1x1"},
-                     {"0x4", "4x", "x4", "0", "4x4x4", "1000000", "8,,16", "", ",", "-4", "٤", "4294967297",
-                      "1e2", "99999999999999", "3", "2^40x2^40"}};
+                     {"0x4", "4x", "x4", "0", "4x4x4", "1000000", "8,,16", "", ",", "-4", "٤",
+                      "4294967297", "1e2", "99999999999999", "3", "2^40x2^40"}};
     Choice devices = {{"opencl:0", "0", "opencl", "pthread", "cpu", "OPENCL:0"},
-                      {"opencl:", ":0", "cuda:-1", "cuda:0", "cuda", "1", "99", "-1", "uuid:", "uuid:zz", "",
-                       ":", "opencl:00", "opencl:0x1", "opencl: 0", "opencl:-0", "opencl:99999999999",
-                       "ｏｐｅｎｃｌ:0", "opencl:0,opencl:0", "all", "opencl:0,", ",", "0,,0"}};
+                      {"opencl:",
+                       ":0",
+                       "cuda:-1",
+                       "cuda:0",
+                       "cuda",
+                       "1",
+                       "99",
+                       "-1",
+                       "uuid:",
+                       "uuid:zz",
+                       "",
+                       ":",
+                       "opencl:00",
+                       "opencl:0x1",
+                       "opencl: 0",
+                       "opencl:-0",
+                       "opencl:99999999999",
+                       "ｏｐｅｎｃｌ:0",
+                       "opencl:0,opencl:0",
+                       "all",
+                       "opencl:0,",
+                       ",",
+                       "0,,0"}};
     Choice backends = {{"opencl"}, {"cuda", "metal", "", "OpenCL", "cuda,opencl", "opencl "}};
     // Variants by app: valid ones whose programs build quickly, and malformed lists. The
     // ladder tops of reduction (unroll_all, built for each work-group size) and conv5x5 (tiled
@@ -460,10 +527,11 @@ struct Pools {
         {"vecadd", {"naive", "vec4", "all", "naive,vec4", "vec4,naive"}},
         {"matmul", {"naive", "tiled16", "best", "all", "naive,tiled16", "reg4x4"}},
         {"conv5x5", {"naive", "const", "rows", "naive,rows"}},
-        {"reduction", {"sequential_i32", "shuffle_f32", "atomic_i32", "interleaved_f32,atomic_i32"}}};
-    std::vector<std::string> bad_variants = {",", "naive,", ",naive", "bogus", "", "ALL", "naive,,vec4",
-                                             "vec4", "tiled16", "sequential", "interleaved", "naive, vec4",
-                                             "NAIVE"};
+        {"reduction",
+         {"sequential_i32", "shuffle_f32", "atomic_i32", "interleaved_f32,atomic_i32"}}};
+    std::vector<std::string> bad_variants = {
+        ",",       "naive,",     ",naive",      "bogus",       "",     "ALL", "naive,,vec4", "vec4",
+        "tiled16", "sequential", "interleaved", "naive, vec4", "NAIVE"};
     // What runs when the fuzz gives no --variant, so that builds stay cheap.
     std::map<std::string, std::string> default_variant = {
         {"conv5x5", "naive,const,rows"}, {"reduction", "sequential_i32,shuffle_f32,atomic_f32"}};
@@ -474,11 +542,34 @@ struct Pools {
     Choice seeds = {{"0", "7", "2147483647"}, {"-1", "99999999999", "abc", "2147483648", ""}};
     Choice defines = {{"TILE=16", "X", "X=1", "TILE=8"},
                       {"=3", "A B=1", "", "Y=\"q\"", "=", "Z=a\\b", "ÄÖ=1"}};
-    Choice timeouts = {{"600", "0x258", "1e3", "1e-9"}, {"0", "-1", "nan", "inf", "abc", "", "1e9", "600s"}};
-    std::vector<std::string> junk = {"--frobnicate", "-x", "--", "---size", "--size=", "--size=64", "-", "--Size",
-                                     "—size", "--reps=", "--=", "-1", "--quiet", "--help", "--version", "x",
-                                     "", " ", "🙂", "--device=opencl:0", "--format=json", "--local=4x",
-                                     "--variant=naive,,vec4", "--timeout=600", "--output", "--html"};
+    Choice timeouts = {{"600", "0x258", "1e3", "1e-9"},
+                       {"0", "-1", "nan", "inf", "abc", "", "1e9", "600s"}};
+    std::vector<std::string> junk = {"--frobnicate",
+                                     "-x",
+                                     "--",
+                                     "---size",
+                                     "--size=",
+                                     "--size=64",
+                                     "-",
+                                     "--Size",
+                                     "—size",
+                                     "--reps=",
+                                     "--=",
+                                     "-1",
+                                     "--quiet",
+                                     "--help",
+                                     "--version",
+                                     "x",
+                                     "",
+                                     " ",
+                                     "🙂",
+                                     "--device=opencl:0",
+                                     "--format=json",
+                                     "--local=4x",
+                                     "--variant=naive,,vec4",
+                                     "--timeout=600",
+                                     "--output",
+                                     "--html"};
 };
 
 std::vector<std::string> generate(std::mt19937& rng, const Pools& p, const fs::path& tmp,
@@ -530,21 +621,44 @@ std::vector<std::string> generate(std::mt19937& rng, const Pools& p, const fs::p
     for (int i = 0; i < n; ++i) {
         const int o = std::uniform_int_distribution<int>(0, 16)(rng);
         switch (o) {
-        case 0: case 1: case 2: a.insert(a.end(), {"--size", choose(p.sizes)}); sized = true; break;
-        case 3: a.insert(a.end(), {"--local", choose(p.locals)}); break;
-        case 4: a.insert(a.end(), {"--device", choose(p.devices)}); break;
-        case 5: a.insert(a.end(), {"--backend", choose(p.backends)}); break;
-        case 6: case 7: {
+        case 0:
+        case 1:
+        case 2:
+            a.insert(a.end(), {"--size", choose(p.sizes)});
+            sized = true;
+            break;
+        case 3:
+            a.insert(a.end(), {"--local", choose(p.locals)});
+            break;
+        case 4:
+            a.insert(a.end(), {"--device", choose(p.devices)});
+            break;
+        case 5:
+            a.insert(a.end(), {"--backend", choose(p.backends)});
+            break;
+        case 6:
+        case 7: {
             const auto valid = p.variants.find(app);
             a.insert(a.end(), {"--variant", valid != p.variants.end() && chance(0.6)
-                                                ? pick(valid->second) : pick(p.bad_variants)});
+                                                ? pick(valid->second)
+                                                : pick(p.bad_variants)});
             break;
         }
-        case 8: a.insert(a.end(), {"--reps", choose(p.reps)}); break;
-        case 9: a.insert(a.end(), {"--warmup", choose(p.warmups)}); break;
-        case 10: a.insert(a.end(), {"--verify", choose(p.verifies)}); break;
-        case 11: a.insert(a.end(), {"--format", choose(p.formats)}); break;
-        case 12: a.insert(a.end(), {"--seed", choose(p.seeds)}); break;
+        case 8:
+            a.insert(a.end(), {"--reps", choose(p.reps)});
+            break;
+        case 9:
+            a.insert(a.end(), {"--warmup", choose(p.warmups)});
+            break;
+        case 10:
+            a.insert(a.end(), {"--verify", choose(p.verifies)});
+            break;
+        case 11:
+            a.insert(a.end(), {"--format", choose(p.formats)});
+            break;
+        case 12:
+            a.insert(a.end(), {"--seed", choose(p.seeds)});
+            break;
         case 13: // new build options mean new builds: only vecadd's program is cheap to build
             if (app == "vecadd" || app.empty())
                 a.insert(a.end(), {"--define", choose(p.defines)});
@@ -554,15 +668,21 @@ std::vector<std::string> generate(std::mt19937& rng, const Pools& p, const fs::p
         case 14:
             a.push_back(chance(0.5) ? "--output" : "--html");
             a.push_back(chance(0.6) ? out_file.string()
-                                    : pick({(tmp / "no" / "such" / "dir" / "x").string(), tmp.string(), ""}));
+                                    : pick({(tmp / "no" / "such" / "dir" / "x").string(),
+                                            tmp.string(), ""}));
             break;
-        case 15: a.insert(a.end(), {"--devices", choose(p.devices)}); break;
-        default: a.push_back(pick(p.junk)); break;
+        case 15:
+            a.insert(a.end(), {"--devices", choose(p.devices)});
+            break;
+        default:
+            a.push_back(pick(p.junk));
+            break;
         }
     }
     // An option without its value at the end of the line.
     if (chance(0.05))
-        a.push_back(pick({"--size", "--device", "--variant", "--local", "--define", "--timeout", "--format"}));
+        a.push_back(pick(
+            {"--size", "--device", "--variant", "--local", "--define", "--timeout", "--format"}));
     if (runs_app && !sized)
         a.insert(a.end(), {"--size", app == "matmul" ? "48" : app == "conv5x5" ? "40x30" : "1000"});
     return a;
@@ -570,7 +690,8 @@ std::vector<std::string> generate(std::mt19937& rng, const Pools& p, const fs::p
 
 } // namespace
 
-TEST_CASE("reliability: command-line edge cases: overflowing sizes, limits, lists with empty items") {
+TEST_CASE(
+    "reliability: command-line edge cases: overflowing sizes, limits, lists with empty items") {
     // The parser alone, for the wrap-around that would have become a 12 GiB run.
     CHECK_THROWS_WITH(duet::apps::parse_dims("17179869185G"), doctest::Contains("too large"));
     CHECK_THROWS_WITH(duet::apps::parse_dims("1x17179869185G"), doctest::Contains("too large"));
@@ -593,7 +714,9 @@ TEST_CASE("reliability: command-line edge cases: overflowing sizes, limits, list
         {{"vecadd", "--size", "17179869186G"}, 2, "too large"},
         {{"conv5x5", "--size", "17179869184G"}, 2, "too large"},
         {{"vecadd", "--size", "999999999999G"}, 2, "too large"},
-        {{"reduction", "--size", "1073741824k"}, 2, "outside"}, // 2^40: the parser takes it, the app not
+        {{"reduction", "--size", "1073741824k"},
+         2,
+         "outside"}, // 2^40: the parser takes it, the app not
         {{"vecadd", "--size", "2^31"}, 2, "over 2^31-1"},
         {{"reduction", "--size", "2^31"}, 2, "2^31-1"},
         {{"conv5x5", "--size", "65536x32768"}, 2, "over 2^31-1 pixels"},
@@ -631,19 +754,23 @@ TEST_CASE("reliability: command-line edge cases: overflowing sizes, limits, list
     }
 }
 
-TEST_CASE("reliability: fuzzed command lines end by themselves with a code that matches the output") {
+TEST_CASE(
+    "reliability: fuzzed command lines end by themselves with a code that matches the output") {
     TempDir t("fuzz");
     const fs::path cache = t.path / "cache";
     const EnvChanges env = {{"DUET_CACHE_DIR", cache.string()}, {"DUET_KERNEL_DIR", std::nullopt}};
     const char* seed_env = std::getenv("DUET_FUZZ_SEED");
     const char* count_env = std::getenv("DUET_FUZZ_COUNT");
-    const unsigned seed = seed_env ? static_cast<unsigned>(std::strtoul(seed_env, nullptr, 10)) : 20261123u;
+    const unsigned seed =
+        seed_env ? static_cast<unsigned>(std::strtoul(seed_env, nullptr, 10)) : 20261123u;
     const int count = count_env ? std::atoi(count_env) : 200;
-    MESSAGE("fuzz seed " << seed << ", " << count << " command lines (DUET_FUZZ_SEED, DUET_FUZZ_COUNT)");
+    MESSAGE("fuzz seed " << seed << ", " << count
+                         << " command lines (DUET_FUZZ_SEED, DUET_FUZZ_COUNT)");
 
     // Edge cases that must be in every run, then the seeded random ones.
     std::vector<std::vector<std::string>> cases = {
-        {"vecadd", "--size", "17179869186G", "--device", "opencl:0", "--reps", "1", "--warmup", "0"},
+        {"vecadd", "--size", "17179869186G", "--device", "opencl:0", "--reps", "1", "--warmup",
+         "0"},
         {"conv5x5", "--size", "17179869184G", "--device", "opencl:0"},
         {"vecadd", "--size", "1x1x1x1"},
         {"vecadd", "--size", "2^"},
@@ -713,14 +840,18 @@ TEST_CASE("reliability: fuzzed command lines end by themselves with a code that 
             slowest_cmd = r.cmd;
         }
         if (log)
-            log << "exit " << r.code << " signal " << r.signal << " " << r.seconds << " s: " << r.cmd << "\n    "
-                << (r.err.empty() ? r.out.substr(0, r.out.find('\n')) : r.err.substr(0, r.err.find('\n'))) << "\n";
+            log << "exit " << r.code << " signal " << r.signal << " " << r.seconds
+                << " s: " << r.cmd << "\n    "
+                << (r.err.empty() ? r.out.substr(0, r.out.find('\n'))
+                                  : r.err.substr(0, r.err.find('\n')))
+                << "\n";
         Verdicts v;
         scan_verdicts(r.out, v);
         scan_verdicts(read_file(out_file(i)), v); // --output FILE, where the case wrote one
         INFO("case " << i << ": " << r.cmd << "\nexit " << r.code << " signal " << r.signal
-                     << std::string(r.timed_out ? " TIMED OUT" : "") << " after " << r.seconds << " s\nstdout: "
-                     << r.out.substr(0, 3000) << "\nstderr: " << r.err.substr(0, 3000));
+                     << std::string(r.timed_out ? " TIMED OUT" : "") << " after " << r.seconds
+                     << " s\nstdout: " << r.out.substr(0, 3000)
+                     << "\nstderr: " << r.err.substr(0, 3000));
         CHECK_FALSE(r.timed_out);
         CHECK(r.signal == 0);
         CHECK((r.code >= 0 && r.code <= 3));
@@ -749,10 +880,12 @@ TEST_CASE("reliability: fuzzed command lines end by themselves with a code that 
         if (r.code == 2)
             CHECK(contains(r.err, "runapp --help"));
     }
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string codes;
     for (auto [c, n] : by_code)
-        codes += (c < 0 ? " signal " + std::to_string(-c) : " exit " + std::to_string(c)) + ": " + std::to_string(n) + ",";
+        codes += (c < 0 ? " signal " + std::to_string(-c) : " exit " + std::to_string(c)) + ": " +
+                 std::to_string(n) + ",";
     MESSAGE(cases.size() << " command lines in " << secs << " s;" << codes << " slowest " << slowest
                          << " s: " << slowest_cmd);
 }

@@ -93,7 +93,8 @@ TEST_CASE("runapp: runs vecadd with every output format") {
     CHECK(r.code == 0);
     CHECK(r.out.find("PASS") != std::string::npos);
     CHECK(r.out.find("naive") != std::string::npos);
-    r = runapp("run vecadd --device opencl:0 --size 1000,4097 --variant naive --format json --reps 2");
+    r = runapp(
+        "run vecadd --device opencl:0 --size 1000,4097 --variant naive --format json --reps 2");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j.contains("duet_version"));
@@ -153,7 +154,8 @@ TEST_CASE("runapp: malformed command lines exit 2 with a message") {
         {"compare vecadd --device 0", "--device does not apply to runapp compare"},
         {"list --size 3", "--size does not apply to runapp list"},
         {"doctor --variant naive", "does not apply"},
-        {"info 0 --format csv", "--format csv does not apply to runapp info (it prints table or json)"},
+        {"info 0 --format csv",
+         "--format csv does not apply to runapp info (it prints table or json)"},
         {"doctor --format csv", "--format csv does not apply to runapp doctor"},
         {"tune matmul --format csv", "--format csv does not apply to runapp tune"},
         {"tune matmul --seed 3", "--seed does not apply to runapp tune"},
@@ -181,12 +183,14 @@ TEST_CASE("runapp: a local size over the device limit is a usage error naming th
     CHECK(r.out.find("limit") != std::string::npos);
 }
 
-TEST_CASE("runapp: a failed write of the results (full disk, closed pipe) is exit 3 with a message") {
+TEST_CASE(
+    "runapp: a failed write of the results (full disk, closed pipe) is exit 3 with a message") {
     if (!has_opencl()) {
         MESSAGE("no OpenCL device");
         return;
     }
-    const std::string args = "run vecadd --device opencl:0 --size 1000 --reps 1 --variant naive --quiet";
+    const std::string args =
+        "run vecadd --device opencl:0 --size 1000 --reps 1 --variant naive --quiet";
     auto r = runapp(args + " --format json --output /dev/full");
     CHECK(r.code == 3);
     CHECK(r.out.find("--output file /dev/full failed") != std::string::npos);
@@ -196,8 +200,8 @@ TEST_CASE("runapp: a failed write of the results (full disk, closed pipe) is exi
     CHECK(r.code == 3);
     CHECK(r.out.find("standard output failed") != std::string::npos);
     // A reader that is gone before the results come (`true` reads nothing): EPIPE, not SIGPIPE.
-    const std::string cmd = "bash -c '" + runapp_path() + " " + args +
-                            " 2>/dev/null | true; exit ${PIPESTATUS[0]}'";
+    const std::string cmd =
+        "bash -c '" + runapp_path() + " " + args + " 2>/dev/null | true; exit ${PIPESTATUS[0]}'";
     const int status = std::system(cmd.c_str());
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 3);
@@ -277,7 +281,8 @@ std::string pocl_icd_line() {
 
 } // namespace
 
-TEST_CASE("runapp: program provenance is compiled, then memory cache in the process, then disk cache") {
+TEST_CASE(
+    "runapp: program provenance is compiled, then memory cache in the process, then disk cache") {
     if (!has_opencl())
         return;
     const fs::path cache = fresh_dir("provenance-cache");
@@ -293,9 +298,10 @@ TEST_CASE("runapp: program provenance is compiled, then memory cache in the proc
     j = run_json(cmd); // a second process finds the binary on disk
     CHECK(j["results"][0]["provenance"] == "disk_cache");
     CHECK(j["results"][1]["provenance"] == "memory_cache");
-    const auto [code, csv] = duet_test::shell("DUET_CACHE_DIR=" + cache.string() + " " +
-                                              runapp_path() + " vecadd --device opencl:0 "
-                                              "--variant naive --size 1000 --reps 1 --format csv");
+    const auto [code, csv] =
+        duet_test::shell("DUET_CACHE_DIR=" + cache.string() + " " + runapp_path() +
+                         " vecadd --device opencl:0 "
+                         "--variant naive --size 1000 --reps 1 --format csv");
     CHECK(code == 0);
     CHECK(csv.find(",cache_hit,provenance,") != std::string::npos);
     CHECK(csv.find(",1,disk_cache,") != std::string::npos);

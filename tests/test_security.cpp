@@ -46,8 +46,7 @@ mode_t mode_of(const fs::path& p) {
 }
 
 // Runs `fn` in a child process; true when it returned true within `seconds` (a hang is killed).
-template <class Fn>
-bool in_child_within(double seconds, Fn fn) {
+template <class Fn> bool in_child_within(double seconds, Fn fn) {
     const pid_t pid = ::fork();
     if (pid == 0)
         ::_exit(fn() ? 0 : 1);
@@ -324,7 +323,8 @@ TEST_CASE("security: a buffer beyond the host's memory on a CPU device is a fast
             continue;
         const std::uint64_t avail = duet::host_memory_available();
         REQUIRE(avail > 0);
-        const std::uint64_t ask = std::min<std::uint64_t>(avail + (avail / 2), dev->info().max_alloc_bytes);
+        const std::uint64_t ask =
+            std::min<std::uint64_t>(avail + (avail / 2), dev->info().max_alloc_bytes);
         if (ask <= avail) {
             MESSAGE(dev->label() << ": its largest allocation is within the host's memory");
             continue;
@@ -353,10 +353,11 @@ TEST_CASE("security: --timeout ends a kernel that never returns on the CPU devic
     // Stores on every pass: a loop the compiler may not remove.
     text.replace(at, 19, "for (int k = 0; ; k = (k + 1) & 7) c[(i + k) % n] = a[i] + b[i] + k;");
     write_file(f, text);
-    const auto r = runapp({"vecadd", "--variant", "naive", "--size", "1000", "--reps", "1",
-                           "--warmup", "0", "--device", "opencl:0", "--timeout", "5"},
-                          {{"DUET_KERNEL_DIR", t.path.string()}, {"DUET_CACHE_DIR", (t.path / "c").string()}},
-                          t.path, 90);
+    const auto r =
+        runapp({"vecadd", "--variant", "naive", "--size", "1000", "--reps", "1", "--warmup", "0",
+                "--device", "opencl:0", "--timeout", "5"},
+               {{"DUET_KERNEL_DIR", t.path.string()}, {"DUET_CACHE_DIR", (t.path / "c").string()}},
+               t.path, 90);
     INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
     CHECK_FALSE(r.timed_out);
     CHECK(r.signal == 0);
@@ -385,7 +386,8 @@ TEST_CASE("security: environment variables that do not help get a message that d
 
     if (has_opencl0()) {
         fs::create_directories(t.path / "empty");
-        r = runapp(small_vecadd, env({{"DUET_KERNEL_DIR", (t.path / "empty").string()}}), t.path, 120);
+        r = runapp(small_vecadd, env({{"DUET_KERNEL_DIR", (t.path / "empty").string()}}), t.path,
+                   120);
         INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
         check_no_crash(r);
         CHECK(r.code != 0);

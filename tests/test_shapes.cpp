@@ -26,7 +26,8 @@ Shape pick(const std::vector<Shape>& shapes, const ShapeLimits& lim) {
 }
 
 // The shapes of step `variant` of `app` (its record's rule) on an OpenCL GPU.
-std::vector<Shape> shapes(const std::string& app, const std::string& variant, const RunConfig& cfg) {
+std::vector<Shape> shapes(const std::string& app, const std::string& variant,
+                          const RunConfig& cfg) {
     duet::DeviceInfo gpu;
     gpu.backend = "opencl";
     gpu.type = "GPU";
@@ -37,8 +38,12 @@ std::vector<Shape> shapes(const std::string& app, const std::string& variant, co
     FAIL("no step " << app << " " << variant);
     return {};
 }
-std::vector<Shape> matmul_shapes(const std::string& v, const RunConfig& cfg) { return shapes("matmul", v, cfg); }
-std::vector<Shape> conv_shapes(const std::string& v, const RunConfig& cfg) { return shapes("conv5x5", v, cfg); }
+std::vector<Shape> matmul_shapes(const std::string& v, const RunConfig& cfg) {
+    return shapes("matmul", v, cfg);
+}
+std::vector<Shape> conv_shapes(const std::string& v, const RunConfig& cfg) {
+    return shapes("conv5x5", v, cfg);
+}
 
 duet::DeviceInfo h100() {
     duet::DeviceInfo i;
@@ -61,7 +66,8 @@ duet::DeviceInfo h100() {
 TEST_CASE("shapes: the textbook shape where it fits, else the largest that does") {
     const RunConfig cfg;
     // Every first shape is the textbook one and carries no defines (unchanged builds).
-    for (const char* v : {"naive", "tiled16", "tiled32", "wpt2", "btrans", "reg4x4", "reg8x8", "best"}) {
+    for (const char* v :
+         {"naive", "tiled16", "tiled32", "wpt2", "btrans", "reg4x4", "reg8x8", "best"}) {
         const auto s = matmul_shapes(v, cfg);
         REQUIRE(!s.empty());
         CHECK(s.front().defines.empty());
@@ -73,7 +79,8 @@ TEST_CASE("shapes: the textbook shape where it fits, else the largest that does"
     CHECK(t32.rows == 32);
     CHECK(t32.label == "32x32 tile, 32x8 items, 4 rows each");
     // 32 work-items: every matmul step has a shape, none over the limit.
-    for (const auto& v : {"naive", "tiled16", "tiled32", "wpt2", "btrans", "reg4x4", "reg8x8", "best"}) {
+    for (const auto& v :
+         {"naive", "tiled16", "tiled32", "wpt2", "btrans", "reg4x4", "reg8x8", "best"}) {
         const auto s = pick(matmul_shapes(v, cfg), limits(32, 16384));
         CHECK(s.items() <= 32);
         CHECK(s.local_bytes <= 16384);
@@ -95,7 +102,8 @@ TEST_CASE("shapes: the textbook shape where it fits, else the largest that does"
     const auto r = shapes("reduction", "grid_stride_f32", cfg); // 256 down, -DWG (OpenCL)
     CHECK(first_fitting(r, limits(1)) == r.size());
     CHECK(shape_misfit(r.back(), limits(1)).find("over the limit of 1") != std::string::npos);
-    CHECK(pick(r, limits(64)).defines == std::vector<std::pair<std::string, std::string>>{{"WG", "64"}});
+    CHECK(pick(r, limits(64)).defines ==
+          std::vector<std::pair<std::string, std::string>>{{"WG", "64"}});
     // Free shapes halve the larger side: 16x16, 16x8, 8x8, ...
     const auto h = halving_shapes({16, 16});
     CHECK(h[1].local == std::array<std::size_t, 2>{16, 8});
@@ -156,18 +164,19 @@ TEST_CASE("shapes: the textbook shapes are the kernels' own defaults, in both la
     const auto mm = [&](const char* v) { return matmul_shapes(v, cfg).front(); };
     const auto cv = [&](const char* v) { return conv_shapes(v, cfg).front(); };
     const std::vector<std::pair<std::string, std::size_t>> matmul = {
-        {"T16_TS", mm("tiled16").cols},    {"T16_RPI", 16 / mm("tiled16").local[1]},
-        {"T32_TS", mm("tiled32").cols},    {"T32_RPI", 32 / mm("tiled32").local[1]},
-        {"WPT2_TS", mm("wpt2").cols},      {"BT_TS", mm("btrans").cols},
-        {"R4_BM", mm("reg4x4").rows},      {"R4_BN", mm("reg4x4").cols},
-        {"R8_BM", mm("reg8x8").rows},      {"R8_BN", mm("reg8x8").cols},
-        {"BEST_BM", mm("best").rows},      {"BEST_BN", mm("best").cols}};
+        {"T16_TS", mm("tiled16").cols}, {"T16_RPI", 16 / mm("tiled16").local[1]},
+        {"T32_TS", mm("tiled32").cols}, {"T32_RPI", 32 / mm("tiled32").local[1]},
+        {"WPT2_TS", mm("wpt2").cols},   {"BT_TS", mm("btrans").cols},
+        {"R4_BM", mm("reg4x4").rows},   {"R4_BN", mm("reg4x4").cols},
+        {"R8_BM", mm("reg8x8").rows},   {"R8_BN", mm("reg8x8").cols},
+        {"BEST_BM", mm("best").rows},   {"BEST_BN", mm("best").cols}};
     const std::vector<std::pair<std::string, std::size_t>> conv = {
         {"CONV_TILE_W", cv("tiled").local[0]}, {"CONV_TILE_H", cv("tiled").local[1]},
         {"CONV_BX", cv("best").local[0]},      {"CONV_BY", cv("best").local[1]},
         {"CONV_BROWS", cv("best").rows},       {"CONV_ROWS", cv("rows").rows}};
     // matmul's steps are one file each (matmul_tiled.cl, ...): all of them are searched.
-    const std::vector<std::string> matmul_files = {"naive", "tiled", "wpt2", "btrans", "reg", "best"};
+    const std::vector<std::string> matmul_files = {"naive",  "tiled", "wpt2",
+                                                   "btrans", "reg",   "best"};
     for (const char* lang : {"kernels_cl/", "kernels_cu/"})
         for (const auto& [file, macros] :
              {std::pair{std::string("matmul"), matmul}, std::pair{std::string("conv5x5"), conv}}) {
@@ -192,7 +201,8 @@ TEST_CASE("docs: LADDERS.md's step list is the one the step records give") {
     std::ifstream f(std::string(DUET_SOURCE_DIR) + "/docs/LADDERS.md");
     REQUIRE(f.good());
     const std::string doc(std::istreambuf_iterator<char>(f), {});
-    const std::string begin = "<!-- steps: `runapp list steps` -->\n", end = "<!-- end of steps -->";
+    const std::string begin = "<!-- steps: `runapp list steps` -->\n",
+                      end = "<!-- end of steps -->";
     const auto b = doc.find(begin), e = doc.find(end);
     REQUIRE_MESSAGE(b != std::string::npos, "docs/LADDERS.md has no " << begin);
     REQUIRE(e != std::string::npos);

@@ -32,8 +32,8 @@ TEST_CASE("sizes: counts, powers, suffixes and shapes; bad sizes are usage error
     CHECK(parse_dims("64k") == std::vector<std::size_t>{65536});
     CHECK(parse_dims("1920x1080") == std::vector<std::size_t>{1920, 1080});
     CHECK(parse_dims("37x53x29") == std::vector<std::size_t>{37, 53, 29});
-    for (const char* bad : {"0", "-5", "abc", "", "12abc", "3^4", "1x", "x2", "1.5", "2^99",
-                            "99999999999999999"}) {
+    for (const char* bad :
+         {"0", "-5", "abc", "", "12abc", "3^4", "1x", "x2", "1.5", "2^99", "99999999999999999"}) {
         INFO(bad);
         try {
             parse_dims(bad);
@@ -82,13 +82,15 @@ TEST_CASE("kernel sources: every kernel is found in both languages, in the same 
         CHECK(stem(clf->name) == stem(cuf->name));
     }
     CHECK_FALSE(duet::find_kernel_source("no_such_kernel", Language::opencl));
-    CHECK(duet::kernels_defined_in("__kernel void a(int x) {}\nkernel __attribute__((reqd_work_group_size(64,1,1))) void b(int y) {}",
+    CHECK(duet::kernels_defined_in("__kernel void a(int x) {}\nkernel "
+                                   "__attribute__((reqd_work_group_size(64,1,1))) void b(int y) {}",
                                    Language::opencl) == std::vector<std::string>{"a", "b"});
     CHECK(duet::kernels_defined_in("extern \"C\" __global__ void k(float* p) {}", Language::cuda) ==
           std::vector<std::string>{"k"});
-    CHECK(duet::kernels_defined_in("extern \"C\" __global__ void __launch_bounds__(256) a(int n) {}\n"
-                                   "extern \"C\" __global__ __launch_bounds__(128, 2) void b(int n) {}",
-                                   Language::cuda) == std::vector<std::string>{"a", "b"});
+    CHECK(duet::kernels_defined_in(
+              "extern \"C\" __global__ void __launch_bounds__(256) a(int n) {}\n"
+              "extern \"C\" __global__ __launch_bounds__(128, 2) void b(int n) {}",
+              Language::cuda) == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("every app variant's kernel exists in both languages") {
@@ -115,10 +117,14 @@ TEST_CASE("registry: both backends are reported, with a reason when they have no
 }
 
 TEST_CASE("device selection: bad specs are clear errors that list the devices") {
-    CHECK_THROWS_WITH_AS(duet::select_device("999"), doctest::Contains("there is no device 999"), Error);
-    CHECK_THROWS_WITH_AS(duet::select_device("0", "metal"), doctest::Contains("unknown backend 'metal'"), Error);
-    CHECK_THROWS_WITH_AS(duet::select_device("opencl:77"), doctest::Contains("no device opencl:77"), Error);
-    CHECK_THROWS_WITH_AS(duet::select_device("no such device name"), doctest::Contains("no device matches"), Error);
+    CHECK_THROWS_WITH_AS(duet::select_device("999"), doctest::Contains("there is no device 999"),
+                         Error);
+    CHECK_THROWS_WITH_AS(duet::select_device("0", "metal"),
+                         doctest::Contains("unknown backend 'metal'"), Error);
+    CHECK_THROWS_WITH_AS(duet::select_device("opencl:77"), doctest::Contains("no device opencl:77"),
+                         Error);
+    CHECK_THROWS_WITH_AS(duet::select_device("no such device name"),
+                         doctest::Contains("no device matches"), Error);
     CHECK_THROWS_AS(duet::select_device("uuid:00112233"), Error);
     for (auto* d : duet::devices()) {
         CHECK(&duet::select_device(std::to_string(duet::global_index(*d))) == d);
@@ -128,9 +134,11 @@ TEST_CASE("device selection: bad specs are clear errors that list the devices") 
 }
 
 TEST_CASE("apps: unknown app and variant name what exists") {
-    CHECK_THROWS_WITH_AS(duet::apps::find_app("fft"), doctest::Contains("the apps are: vecadd"), Error);
+    CHECK_THROWS_WITH_AS(duet::apps::find_app("fft"), doctest::Contains("the apps are: vecadd"),
+                         Error);
     const auto& v = duet::apps::find_app("vecadd");
-    CHECK_THROWS_WITH_AS(duet::apps::select_variants(v, "naive,bogus"), doctest::Contains("its variants are"), Error);
+    CHECK_THROWS_WITH_AS(duet::apps::select_variants(v, "naive,bogus"),
+                         doctest::Contains("its variants are"), Error);
     CHECK(duet::apps::select_variants(v, "all").size() == v.variants().size());
     CHECK(duet::apps::select_variants(v, "naive").size() == 1);
 }
@@ -162,8 +170,10 @@ TEST_CASE("stable device ids: names, not positions; twins told apart by PCI bus,
     CHECK(duet::stable_id(c, {&c}) == duet::stable_id(c, all));
     CHECK(duet::stable_id(a, {&a}) ==
           "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu");
-    CHECK(duet::stable_id(a, all) == "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu#1");
-    CHECK(duet::stable_id(b, all) == "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu#2");
+    CHECK(duet::stable_id(a, all) ==
+          "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu#1");
+    CHECK(duet::stable_id(b, all) ==
+          "opencl:portable-computing-language/cpu-haswell-intel-r-xeon-r-cpu#2");
     a.pci_bus_id = "0000:17:00.0";
     b.pci_bus_id = "0000:18:00.0";
     CHECK(duet::stable_id(b, all) ==

@@ -21,7 +21,8 @@ inline std::vector<duet::Device*> devices_of(const std::string& backend) {
         std::size_t start = 0;
         while (start <= skip.size()) {
             const auto comma = skip.find(',', start);
-            const auto item = skip.substr(start, comma == std::string::npos ? comma : comma - start);
+            const auto item =
+                skip.substr(start, comma == std::string::npos ? comma : comma - start);
             if (!item.empty() && platform.find(item) != std::string::npos)
                 return true;
             if (comma == std::string::npos)

@@ -24,7 +24,8 @@ int main(int argc, char** argv) try {
             std::printf("wrong result at %d: %g\n", i, host_c[i]);
             return 1;
         }
-    std::printf("vecadd of %d floats on %s: %.3f ms, correct\n", n, dev.label().c_str(), ev.elapsed_ms());
+    std::printf("vecadd of %d floats on %s: %.3f ms, correct\n", n, dev.label().c_str(),
+                ev.elapsed_ms());
 } catch (const duet::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 3;

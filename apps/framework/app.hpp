@@ -22,12 +22,12 @@ enum class Verify { full, sample, off };
 
 // What one run of one variant is asked to do.
 struct RunConfig {
-    std::vector<std::size_t> size;             // app-specific dims (empty: the app's default)
+    std::vector<std::size_t> size;                   // app-specific dims (empty: the app's default)
     std::optional<std::array<std::size_t, 2>> local; // --local WxH (empty: the variant's own)
-    int reps = 10;                             // timed runs
-    int warmup = 2;                            // untimed runs first
+    int reps = 10;                                   // timed runs
+    int warmup = 2;                                  // untimed runs first
     Verify verify = Verify::full;
-    std::uint64_t seed = 42;                   // input seed (printed)
+    std::uint64_t seed = 42;                                  // input seed (printed)
     std::vector<std::pair<std::string, std::string>> defines; // extra/tuned defines
     // --verify was given by the user: a full check too big for the CPU is then refused (usage
     // Error) instead of falling back to a sample that the note announces.
@@ -38,10 +38,9 @@ struct RunConfig {
     int perturb_input = -1;
 };
 
-
 // One app: a ladder of variants sharing inputs, reference and checks.
 class App {
-public:
+  public:
     virtual ~App() = default;
     virtual std::string name() const = 0;
     virtual std::string description() const = 0;

@@ -36,8 +36,10 @@ std::vector<Variant> select_variants(const App& app, const std::string& spec) {
     std::size_t start = 0;
     for (;;) {
         const auto comma = spec.find(',', start);
-        const std::string name = spec.substr(start, comma == std::string::npos ? comma : comma - start);
-        auto it = std::find_if(all.begin(), all.end(), [&](const Variant& v) { return v.name == name; });
+        const std::string name =
+            spec.substr(start, comma == std::string::npos ? comma : comma - start);
+        auto it =
+            std::find_if(all.begin(), all.end(), [&](const Variant& v) { return v.name == name; });
         if (it == all.end()) {
             std::string names;
             for (const auto& v : all)

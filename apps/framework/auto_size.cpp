@@ -47,7 +47,7 @@ std::size_t round_down(const SizeModel& m, double n) {
 
 // The n whose working set is `bytes`.
 double n_for_bytes(const SizeModel& m, double bytes) {
-    return m.dims == 1 ? bytes / m.bytes_per_item
+    return m.dims == 1   ? bytes / m.bytes_per_item
            : m.dims == 2 ? std::sqrt(bytes / m.bytes_per_item)
                          : std::sqrt(bytes / (3 * m.bytes_per_item));
 }
@@ -109,7 +109,14 @@ AutoSize choose_size(const SizeModel& m, const DeviceInfo& info) {
 
 SizeModel vecadd_model() {
     // a, b, c: 12 bytes per value; 2^28 values (3 GiB) at most on a GPU.
-    return {"vecadd", 1, 12, 0, 1, std::size_t{1} << 28, std::size_t{1} << 24, std::size_t{1} << 12,
+    return {"vecadd",
+            1,
+            12,
+            0,
+            1,
+            std::size_t{1} << 28,
+            std::size_t{1} << 24,
+            std::size_t{1} << 12,
             std::size_t{1} << 30};
 }
 SizeModel matmul_model() {
@@ -124,8 +131,15 @@ SizeModel conv_model() {
 SizeModel reduction_model() {
     // 4 bytes per value (int or float); 2^28 values on a GPU, 2^22 on a CPU device (eighteen
     // variants: the ladder in ~10 s on 2 cores); int indices.
-    return {"reduction", 1, 4, 0, 1, std::size_t{1} << 28, std::size_t{1} << 22,
-            std::size_t{1} << 12, std::size_t{1} << 30};
+    return {"reduction",
+            1,
+            4,
+            0,
+            1,
+            std::size_t{1} << 28,
+            std::size_t{1} << 22,
+            std::size_t{1} << 12,
+            std::size_t{1} << 30};
 }
 
 } // namespace duet::apps

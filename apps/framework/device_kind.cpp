@@ -5,15 +5,21 @@
 
 namespace duet::apps {
 
-bool is_cpu(const DeviceInfo& info) { return info.is_cpu(); }
+bool is_cpu(const DeviceInfo& info) {
+    return info.is_cpu();
+}
 
-bool is_gpu(const DeviceInfo& info) { return info.is_gpu(); }
+bool is_gpu(const DeviceInfo& info) {
+    return info.is_gpu();
+}
 
 // The one question DeviceInfo has no capability for: which kernel sources the backend builds.
 KernelLanguage kernel_language(const DeviceInfo& info) {
     return info.backend == "cuda" ? KernelLanguage::cuda : KernelLanguage::opencl_c;
 }
 
-bool has_subgroups(const DeviceInfo& info) { return info.caps.subgroup_functions; }
+bool has_subgroups(const DeviceInfo& info) {
+    return info.caps.subgroup_functions;
+}
 
 } // namespace duet::apps

@@ -1,13 +1,13 @@
 // What the apps share to set up a run (inputs.hpp): sizes, seeded inputs, defines, the
 // work split of CPU references, the work-group the user asked for.
 #include <algorithm>
-#include <chrono>
-#include <limits>
-#include <cmath>
-#include <thread>
 #include <cctype>
+#include <chrono>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include <duet/backend/host_memory.hpp>
 
@@ -68,7 +68,8 @@ std::vector<std::size_t> parse_dims(const std::string& text) {
     std::size_t start = 0;
     for (;;) {
         const auto x = text.find('x', start);
-        dims.push_back(parse_count(text, text.substr(start, x == std::string::npos ? x : x - start)));
+        dims.push_back(
+            parse_count(text, text.substr(start, x == std::string::npos ? x : x - start)));
         if (x == std::string::npos)
             break;
         start = x + 1;
@@ -135,7 +136,8 @@ std::size_t define_or(const RunConfig& cfg, const std::string& app, const std::s
         } catch (const std::exception&) {
         }
         if (pos != value.size() || v <= 0)
-            throw Error::usage(app + ": define " + name + "=" + value + " must be a positive integer");
+            throw Error::usage(app + ": define " + name + "=" + value +
+                               " must be a positive integer");
         return static_cast<std::size_t>(v);
     }
     return fallback;
@@ -159,8 +161,8 @@ std::array<std::size_t, 2> pick_local(const RunConfig& cfg, std::array<std::size
     if (local[0] * local[1] > k.max_work_group_size()) {
         const std::string msg = "local size " + std::to_string(local[0]) + "x" +
                                 std::to_string(local[1]) + " is over the limit of " +
-                                std::to_string(k.max_work_group_size()) + " work-items for kernel " +
-                                k.name() + " on this device";
+                                std::to_string(k.max_work_group_size()) +
+                                " work-items for kernel " + k.name() + " on this device";
         // Asked for by the user: their mistake. The variant's own shape: the device cannot run it.
         if (cfg.local)
             throw Error::usage(msg);

@@ -18,7 +18,7 @@ namespace duet::apps {
 // Keeps the last value computed for one key: the CPU reference of a problem, shared by the
 // variants of a ladder (their inputs depend only on the sizes and the seed). Thread-safe.
 template <class Key, class Value> class LastValueCache {
-public:
+  public:
     // The value for `key`, computed by `compute()` unless it is the one already held.
     template <class F> std::shared_ptr<const Value> get(const Key& key, F&& compute) {
         std::lock_guard lock(mutex_);
@@ -30,7 +30,7 @@ public:
         return value_;
     }
 
-private:
+  private:
     std::mutex mutex_;
     std::shared_ptr<const Value> value_;
     Key key_{};
@@ -41,7 +41,8 @@ std::vector<std::size_t> parse_dims(const std::string& text);
 // "1024x768"
 std::string dims_label(const std::vector<std::size_t>& dims);
 // Seeded uniform floats in [lo, hi).
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f, float hi = 1.f);
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f,
+                                 float hi = 1.f);
 // Seeded uniform ints in [lo, hi].
 std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi);
 // The value of macro `name` among cfg.defines, or `fallback`: the host sizes launches with the

@@ -15,25 +15,25 @@ struct Result {
     Stats kernel_ms;         // kernel time over the timed runs, from the clock `clock` names
     Stats host_ms;           // host steady_clock time of the same runs (launch to completion)
     std::string clock = "device events"; // or "host (events ...)": where kernel_ms came from
-    bool implausible = false; // the figure is above the device's plausible peak; not a result
-    double h2d_ms = 0, d2h_ms = 0;   // input upload, output download (device events)
+    bool implausible = false;      // the figure is above the device's plausible peak; not a result
+    double h2d_ms = 0, d2h_ms = 0; // input upload, output download (device events)
     double h2d_bytes = 0, d2h_bytes = 0;
-    double wall_ms = 0;      // end to end: build, upload, warm-up, timed runs, download, check
+    double wall_ms = 0; // end to end: build, upload, warm-up, timed runs, download, check
     double build_ms = 0;
-    bool cache_hit = false;  // the load compiled nothing (provenance is not "compiled")
+    bool cache_hit = false;              // the load compiled nothing (provenance is not "compiled")
     std::string provenance = "compiled"; // duet::provenance_name(): compiled, memory_cache, ...
     std::string build_options;
-    double flops = 0;        // arithmetic per run (0: not an arithmetic metric)
-    double bytes = 0;        // bytes read + written per run (effective bandwidth)
-    double pixels = 0;       // output pixels per run (0: not an image app)
-    double max_error = 0;    // largest |result - reference| (relative where the app says)
-    double tolerance = 0;    // allowed error
-    std::string error_kind;  // "abs" or "rel"
-    bool verified = false;   // false with Verify::off
-    bool pass = false;       // verified and within tolerance (false when skipped or unverified)
-    bool skipped = false;    // the device cannot run this variant; `note` says why
+    double flops = 0;       // arithmetic per run (0: not an arithmetic metric)
+    double bytes = 0;       // bytes read + written per run (effective bandwidth)
+    double pixels = 0;      // output pixels per run (0: not an image app)
+    double max_error = 0;   // largest |result - reference| (relative where the app says)
+    double tolerance = 0;   // allowed error
+    std::string error_kind; // "abs" or "rel"
+    bool verified = false;  // false with Verify::off
+    bool pass = false;      // verified and within tolerance (false when skipped or unverified)
+    bool skipped = false;   // the device cannot run this variant; `note` says why
     std::uint64_t seed = 0;
-    std::string note;        // anything the reader must know (e.g. skipped, rounded sizes)
+    std::string note; // anything the reader must know (e.g. skipped, rounded sizes)
     // Speed-up over the native CPU reference of the same app and size (apps/native/): its median
     // time over this row's; 0 when there is none (no reference run, or either did not pass).
     double x_cpu = 0;
@@ -42,8 +42,11 @@ struct Result {
 
     // "pass", "fail", "skipped", "unverified" or "implausible": what JSON/CSV carry.
     std::string status() const {
-        return skipped ? "skipped" : verified && !pass ? "fail" : implausible ? "implausible"
-               : !verified ? "unverified" : "pass";
+        return skipped             ? "skipped"
+               : verified && !pass ? "fail"
+               : implausible       ? "implausible"
+               : !verified         ? "unverified"
+                                   : "pass";
     }
     double gflops() const { return flops > 0 ? flops / (kernel_ms.median * 1e6) : 0; }
     double gbs() const { return bytes > 0 ? bytes / (kernel_ms.median * 1e6) : 0; }

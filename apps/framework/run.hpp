@@ -25,7 +25,7 @@ void describe(Result& r, const Device& dev, const Kernel& k, const std::string& 
               const Variant& v);
 
 class StepRun {
-public:
+  public:
     // Starts the wall clock of one run of `step` of `app` on `dev`.
     StepRun(Device& dev, const App& app, const Step& step, const RunConfig& cfg);
 
@@ -70,7 +70,7 @@ public:
     // The result: the --size auto note of `model` when the size was the device's, the wall time.
     Result finish(const SizeModel& model);
 
-private:
+  private:
     Device& dev_;
     const App& app_;
     const Step& step_;

@@ -68,7 +68,7 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
     }
     // The smallest shape's reason is the one that matters: nothing smaller exists.
     throw Error::unsupported(variant + " cannot run on this device: even its smallest shape, " +
-                    shape_misfit(shapes.back(), f.limits));
+                             shape_misfit(shapes.back(), f.limits));
 }
 
 std::string shape_note(const std::string& variant, const Fitted& f) {

@@ -24,15 +24,15 @@ struct Shape {
     std::size_t rows = 0, cols = 0;         // what the app's geometry needs (app-specific)
     std::size_t local_bytes = 0;            // local memory the kernel declares in this shape
     std::vector<std::pair<std::string, std::string>> defines; // build defines of this shape
-    std::string label;                      // how a note names it: "32x8 items, 4 rows each"
+    std::string label; // how a note names it: "32x8 items, 4 rows each"
     std::size_t items() const { return local[0] * local[1]; }
 };
 
 // What the device and the compiled kernel allow (0: unknown, not checked).
 struct ShapeLimits {
-    std::size_t max_items = 0;                   // the kernel's work-group limit
-    std::array<std::size_t, 2> max_dims{0, 0};   // the device's limit per dimension
-    std::uint64_t local_bytes = 0;               // local memory per group
+    std::size_t max_items = 0;                 // the kernel's work-group limit
+    std::array<std::size_t, 2> max_dims{0, 0}; // the device's limit per dimension
+    std::uint64_t local_bytes = 0;             // local memory per group
 };
 
 // Why `s` cannot run within `lim`, or "" when it can.

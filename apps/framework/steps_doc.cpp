@@ -39,7 +39,8 @@ std::string steps_markdown() {
     std::string md;
     for (const App* app : all_apps()) {
         md += "### " + app->name() + ": " + app->description() + "\n\n";
-        md += "| step | kernel | what it changes | work-items (textbook) | local memory | needs | tuned |\n";
+        md += "| step | kernel | what it changes | work-items (textbook) | local memory | needs | "
+              "tuned |\n";
         md += "|---|---|---|---|---|---|---|\n";
         for (const Step& s : app->steps()) {
             std::string items = "-", bytes = "-";

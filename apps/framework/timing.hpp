@@ -14,7 +14,8 @@ namespace duet::apps {
 
 // Runs `launch` cfg.warmup times untimed, then cfg.reps times; each call returns the first
 // and last Event of one run (the same Event for single-launch variants). Returns ms per run.
-Stats time_runs(Queue& q, const RunConfig& cfg, const std::function<std::pair<Event, Event>()>& launch);
+Stats time_runs(Queue& q, const RunConfig& cfg,
+                const std::function<std::pair<Event, Event>()>& launch);
 // The same, also timing each run on the host (steady_clock from the launch to its completion);
 // sets r.kernel_ms, r.host_ms and r.clock from choose_clock.
 void time_runs(Result& r, Queue& q, const RunConfig& cfg,
@@ -29,8 +30,8 @@ void time_runs(Result& r, Queue& q, const RunConfig& cfg,
 // (host time includes launch overhead events do not, up to the allowance; beyond it a kernel
 // cannot be more than twice as fast on the device as the host saw it finish).
 struct ClockChoice {
-    bool host = false;  // use the host times
-    std::string clock;  // "device events" or "host (events ...: why)"
+    bool host = false; // use the host times
+    std::string clock; // "device events" or "host (events ...: why)"
 };
 ClockChoice choose_clock(const std::vector<double>& device_ms, const std::vector<double>& host_ms,
                          int launches);

@@ -29,8 +29,8 @@ struct TunePoint {
 // What a step's space is made of, and its points on a device.
 struct TuneSpace {
     std::vector<std::string> params{}; // define names the points set
-    bool local_param = false;        // the points set the work-group size
-    bool local_bound = false;        // the defines are the work-group (a --local contradicts them)
+    bool local_param = false;          // the points set the work-group size
+    bool local_bound = false; // the defines are the work-group (a --local contradicts them)
     // The points on `info`'s device, the untuned one first (is_default, no defines); points over
     // the device's limits are listed with `excluded` set. `variant` is filled in by tune_points.
     std::function<std::vector<TunePoint>(const DeviceInfo&)> points{};

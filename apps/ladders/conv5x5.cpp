@@ -154,7 +154,7 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& img
 }
 
 class Conv5x5 final : public App {
-public:
+  public:
     std::string name() const override { return "conv5x5"; }
     std::string description() const override {
         return "5x5 convolution, float32 image, clamp-to-edge (memory bound); size n or WxH";
@@ -195,8 +195,8 @@ public:
             add_cpu_width(opts, dev.info(), cfg);
         // The shape: the user's (--local, a tile --define) as given, or an error; otherwise the
         // variant's own where the device allows it, else the largest smaller one that fits.
-        const bool pinned =
-            cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX", "CONV_BY", "CONV_BROWS"});
+        const bool pinned = cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX",
+                                                         "CONV_BY", "CONV_BROWS"});
         Kernel& kernel = pinned ? s.build_as_given(opts) : s.build(opts);
 
         const auto img = random_floats(n, cfg.seed);
@@ -274,7 +274,7 @@ public:
         return r;
     }
 
-private:
+  private:
     // The reference of the checked pixels, computed once per problem and shared by the variants
     // (the inputs depend only on the size and the seed).
     std::shared_ptr<const Reference> reference(const std::vector<float>& img,
@@ -282,7 +282,8 @@ private:
                                                std::size_t H, const RunConfig& cfg,
                                                std::string& note) const {
         Result r; // full stays full: past the limit, refused when asked for, else a sample said
-        const Verify verify = verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), r, "conv5x5");
+        const Verify verify =
+            verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), r, "conv5x5");
         note += (note.empty() || r.note.empty() ? "" : "; ") + r.note;
         return cache_.get(Key{W, H, cfg.seed, verify}, [&] {
             return compute_reference(img, filter, W, H, pixels_to_check(W, H, verify, cfg.seed));

@@ -15,8 +15,12 @@ namespace {
 
 constexpr std::size_t R = 2; // filter radius
 
-std::string num(std::size_t v) { return std::to_string(v); }
-std::string by(std::size_t a, std::size_t b) { return num(a) + "x" + num(b); }
+std::string num(std::size_t v) {
+    return std::to_string(v);
+}
+std::string by(std::size_t a, std::size_t b) {
+    return num(a) + "x" + num(b);
+}
 
 Shape make(std::array<std::size_t, 2> local, std::size_t rows, std::size_t cols, std::size_t bytes,
            Defines defines, std::string label) {
@@ -49,10 +53,10 @@ std::vector<Shape> tiled_shapes(const RunConfig&, const DeviceInfo&) {
     for (const auto& h : halving_shapes({16, 16})) {
         const std::size_t w = h.local[0], hh = h.local[1];
         const bool textbook = h.local == std::array<std::size_t, 2>{16, 16};
-        out.push_back(make({w, hh}, 1, 1, (w + 2 * R) * (hh + 2 * R) * sizeof(float),
-                           textbook ? Defines{}
-                                    : Defines{{"CONV_TILE_W", num(w)}, {"CONV_TILE_H", num(hh)}},
-                           by(w, hh) + " tile"));
+        out.push_back(
+            make({w, hh}, 1, 1, (w + 2 * R) * (hh + 2 * R) * sizeof(float),
+                 textbook ? Defines{} : Defines{{"CONV_TILE_W", num(w)}, {"CONV_TILE_H", num(hh)}},
+                 by(w, hh) + " tile"));
     }
     return out;
 }
@@ -74,15 +78,25 @@ std::size_t best_bytes(std::size_t bx, std::size_t bytes_y, std::size_t brows) {
 
 std::vector<Shape> best_shapes(const RunConfig&, const DeviceInfo&) {
     std::vector<Shape> out;
-    for (const auto& [bx, byy, br] : std::vector<std::array<std::size_t, 3>>{
-             {32, 8, 4}, {32, 8, 2}, {32, 4, 4}, {32, 4, 2}, {16, 4, 4}, {16, 4, 2},
-             {16, 2, 4}, {8, 2, 4}, {4, 2, 4}, {4, 1, 4}, {2, 1, 4}, {1, 1, 4}}) {
+    for (const auto& [bx, byy, br] : std::vector<std::array<std::size_t, 3>>{{32, 8, 4},
+                                                                             {32, 8, 2},
+                                                                             {32, 4, 4},
+                                                                             {32, 4, 2},
+                                                                             {16, 4, 4},
+                                                                             {16, 4, 2},
+                                                                             {16, 2, 4},
+                                                                             {8, 2, 4},
+                                                                             {4, 2, 4},
+                                                                             {4, 1, 4},
+                                                                             {2, 1, 4},
+                                                                             {1, 1, 4}}) {
         const bool textbook = out.empty();
-        out.push_back(make({bx, byy}, br, 4, best_bytes(bx, byy, br),
-                           textbook ? Defines{}
-                                    : Defines{{"CONV_BX", num(bx)}, {"CONV_BY", num(byy)},
-                                              {"CONV_BROWS", num(br)}},
-                           by(bx, byy) + " items, 4x" + num(br) + " outputs each"));
+        out.push_back(make(
+            {bx, byy}, br, 4, best_bytes(bx, byy, br),
+            textbook
+                ? Defines{}
+                : Defines{{"CONV_BX", num(bx)}, {"CONV_BY", num(byy)}, {"CONV_BROWS", num(br)}},
+            by(bx, byy) + " items, 4x" + num(br) + " outputs each"));
     }
     return out;
 }
@@ -104,7 +118,8 @@ std::vector<TunePoint> best_points(const DeviceInfo& info) {
         p.is_default = first;
         p.label = "BX=" + num(b.bx) + " BY=" + num(b.by) + " ROWS=" + num(b.rows);
         if (!first)
-            p.defines = {{"CONV_BX", num(b.bx)}, {"CONV_BY", num(b.by)}, {"CONV_BROWS", num(b.rows)}};
+            p.defines = {
+                {"CONV_BX", num(b.bx)}, {"CONV_BY", num(b.by)}, {"CONV_BROWS", num(b.rows)}};
         const std::size_t bytes = 16 * (b.by * b.rows + 4) * (b.bx + 2);
         p.excluded = over_limits(b.bx * b.by, bytes, info);
         out.push_back(std::move(p));

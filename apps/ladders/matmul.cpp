@@ -154,8 +154,9 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
 // The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
 // error of the GPU's C, and (float32 = true) of float32 dot products of the same entries on the
 // CPU, in the kernels' order (k ascending, one multiply-add after the other).
-double relative_error(const Reference& ref, const std::vector<float>& c, const std::vector<float>& a,
-                      const std::vector<float>& b, std::size_t N, std::size_t K, bool float32) {
+double relative_error(const Reference& ref, const std::vector<float>& c,
+                      const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
+                      std::size_t K, bool float32) {
     std::vector<double> err(ref.indices.size(), 0.0);
     parallel_for(err.size(), 64, [&](std::size_t begin, std::size_t end) {
         for (std::size_t t = begin; t < end; ++t) {
@@ -177,7 +178,7 @@ double relative_error(const Reference& ref, const std::vector<float>& c, const s
 }
 
 class Matmul final : public App {
-public:
+  public:
     std::string name() const override { return "matmul"; }
     std::string description() const override {
         return "C = A*B, float32 row-major, M x K by K x N (compute bound); size n or MxNxK";
@@ -223,7 +224,8 @@ public:
         const bool tf32_emulated = v.name == "tf32" && define_or(cfg, "DUET_TF32_EMULATE", 0);
         if (tf32_emulated && kernel_language(dev.info()) != KernelLanguage::opencl_c)
             throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
-                               "emulation); leave it out on " + dev.info().id());
+                               "emulation); leave it out on " +
+                               dev.info().id());
         if (!tf32_emulated) // reg4x4 and reg8x8 refuse PoCL 5's default compiler, tf32 all
             check_needs(v, dev.info()); // but NVIDIA 8.0+
         if (v.name == "tf32" && !tf32_emulated &&
@@ -334,7 +336,8 @@ public:
         const auto t0 = std::chrono::steady_clock::now();
         const auto& dims = cfg.size;
         if (dims.size() != 1 && dims.size() != 3)
-            throw Error::usage("matmul takes one size (n) or three (MxNxK), got " + dims_label(dims));
+            throw Error::usage("matmul takes one size (n) or three (MxNxK), got " +
+                               dims_label(dims));
         const std::size_t M = dims[0], N = dims.size() == 3 ? dims[1] : dims[0],
                           K = dims.size() == 3 ? dims[2] : dims[0];
         Result r; // the same refusal of a full check too big as a device row's
@@ -343,9 +346,8 @@ public:
         const auto a = random_floats(M * K, cfg.seed);
         const auto b = random_floats(K * N, cfg.seed + 1);
         std::vector<float> c(M * N);
-        r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
-            native::sgemm(a.data(), b.data(), c.data(), M, N, K);
-        });
+        r.kernel_ms = r.host_ms = native::time_host(
+            cfg.warmup, cfg.reps, [&] { native::sgemm(a.data(), b.data(), c.data(), M, N, K); });
         r.flops = 2.0 * double(M) * double(N) * double(K);
         r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
         r.error_kind = "of bound"; // the device rows' check

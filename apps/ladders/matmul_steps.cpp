@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "device_kind.hpp"
 #include "cpu_steps.hpp"
+#include "device_kind.hpp"
 #include "matmul.hpp"
 
 namespace duet::apps {
@@ -42,15 +42,20 @@ std::string tf32_unsupported(const DeviceInfo& info) {
     if (major >= 8 && asm_ok && info.caps.matrix_units)
         return "";
     return "is skipped on " + info.name + " (" + info.id() +
-           (digit == std::string::npos ? ", " + info.vendor : ", compute capability " + cc.substr(digit)) +
+           (digit == std::string::npos ? ", " + info.vendor
+                                       : ", compute capability " + cc.substr(digit)) +
            "): tf32 runs on NVIDIA tensor cores with TF32 (compute capability 8.0 or newer), "
            "through mma.sync PTX, which in OpenCL only NVIDIA's compiler takes";
 }
 
 namespace {
 
-std::string num(std::size_t v) { return std::to_string(v); }
-std::string by(std::size_t a, std::size_t b) { return num(a) + "x" + num(b); }
+std::string num(std::size_t v) {
+    return std::to_string(v);
+}
+std::string by(std::size_t a, std::size_t b) {
+    return num(a) + "x" + num(b);
+}
 
 std::size_t def(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
     return define_or(cfg, "matmul", name, fallback);
@@ -103,7 +108,8 @@ std::vector<Shape> tiled_shapes(std::size_t textbook, const std::string& p, cons
 std::vector<Shape> wpt2_shapes(const std::string& macro, bool padded, const RunConfig& cfg) {
     auto one = [&](std::size_t ts, bool textbook_shape) {
         const std::size_t bytes = (ts * ts + ts * (ts + (padded ? 1 : 0))) * sizeof(float);
-        return make({ts, ts / 2}, ts, ts, bytes, textbook_shape ? Defines{} : Defines{{macro, num(ts)}},
+        return make({ts, ts / 2}, ts, ts, bytes,
+                    textbook_shape ? Defines{} : Defines{{macro, num(ts)}},
                     by(ts, ts) + " tile, " + by(ts, ts / 2) + " items");
     };
     if (user_sets(cfg, {macro}))
@@ -168,7 +174,9 @@ std::vector<Shape> tf32_shapes(const RunConfig& cfg) {
         const std::size_t floats = stages * (bm * (bk + 4) + bk * (bn + 8)) + wm * wn * scratch;
         return make({32, wm * wn}, bm, bn, floats * sizeof(float),
                     textbook ? Defines{}
-                             : Defines{{"TF_BM", num(bm)}, {"TF_BN", num(bn)}, {"TF_WM", num(wm)},
+                             : Defines{{"TF_BM", num(bm)},
+                                       {"TF_BN", num(bn)},
+                                       {"TF_WM", num(wm)},
                                        {"TF_WN", num(wn)}},
                     by(bm, bn) + " block, " + by(wm, wn) + " warps of 32");
     };
@@ -321,10 +329,11 @@ const std::vector<Step>& matmul_steps() {
                         "of K, no barrier, groups of 1x16 sharing a panel of B",
          // CPU_MR rows x 2 vectors of the device's float width per work-item, groups of 1 x
          // CPU_GROUP (kernels_cl/matmul_cpu.cl; the host adds CPU_VW to the build).
-         .shapes = [](const RunConfig& c, const DeviceInfo& info) {
-             return cpu_block_shapes(def(c, "CPU_MR", 6), 2 * cpu_vector_width(info, c),
-                                     def(c, "CPU_GROUP", 16));
-         }},
+         .shapes =
+             [](const RunConfig& c, const DeviceInfo& info) {
+                 return cpu_block_shapes(def(c, "CPU_MR", 6), 2 * cpu_vector_width(info, c),
+                                         def(c, "CPU_GROUP", 16));
+             }},
     };
     return steps;
 }

@@ -35,7 +35,9 @@ struct Pass {
 // the float bound. `any_order_group`: the group's own step may add in any order (sub-group
 // reductions are implementation-defined), so up to ls - 1 additions; otherwise a binary tree.
 // Values a work-item loads per grid-stride step: the kernels' RED_PER, 4 unless defined.
-std::size_t red_per(const RunConfig& cfg) { return define_or(cfg, "reduction", "RED_PER", 4); }
+std::size_t red_per(const RunConfig& cfg) {
+    return define_or(cfg, "reduction", "RED_PER", 4);
+}
 
 std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, std::size_t per,
                        bool any_order_group) {
@@ -48,7 +50,8 @@ std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, std::size_t p
     case Split::grid:
     case Split::grid_atomic: {
         // RED_PER values per step, and one more partial step at most.
-        const std::size_t per_item = per * ((p.items + per * ls * p.groups - 1) / (per * ls * p.groups) + 1);
+        const std::size_t per_item =
+            per * ((p.items + per * ls * p.groups - 1) / (per * ls * p.groups) + 1);
         return per_item + tree + (split == Split::grid_atomic ? p.groups : 0);
     }
     case Split::chunk: // kernels_cl/reduction_cpu.cl: `per` is CPU_VW * CPU_ACC
@@ -101,9 +104,8 @@ class Reduction final : public App {
             for (const int x : host)
                 exact += x;
             std::int32_t sum = 0;
-            r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
-                sum = native::reduce_i32(host.data(), n);
-            });
+            r.kernel_ms = r.host_ms = native::time_host(
+                cfg.warmup, cfg.reps, [&] { sum = native::reduce_i32(host.data(), n); });
             got = double(sum);
             r.error_kind = "abs";
             r.tolerance = 0;
@@ -114,9 +116,8 @@ class Reduction final : public App {
                 abs_sum += std::fabs(double(x));
             }
             float sum = 0;
-            r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
-                sum = native::reduce_f32(host.data(), n);
-            });
+            r.kernel_ms = r.host_ms = native::time_host(
+                cfg.warmup, cfg.reps, [&] { sum = native::reduce_f32(host.data(), n); });
             got = double(sum);
             const std::size_t depth = native::reduce_f32_depth(n);
             r.error_kind = "abs";
@@ -262,14 +263,16 @@ class Reduction final : public App {
         for (std::size_t m = n;;) {
             const bool grid = step.split == Split::grid || step.split == Split::grid_atomic;
             const std::size_t per_group = step.split == Split::one ? ls
-                                          : grid  ? red_per(cfg) * ls
-                                          : chunk ? chunk_step * ls
-                                                  : 2 * ls;
+                                          : grid                   ? red_per(cfg) * ls
+                                          : chunk                  ? chunk_step * ls
+                                                                   : 2 * ls;
             std::size_t g = (m + per_group - 1) / per_group;
             if (grid)
                 g = passes.empty() ? std::min(g, cap) : 1;
             if (chunk) // a few chunks per compute unit, then one group adds their sums
-                g = passes.empty() ? std::min(g, std::max<std::size_t>(1, cpu_tasks(info, cfg, name()) / ls)) : 1;
+                g = passes.empty()
+                        ? std::min(g, std::max<std::size_t>(1, cpu_tasks(info, cfg, name()) / ls))
+                        : 1;
             passes.push_back({m, g});
             m = g;
             if (m == 1 || step.split == Split::grid_atomic)
@@ -326,8 +329,8 @@ class Reduction final : public App {
             // catching a few lost elements; the int ladder runs the same code exactly for that.
             std::size_t depth = 0;
             for (const Pass& p : passes)
-                depth += pass_depth(p, step.split, ls, chunk ? chunk_step : red_per(cfg),
-                                    subgroups);
+                depth +=
+                    pass_depth(p, step.split, ls, chunk ? chunk_step : red_per(cfg), subgroups);
             r.tolerance = float_bound(depth, n, abs_sum);
             r.note += "f32 bound: " + std::to_string(depth) + " additions per value; ";
         }

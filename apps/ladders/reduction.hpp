@@ -9,9 +9,9 @@ namespace duet::apps {
 
 // How a step splits the input among work-groups.
 enum class Split {
-    one,        // one element per work-item (steps 1-3)
-    two,        // two per work-item, added during the load (steps 4-6)
-    grid,       // a capped number of groups walks the whole input (steps 7-8)
+    one,         // one element per work-item (steps 1-3)
+    two,         // two per work-item, added during the load (steps 4-6)
+    grid,        // a capped number of groups walks the whole input (steps 7-8)
     grid_atomic, // as grid, one pass, group sums added atomically (step 9)
     chunk        // a few groups per compute unit, each work-item a contiguous chunk (cpu)
 };

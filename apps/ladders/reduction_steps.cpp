@@ -13,13 +13,14 @@ namespace duet::apps {
 namespace {
 
 constexpr ReductionStep ladder[] = {
-    {"interleaved", "interleaved addressing, tid % 2s: divergent branches", Split::one, false, false},
+    {"interleaved", "interleaved addressing, tid % 2s: divergent branches", Split::one, false,
+     false},
     {"strided", "interleaved addressing, strided index 2s*tid: no divergence, bank conflicts",
      Split::one, false, false},
     {"sequential", "sequential addressing: the lower half adds the upper half", Split::one, false,
      false},
-    {"first_add", "two elements per work-item, first add during the global load", Split::two,
-     false, false},
+    {"first_add", "two elements per work-item, first add during the global load", Split::two, false,
+     false},
     {"unroll_last", "last six tree steps unrolled (barriers kept: no lockstep assumed)", Split::two,
      false, false},
     {"unroll_all", "tree completely unrolled for the work-group size (CUDA template, CL -DWG)",
@@ -100,11 +101,13 @@ std::vector<Step> make_records() {
         for (const ReductionStep& s : ladder) {
             Step r{.name = std::string(s.name) + "_" + type,
                    .kernel = std::string("reduce_") + s.name + "_" + type,
-                   .description = std::string(s.description) + (type[0] == 'i' ? ", int32" : ", float32"),
+                   .description =
+                       std::string(s.description) + (type[0] == 'i' ? ", int32" : ", float32"),
                    .needs = {.sub_groups = s.sub_groups},
                    .shapes = shapes_for(s, 4)}; // int and float: 4 bytes each
             if (s.tunable)
-                r.tuning = TuneSpace{.local_param = true, .local_bound = true, .points = group_points};
+                r.tuning =
+                    TuneSpace{.local_param = true, .local_bound = true, .points = group_points};
             out.push_back(std::move(r));
         }
     return out;

@@ -14,7 +14,9 @@ namespace duet::apps {
 namespace {
 
 // The group: 256 where the kernel allows it, else the largest that it does.
-std::vector<Shape> group_256(const RunConfig&, const DeviceInfo&) { return halving_shapes({256, 1}); }
+std::vector<Shape> group_256(const RunConfig&, const DeviceInfo&) {
+    return halving_shapes({256, 1});
+}
 
 // The ladder: one record per step (step.hpp); a new step is its kernels and one record.
 const std::vector<Step>& vecadd_steps() {
@@ -31,13 +33,16 @@ const std::vector<Step>& vecadd_steps() {
          .kernel = "vecadd_cpu",
          .description = "CPU-shaped: 4 work-items per core, each a contiguous chunk in vectors of "
                         "the device's float width",
-         .shapes = [](const RunConfig&, const DeviceInfo&) { return halving_shapes({1, 1}); }},
+         .shapes =
+             [](const RunConfig&, const DeviceInfo&) {
+                 return halving_shapes({1, 1});
+             }},
     };
     return steps;
 }
 
 class VecAdd final : public App {
-public:
+  public:
     std::string name() const override { return "vecadd"; }
     std::string description() const override { return "c = a + b, float32 (memory bound)"; }
     const std::vector<Step>& steps() const override { return vecadd_steps(); }
@@ -81,10 +86,13 @@ public:
         // compute unit), then the grid-stride loop. CPUs get the whole range: their OpenCL
         // compilers vectorise across work-items, not along a loop.
         const std::size_t quads = (n + 3) / 4;
-        const std::size_t grid = is_cpu(dev.info())
-                                     ? quads
-                                     : std::min<std::size_t>(quads, std::size_t(dev.info().compute_units) * 2048);
-        const std::size_t items = v.name == "naive" ? n : cpu ? cpu_tasks(dev.info(), cfg, name()) : grid;
+        const std::size_t grid =
+            is_cpu(dev.info())
+                ? quads
+                : std::min<std::size_t>(quads, std::size_t(dev.info().compute_units) * 2048);
+        const std::size_t items = v.name == "naive" ? n
+                                  : cpu             ? cpu_tasks(dev.info(), cfg, name())
+                                                    : grid;
         Range range = Range(round_up(items, local[0])).local(local[0]);
         r.local_label = std::to_string(local[0]);
         Queue& q = s.queue();
@@ -107,21 +115,23 @@ public:
         const auto a = random_floats(n, cfg.seed);
         const auto b = random_floats(n, cfg.seed + 1);
         std::vector<float> c(n);
-        r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
-            native::vecadd(a.data(), b.data(), c.data(), n);
-        });
+        r.kernel_ms = r.host_ms = native::time_host(
+            cfg.warmup, cfg.reps, [&] { native::vecadd(a.data(), b.data(), c.data(), n); });
         r.bytes = 3.0 * n * sizeof(float);
         check(r, a, b, c, cfg);
-        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
         return r;
     }
 
-private:
+  private:
     static std::size_t size_of(const std::vector<std::size_t>& size) {
         if (size.size() != 1)
-            throw Error::usage("vecadd takes one size (the vector length), got " + dims_label(size));
+            throw Error::usage("vecadd takes one size (the vector length), got " +
+                               dims_label(size));
         if (size[0] > static_cast<std::size_t>(INT32_MAX))
-            throw Error::usage("vecadd size " + std::to_string(size[0]) + " is over 2^31-1 elements");
+            throw Error::usage("vecadd size " + std::to_string(size[0]) +
+                               " is over 2^31-1 elements");
         return size[0];
     }
 

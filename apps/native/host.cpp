@@ -76,7 +76,9 @@ Stats time_host(int warmup, int reps, const std::function<void()>& body) {
     for (int i = 0; i < reps; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         body();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
     }
     return summarize(ms);
 }

@@ -12,7 +12,9 @@ namespace duet::apps::native {
 namespace {
 
 // [begin, end) of thread t's part of n items.
-std::size_t part(std::size_t n, unsigned t, unsigned threads) { return n * t / threads; }
+std::size_t part(std::size_t n, unsigned t, unsigned threads) {
+    return n * t / threads;
+}
 
 // Threads worth starting for n items: at least `grain` items each (a thread costs tens of
 // microseconds to start, more on a busy machine: small problems run on fewer).
@@ -62,8 +64,8 @@ DUET_SIMD_CLONES std::int32_t sum_part_i32(const std::int32_t* __restrict x, std
 // over the 25 taps in registers from contiguous (unaligned) loads of the five input rows; the 2
 // columns at each edge clamp, scalar.
 DUET_SIMD_CLONES void conv_rows(const float* __restrict img, const float* __restrict f,
-                                float* __restrict out, std::size_t W, std::size_t H,
-                                std::size_t y0, std::size_t y1) {
+                                float* __restrict out, std::size_t W, std::size_t H, std::size_t y0,
+                                std::size_t y1) {
     const long long w = static_cast<long long>(W), h = static_cast<long long>(H);
     float taps[25];
     for (int k = 0; k < 25; ++k)

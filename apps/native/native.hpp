@@ -15,8 +15,8 @@ namespace duet::apps::native {
 
 // The host CPU as the reference rows name it.
 struct HostCpu {
-    std::string model;   // "AMD EPYC 7B13" (from /proc/cpuinfo; "unknown CPU" without it)
-    unsigned threads = 1; // threads the loops use: std::thread::hardware_concurrency()
+    std::string model;     // "AMD EPYC 7B13" (from /proc/cpuinfo; "unknown CPU" without it)
+    unsigned threads = 1;  // threads the loops use: std::thread::hardware_concurrency()
     int vector_bits = 128; // widest float vectors the loops run with: 512, 256 or 128
     std::string isa;       // "AVX-512", "AVX2" or "SSE2"
 };
@@ -48,10 +48,10 @@ std::string sgemm_library();
 
 // ---- the copy bandwidth the memory-bound apps are measured against ----
 struct Copy {
-    double gbs = 0;          // (bytes read + bytes written) / time, best of the two methods
-    std::string method;      // "non-temporal stores" or "ordinary stores (memcpy)"
-    double other_gbs = 0;    // the method not chosen, for the record
-    std::size_t bytes = 0;   // bytes read + written per copy
+    double gbs = 0;        // (bytes read + bytes written) / time, best of the two methods
+    std::string method;    // "non-temporal stores" or "ordinary stores (memcpy)"
+    double other_gbs = 0;  // the method not chosen, for the record
+    std::size_t bytes = 0; // bytes read + written per copy
 };
 // Copies bytes/2 from one buffer into another (page-aligned, first touched by the thread that
 // copies each part), on every thread, `reps` times after one warm-up, with ordinary and with

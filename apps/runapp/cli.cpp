@@ -10,13 +10,15 @@ namespace {
 
 using duet::Error;
 
-const std::vector<std::string> commands = {"list", "info", "run", "compare", "tune", "bandwidth",
-                                           "doctor", "cache", "compile", "report", "help", "version"};
+const std::vector<std::string> commands = {"list",    "info",      "run",    "compare",
+                                           "tune",    "bandwidth", "doctor", "cache",
+                                           "compile", "report",    "help",   "version"};
 
 int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
     // Ten digits: the largest value a caller allows (2147483647 for --seed) must pass.
-    const bool digits = !v.empty() && v.size() <= 10 &&
-                        std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); });
+    const bool digits =
+        !v.empty() && v.size() <= 10 &&
+        std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); });
     const long x = digits ? std::stol(v) : -1;
     if (!digits || x < lo || x > hi)
         throw Error::usage(opt + " '" + v + "': give a whole number from " + std::to_string(lo) +
@@ -40,19 +42,22 @@ std::vector<std::string> split(const std::string& s, char sep) {
 // opencl:1` would otherwise run on the default device.
 void check_applies(const std::string& command, const std::vector<std::string>& given) {
     static const std::vector<std::string> run_opts = {
-        "--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
-        "--verify", "--format", "--output", "--seed", "--define", "--timeout", "--reference",
-        "--quiet"};
+        "--backend", "--device", "--size",    "--variant",   "--local",
+        "--reps",    "--warmup", "--verify",  "--format",    "--output",
+        "--seed",    "--define", "--timeout", "--reference", "--quiet"};
     static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
         {"list", {"--format", "--timeout"}},
         {"info", {"--backend", "--device", "--format", "--timeout"}},
         {"run", run_opts},
-        {"compare", {"--backend", "--devices", "--size", "--variant", "--local", "--reps", "--warmup",
-                     "--verify", "--format", "--output", "--html", "--seed", "--define", "--timeout",
-                     "--reference", "--quiet"}},
-        {"tune", {"--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
-                  "--verify", "--format", "--output", "--define", "--timeout", "--quiet"}},
-        {"bandwidth", {"--backend", "--device", "--size", "--reps", "--warmup", "--format", "--timeout"}},
+        {"compare",
+         {"--backend", "--devices", "--size", "--variant", "--local", "--reps", "--warmup",
+          "--verify", "--format", "--output", "--html", "--seed", "--define", "--timeout",
+          "--reference", "--quiet"}},
+        {"tune",
+         {"--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
+          "--verify", "--format", "--output", "--define", "--timeout", "--quiet"}},
+        {"bandwidth",
+         {"--backend", "--device", "--size", "--reps", "--warmup", "--format", "--timeout"}},
         {"doctor", {"--format", "--timeout"}},
         {"cache", {"--timeout"}},
         {"compile", {"--target", "--format", "--output", "--timeout", "--quiet"}},
@@ -61,8 +66,10 @@ void check_applies(const std::string& command, const std::vector<std::string>& g
     if (command == "help" || command == "version") {
         // `runapp --backend opencl` alone is a forgotten command, not a request for help.
         if (!given.empty())
-            throw Error::usage("option " + given[0] + " needs a command or an app (for example "
-                               "runapp run vecadd " + given[0] + " ...)");
+            throw Error::usage("option " + given[0] +
+                               " needs a command or an app (for example "
+                               "runapp run vecadd " +
+                               given[0] + " ...)");
         return;
     }
     for (const auto& [cmd, allowed] : table) {
@@ -130,7 +137,9 @@ usage:
                                               machine lacks: registers, spills, local memory
   runapp --version | help
 
-)" "apps: " + apps + R"(
+)"
+           "apps: " +
+           apps + R"(
 
 devices: a stable id from `runapp list` (opencl:portable-computing-language/cpu-...: the same
          device whatever other OpenCL implementations are installed; use it in scripts), an
@@ -176,15 +185,31 @@ Cli parse(int argc, char** argv) {
                     throw Error::usage("option " + name + " needs a value (see runapp --help)");
                 return args[++i];
             };
-            if (name == "--help") { c.command = "help"; continue; }
-            if (name == "--version") { c.command = "version"; continue; }
-            if (name == "--quiet") { c.quiet = true; continue; }
-            if (name == "--reference") { c.reference = true; given.push_back(name); continue; }
-            if (name == "--strict") { c.strict = true; continue; }
+            if (name == "--help") {
+                c.command = "help";
+                continue;
+            }
+            if (name == "--version") {
+                c.command = "version";
+                continue;
+            }
+            if (name == "--quiet") {
+                c.quiet = true;
+                continue;
+            }
+            if (name == "--reference") {
+                c.reference = true;
+                given.push_back(name);
+                continue;
+            }
+            if (name == "--strict") {
+                c.strict = true;
+                continue;
+            }
             static const std::vector<std::string> valued = {
-                "--backend", "--device", "--devices", "--size", "--variant", "--local", "--reps",
-                "--warmup", "--seed", "--verify", "--format", "--output", "--html", "--define",
-                "--timeout", "--target"};
+                "--backend", "--device", "--devices", "--size",   "--variant", "--local",
+                "--reps",    "--warmup", "--seed",    "--verify", "--format",  "--output",
+                "--html",    "--define", "--timeout", "--target"};
             if (std::find(valued.begin(), valued.end(), name) == valued.end())
                 throw Error::usage("unknown option '" + name + "' (see runapp --help)");
             given.push_back(name);
@@ -195,19 +220,22 @@ Cli parse(int argc, char** argv) {
                 // Backends are matched without case ("OpenCL"); compare filters devices by this
                 // name, and with "OpenCL" it found none (exit 3, "no device to compare on").
                 c.backend = v;
-                std::transform(c.backend.begin(), c.backend.end(), c.backend.begin(),
-                               [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-            }
-            else if (name == "--device") c.device = v;
+                std::transform(
+                    c.backend.begin(), c.backend.end(), c.backend.begin(),
+                    [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+            } else if (name == "--device")
+                c.device = v;
             else if (name == "--devices") {
                 // An empty item would select the default device, silently ("opencl:0,").
                 for (const auto& d : split(v, ','))
                     if (d.empty())
                         throw Error::usage("--devices '" + v + "': an empty item in the list");
                 c.devices = v;
-            }
-            else if (name == "--size") { for (auto& s : split(v, ',')) c.sizes.push_back(s); }
-            else if (name == "--variant") c.variant = v;
+            } else if (name == "--size") {
+                for (auto& s : split(v, ','))
+                    c.sizes.push_back(s);
+            } else if (name == "--variant")
+                c.variant = v;
             else if (name == "--local") {
                 for (auto& s : split(v, ',')) {
                     auto d = duet::apps::parse_dims(s);
@@ -215,43 +243,55 @@ Cli parse(int argc, char** argv) {
                         throw Error::usage("--local '" + s + "': give W or WxH");
                     c.locals.push_back({d[0], d.size() > 1 ? d[1] : 1});
                 }
-            }
-            else if (name == "--reps") c.reps = parse_int(name, v, 1, 100000);
-            else if (name == "--warmup") c.warmup = parse_int(name, v, 0, 100000);
-            else if (name == "--seed") c.seed = static_cast<std::uint64_t>(parse_int(name, v, 0, 2147483647));
+            } else if (name == "--reps")
+                c.reps = parse_int(name, v, 1, 100000);
+            else if (name == "--warmup")
+                c.warmup = parse_int(name, v, 0, 100000);
+            else if (name == "--seed")
+                c.seed = static_cast<std::uint64_t>(parse_int(name, v, 0, 2147483647));
             else if (name == "--verify") {
                 c.verify_given = true;
-                if (v == "full") c.verify = duet::apps::Verify::full;
-                else if (v == "sample") c.verify = duet::apps::Verify::sample;
-                else if (v == "off") c.verify = duet::apps::Verify::off;
-                else throw Error::usage("--verify '" + v + "': give full, sample or off");
-            }
-            else if (name == "--format") {
-                if (v == "table") c.format = Format::table;
-                else if (v == "json") c.format = Format::json;
-                else if (v == "csv") c.format = Format::csv;
-                else throw Error::usage("--format '" + v + "': give table, json or csv");
-            }
-            else if (name == "--output") c.output = v;
-            else if (name == "--target") c.target = v;
-            else if (name == "--html") c.html = v;
+                if (v == "full")
+                    c.verify = duet::apps::Verify::full;
+                else if (v == "sample")
+                    c.verify = duet::apps::Verify::sample;
+                else if (v == "off")
+                    c.verify = duet::apps::Verify::off;
+                else
+                    throw Error::usage("--verify '" + v + "': give full, sample or off");
+            } else if (name == "--format") {
+                if (v == "table")
+                    c.format = Format::table;
+                else if (v == "json")
+                    c.format = Format::json;
+                else if (v == "csv")
+                    c.format = Format::csv;
+                else
+                    throw Error::usage("--format '" + v + "': give table, json or csv");
+            } else if (name == "--output")
+                c.output = v;
+            else if (name == "--target")
+                c.target = v;
+            else if (name == "--html")
+                c.html = v;
             else if (name == "--define") {
                 const auto eq = v.find('=');
                 if (eq == 0)
                     throw Error::usage("--define '" + v + "': give NAME=VALUE");
-                c.defines.emplace_back(v.substr(0, eq), eq == std::string::npos ? "" : v.substr(eq + 1));
-            }
-            else if (name == "--timeout") {
+                c.defines.emplace_back(v.substr(0, eq),
+                                       eq == std::string::npos ? "" : v.substr(eq + 1));
+            } else if (name == "--timeout") {
                 char* end = nullptr;
                 c.timeout_s = std::strtod(v.c_str(), &end);
                 if (!end || *end || !(c.timeout_s > 0) || c.timeout_s > 86400)
                     throw Error::usage("--timeout '" + v + "': give seconds, more than 0");
-            }
-            else throw Error::usage("unknown option '" + name + "' (see runapp --help)");
+            } else
+                throw Error::usage("unknown option '" + name + "' (see runapp --help)");
             continue;
         }
         if (a.size() > 1 && a[0] == '-' && !std::isdigit(static_cast<unsigned char>(a[1])))
-            throw Error::usage("unknown option '" + a + "' (options start with --; see runapp --help)");
+            throw Error::usage("unknown option '" + a +
+                               "' (options start with --; see runapp --help)");
         if (c.command.empty()) {
             if (std::find(commands.begin(), commands.end(), a) != commands.end()) {
                 c.command = a;

@@ -13,27 +13,27 @@ enum class Format { table, json, csv };
 
 // Everything the command line said.
 struct Cli {
-    std::string command;                 // list, info, run, compare, bandwidth, doctor, cache, help, version
-    std::vector<std::string> positional; // after the command
-    std::string backend;                 // --backend
-    std::string device;                  // --device
-    std::string devices = "all";         // --devices (compare)
-    std::vector<std::string> sizes;      // --size, comma-separated
-    std::string variant = "all";         // --variant
+    std::string command; // list, info, run, compare, bandwidth, doctor, cache, help, version
+    std::vector<std::string> positional;            // after the command
+    std::string backend;                            // --backend
+    std::string device;                             // --device
+    std::string devices = "all";                    // --devices (compare)
+    std::vector<std::string> sizes;                 // --size, comma-separated
+    std::string variant = "all";                    // --variant
     std::vector<std::array<std::size_t, 2>> locals; // --local WxH,...
     int reps = 10, warmup = 2;
     duet::apps::Verify verify = duet::apps::Verify::full;
     bool verify_given = false;
     Format format = Format::table;
-    std::string output;                  // --output FILE
-    std::string html;                    // --html FILE
+    std::string output; // --output FILE
+    std::string html;   // --html FILE
     std::uint64_t seed = 42;
     std::vector<std::pair<std::string, std::string>> defines; // --define NAME=VALUE
-    double timeout_s = 0;                // --timeout
-    std::string target;                  // --target (compile)
-    bool quiet = false;                  // --quiet: no progress lines
-    bool reference = false;              // --reference (run): the native CPU reference rows
-    bool strict = false;                 // --strict (report): one bad file fails the command
+    double timeout_s = 0;                                     // --timeout
+    std::string target;                                       // --target (compile)
+    bool quiet = false;                                       // --quiet: no progress lines
+    bool reference = false; // --reference (run): the native CPU reference rows
+    bool strict = false;    // --strict (report): one bad file fails the command
 };
 
 // Parses argv; a bad option or value throws duet::Error::usage.

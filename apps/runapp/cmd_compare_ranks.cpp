@@ -9,7 +9,8 @@
 
 namespace runapp {
 
-std::vector<duet::Device*> devices_of_rank(const mpi::World& w, const std::vector<duet::Device*>& all) {
+std::vector<duet::Device*> devices_of_rank(const mpi::World& w,
+                                           const std::vector<duet::Device*>& all) {
     if (!w.active())
         return all;
     std::vector<duet::Device*> mine;
@@ -55,7 +56,8 @@ int finish_ranks(const mpi::World& w, const Cli& c, std::vector<duet::apps::Resu
     for (std::size_t i = 0; i < texts.size(); ++i) {
         try {
             for (auto& run : parse_result_text(texts[i])) {
-                auto same = std::find_if(runs.begin(), runs.end(), [&](const Run& r) { return r.host() == run.host(); });
+                auto same = std::find_if(runs.begin(), runs.end(),
+                                         [&](const Run& r) { return r.host() == run.host(); });
                 if (same == runs.end()) {
                     runs.push_back(std::move(run));
                     continue;
@@ -66,7 +68,8 @@ int finish_ranks(const mpi::World& w, const Cli& c, std::vector<duet::apps::Resu
                     same->prov["failures"].push_back(f);
             }
         } catch (const BadResultFile& e) {
-            std::cerr << "runapp: error: rank " << i << "'s rows could not be read: " << e.what() << "\n";
+            std::cerr << "runapp: error: rank " << i << "'s rows could not be read: " << e.what()
+                      << "\n";
             code = 3;
         }
     }

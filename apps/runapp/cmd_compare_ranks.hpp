@@ -13,7 +13,8 @@
 namespace runapp {
 
 // This rank's share of the host's devices: one per local rank, round robin.
-std::vector<duet::Device*> devices_of_rank(const mpi::World& w, const std::vector<duet::Device*>& all);
+std::vector<duet::Device*> devices_of_rank(const mpi::World& w,
+                                           const std::vector<duet::Device*>& all);
 // Sends this rank's rows (failures as rows too) to rank 0, which merges them (one run per host)
 // and writes the table/JSON/HTML; returns the exit code (rank 0's says for everyone).
 int finish_ranks(const mpi::World& w, const Cli& c, std::vector<duet::apps::Result> results,

@@ -21,7 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace compile;
 
-bool is_main(const std::string& name, const std::string& ext) { return fs::path(name).extension() == ext; }
+bool is_main(const std::string& name, const std::string& ext) {
+    return fs::path(name).extension() == ext;
+}
 
 // The files to build: every shipped kernel file, one app's, or a user's file.
 void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<SourceFile>& cu,
@@ -63,11 +65,14 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
     keep(cl, ".cl");
     keep(cu, ".cu");
     if (cl.empty() && cu.empty())
-        throw duet::Error::usage("'" + what + "' is neither an app (vecadd, matmul, conv5x5, reduction) "
+        throw duet::Error::usage("'" + what +
+                                 "' is neither an app (vecadd, matmul, conv5x5, reduction) "
                                  "nor a .cl or .cu file");
 }
 
-std::string num(long v) { return v < 0 ? "-" : std::to_string(v); }
+std::string num(long v) {
+    return v < 0 ? "-" : std::to_string(v);
+}
 
 std::string regs(const std::string& group, const KernelUsage& k) {
     if (group == "amd")
@@ -99,9 +104,10 @@ int cmd_compile(const Cli& c) {
             results.push_back(r);
     }
     if (results.empty())
-        throw duet::Error::usage(std::string("none of the targets chosen builds ") +
-                                 (cl.empty() ? "CUDA (.cu) files: choose nvidia or sm_XX"
-                                             : "OpenCL C (.cl) files: choose intel, amd, spirv or a target of theirs"));
+        throw duet::Error::usage(
+            std::string("none of the targets chosen builds ") +
+            (cl.empty() ? "CUDA (.cu) files: choose nvidia or sm_XX"
+                        : "OpenCL C (.cl) files: choose intel, amd, spirv or a target of theirs"));
     bool failed = false;
     for (const auto& r : results)
         failed = failed || (r.available && !r.ok);
@@ -117,33 +123,49 @@ int cmd_compile(const Cli& c) {
         for (const auto& r : results) {
             nlohmann::json ks = nlohmann::json::array();
             for (const auto& k : r.kernels)
-                ks.push_back({{"kernel", k.kernel}, {"vgpr", k.vgpr}, {"sgpr", k.sgpr}, {"agpr", k.agpr},
-                              {"spill_bytes", k.spill}, {"scratch_bytes", k.scratch}, {"local_bytes", k.local},
-                              {"max_work_group", k.max_wg}, {"simd", k.simd}, {"note", k.note}});
-            j.push_back({{"target", r.target}, {"file", r.file}, {"available", r.available}, {"ok", r.ok},
-                         {"log", r.log}, {"seconds", r.seconds}, {"kernels", ks}});
+                ks.push_back({{"kernel", k.kernel},
+                              {"vgpr", k.vgpr},
+                              {"sgpr", k.sgpr},
+                              {"agpr", k.agpr},
+                              {"spill_bytes", k.spill},
+                              {"scratch_bytes", k.scratch},
+                              {"local_bytes", k.local},
+                              {"max_work_group", k.max_wg},
+                              {"simd", k.simd},
+                              {"note", k.note}});
+            j.push_back({{"target", r.target},
+                         {"file", r.file},
+                         {"available", r.available},
+                         {"ok", r.ok},
+                         {"log", r.log},
+                         {"seconds", r.seconds},
+                         {"kernels", ks}});
         }
-        os << dump_json(nlohmann::json{{"date", today()}, {"tools", tool_versions(ts)}, {"results", j}, {"ok", !failed}})
+        os << dump_json(nlohmann::json{
+                  {"date", today()}, {"tools", tool_versions(ts)}, {"results", j}, {"ok", !failed}})
            << "\n";
     } else if (c.format == Format::csv) {
-        os << "target,file,kernel,status,registers,sgpr,agpr,spill_bytes,scratch_bytes,local_bytes,max_work_group,simd\n";
+        os << "target,file,kernel,status,registers,sgpr,agpr,spill_bytes,scratch_bytes,local_bytes,"
+              "max_work_group,simd\n";
         for (const auto& r : results) {
             if (!r.ok) {
-                os << r.target << "," << r.file << ",," << (r.available ? "FAIL" : "unavailable") << ",,,,,,,,\n";
+                os << r.target << "," << r.file << ",," << (r.available ? "FAIL" : "unavailable")
+                   << ",,,,,,,,\n";
                 continue;
             }
             for (const auto& k : r.kernels)
-                os << r.target << "," << r.file << "," << k.kernel << ",ok," << k.vgpr << "," << k.sgpr << ","
-                   << k.agpr << "," << k.spill << "," << k.scratch << "," << k.local << "," << k.max_wg << ","
-                   << k.simd << "\n";
+                os << r.target << "," << r.file << "," << k.kernel << ",ok," << k.vgpr << ","
+                   << k.sgpr << "," << k.agpr << "," << k.spill << "," << k.scratch << ","
+                   << k.local << "," << k.max_wg << "," << k.simd << "\n";
         }
     } else {
         os << "# runapp compile, " << today() << "\n";
         for (const auto& v : tool_versions(ts))
             os << "#   " << v << "\n";
-        os << std::left << std::setw(9) << "target" << std::setw(24) << "kernel" << std::setw(6) << "ok"
-           << std::setw(17) << "registers" << std::setw(8) << "spill" << std::setw(9) << "scratch"
-           << std::setw(8) << "local" << std::setw(8) << "max WG" << "SIMD\n";
+        os << std::left << std::setw(9) << "target" << std::setw(24) << "kernel" << std::setw(6)
+           << "ok" << std::setw(17) << "registers" << std::setw(8) << "spill" << std::setw(9)
+           << "scratch" << std::setw(8) << "local" << std::setw(8) << "max WG"
+           << "SIMD\n";
         std::vector<std::string> unavailable;
         for (const auto& r : results) {
             if (!r.available) {
@@ -167,9 +189,11 @@ int cmd_compile(const Cli& c) {
         }
         for (const auto& u : unavailable)
             os << "unavailable " << u << "\n";
-        os << "(registers: AMD VGPR/SGPR/AGPR, NVIDIA per thread, Intel not reported by ocloc; spill and "
+        os << "(registers: AMD VGPR/SGPR/AGPR, NVIDIA per thread, Intel not reported by ocloc; "
+              "spill and "
               "scratch in bytes, scratch per work-item (Intel: per hardware thread); max WG: AMD's "
-              "flat limit, NVIDIA's from the register count, Intel's only where reqd_work_group_size "
+              "flat limit, NVIDIA's from the register count, Intel's only where "
+              "reqd_work_group_size "
               "fixes it)\n";
     }
     if (!c.output.empty()) {

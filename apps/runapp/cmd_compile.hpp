@@ -54,7 +54,7 @@ struct FileResult {
     std::string target, file;
     bool available = true; // false: its compiler is missing (why in log)
     bool ok = false;
-    std::string log;       // the compiler's log on failure, or why unavailable
+    std::string log; // the compiler's log on failure, or why unavailable
     std::vector<KernelUsage> kernels;
     double seconds = 0;
 };

@@ -65,7 +65,8 @@ std::vector<KernelUsage> parse_ocloc_ptm(const std::string& text) {
         auto word = [&](std::size_t i) -> long {
             if (bytes.size() < 4 * (i + 1))
                 return -1;
-            return long(bytes[4 * i] | bytes[4 * i + 1] << 8 | bytes[4 * i + 2] << 16 | bytes[4 * i + 3] << 24);
+            return long(bytes[4 * i] | bytes[4 * i + 1] << 8 | bytes[4 * i + 2] << 16 |
+                        bytes[4 * i + 3] << 24);
         };
         auto& k = out.back();
         if (token == 15 && word(1) >= 0)
@@ -118,19 +119,30 @@ std::vector<KernelUsage> parse_amdgpu_asm(const std::string& text) {
             continue;
         const std::string key = m[1], value = m[2];
         auto& k = out.back();
-        if (key == "name") k.kernel = value;
-        else if (key == "vgpr_count") k.vgpr = to_long(value);
-        else if (key == "sgpr_count") k.sgpr = to_long(value);
-        else if (key == "agpr_count") k.agpr = to_long(value);
-        else if (key == "vgpr_spill_count") vspill = to_long(value);
-        else if (key == "sgpr_spill_count") sspill = to_long(value);
-        else if (key == "group_segment_fixed_size") k.local = to_long(value);
-        else if (key == "private_segment_fixed_size") k.scratch = to_long(value);
-        else if (key == "max_flat_workgroup_size") k.max_wg = to_long(value);
-        else if (key == "wavefront_size") k.simd = to_long(value);
+        if (key == "name")
+            k.kernel = value;
+        else if (key == "vgpr_count")
+            k.vgpr = to_long(value);
+        else if (key == "sgpr_count")
+            k.sgpr = to_long(value);
+        else if (key == "agpr_count")
+            k.agpr = to_long(value);
+        else if (key == "vgpr_spill_count")
+            vspill = to_long(value);
+        else if (key == "sgpr_spill_count")
+            sspill = to_long(value);
+        else if (key == "group_segment_fixed_size")
+            k.local = to_long(value);
+        else if (key == "private_segment_fixed_size")
+            k.scratch = to_long(value);
+        else if (key == "max_flat_workgroup_size")
+            k.max_wg = to_long(value);
+        else if (key == "wavefront_size")
+            k.simd = to_long(value);
     }
     finish();
-    out.erase(std::remove_if(out.begin(), out.end(), [](const KernelUsage& k) { return k.kernel.empty(); }),
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [](const KernelUsage& k) { return k.kernel.empty(); }),
               out.end());
     return out;
 }
@@ -146,7 +158,8 @@ long nvidia_max_threads(long regs) {
 std::vector<KernelUsage> parse_ptxas(const std::string& text) {
     std::vector<KernelUsage> out;
     static const std::regex entry_re(R"(Compiling entry function '([^']+)')");
-    static const std::regex frame_re(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+    static const std::regex frame_re(
+        R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
     static const std::regex used_re(R"(Used (\d+) registers)");
     static const std::regex smem_re(R"((\d+) bytes smem)");
     std::istringstream in(text);

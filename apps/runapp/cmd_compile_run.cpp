@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -50,7 +50,8 @@ Ran run(const std::vector<std::string>& argv, const fs::path& dir) {
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addchdir_np(&fa, dir.c_str());
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+                                     0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     pid_t pid = -1;
     const int err = posix_spawn(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
@@ -65,7 +66,8 @@ Ran run(const std::vector<std::string>& argv, const fs::path& dir) {
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.output = slurp(log);
     if (WIFSIGNALED(status))
-        r.output += "\n(" + argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)) + ")";
+        r.output +=
+            "\n(" + argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)) + ")";
     return r;
 }
 
@@ -74,11 +76,13 @@ struct TempDir {
     fs::path path;
     TempDir() {
         std::string base = "/tmp";
-        if (const char* t = std::getenv("TMPDIR"); t && *t == '/' && std::string(t).find(' ') == std::string::npos)
+        if (const char* t = std::getenv("TMPDIR");
+            t && *t == '/' && std::string(t).find(' ') == std::string::npos)
             base = t;
         std::string tmpl = base + "/duet-compile-XXXXXX";
         if (!mkdtemp(tmpl.data()))
-            throw duet::Error::runtime("cannot create a temporary folder in " + base + ": " + std::strerror(errno));
+            throw duet::Error::runtime("cannot create a temporary folder in " + base + ": " +
+                                       std::strerror(errno));
         path = tmpl;
     }
     ~TempDir() {
@@ -100,7 +104,9 @@ std::string trim_line(const std::string& s) {
     return s.substr(b, s.find('\n', b) - b);
 }
 
-std::string tool(const Target& t, std::size_t i) { return find_tool(t.tools.at(i).first); }
+std::string tool(const Target& t, std::size_t i) {
+    return find_tool(t.tools.at(i).first);
+}
 
 const char* amd_libs = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 
@@ -108,12 +114,28 @@ const char* amd_libs = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 // the packaged libraries predate (gfx1100 with 5.2) gets its ISA constant from a one-line file.
 Ran build_amd(const Target& t, const fs::path& dir, const std::string& file) {
     const std::string clang = tool(t, 0), arch = t.arch.substr(3);
-    std::vector<std::string> argv = {clang, "-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa",
-                                     "-mcpu=" + t.arch, "-nogpulib", "-O3", "-DDUET_OPENCL=1", "-I", "src"};
+    std::vector<std::string> argv = {clang,
+                                     "-x",
+                                     "cl",
+                                     "-cl-std=CL1.2",
+                                     "-target",
+                                     "amdgcn-amd-amdhsa",
+                                     "-mcpu=" + t.arch,
+                                     "-nogpulib",
+                                     "-O3",
+                                     "-DDUET_OPENCL=1",
+                                     "-I",
+                                     "src"};
     const bool wave64 = t.arch.rfind("gfx9", 0) == 0;
-    std::vector<std::string> libs = {"opencl", "ocml", "ockl", "oclc_daz_opt_off", "oclc_unsafe_math_off",
-                                     "oclc_finite_only_off", "oclc_correctly_rounded_sqrt_on",
-                                     wave64 ? "oclc_wavefrontsize64_on" : "oclc_wavefrontsize64_off",
+    std::vector<std::string> libs = {"opencl",
+                                     "ocml",
+                                     "ockl",
+                                     "oclc_daz_opt_off",
+                                     "oclc_unsafe_math_off",
+                                     "oclc_finite_only_off",
+                                     "oclc_correctly_rounded_sqrt_on",
+                                     wave64 ? "oclc_wavefrontsize64_on"
+                                            : "oclc_wavefrontsize64_off",
                                      "oclc_abi_version_400"};
     std::vector<std::string> paths;
     for (const auto& l : libs)
@@ -126,9 +148,11 @@ Ran build_amd(const Target& t, const fs::path& dir, const std::string& file) {
         const int minor = std::stoi(arch.substr(arch.size() - 2, 1), nullptr, 16);
         const int step = std::stoi(arch.substr(arch.size() - 1), nullptr, 16);
         write(dir / "isa.cl", "__constant int __oclc_ISA_version = " +
-                                  std::to_string(std::stoi(major) * 1000 + minor * 100 + step) + ";\n");
-        Ran r = run({clang, "-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa", "-mcpu=" + t.arch,
-                     "-nogpulib", "-emit-llvm", "-c", "isa.cl", "-o", "isa.bc"}, dir);
+                                  std::to_string(std::stoi(major) * 1000 + minor * 100 + step) +
+                                  ";\n");
+        Ran r = run({clang, "-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa",
+                     "-mcpu=" + t.arch, "-nogpulib", "-emit-llvm", "-c", "isa.cl", "-o", "isa.bc"},
+                    dir);
         if (r.code != 0)
             return r;
         isa = (dir / "isa.bc").string();
@@ -136,7 +160,8 @@ Ran build_amd(const Target& t, const fs::path& dir, const std::string& file) {
     paths.push_back(isa);
     for (const auto& p : paths) {
         if (!fs::exists(p, ec))
-            return {-2, "ROCm's device library " + p + " is missing: apt-get install rocm-device-libs"};
+            return {-2,
+                    "ROCm's device library " + p + " is missing: apt-get install rocm-device-libs"};
         argv.insert(argv.end(), {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", p});
     }
     argv.insert(argv.end(), {"-S", "src/" + file, "-o", "out.s"});
@@ -151,7 +176,8 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
     std::string missing;
     for (const auto& [program, package] : t.tools)
         if (find_tool(program).empty())
-            missing += (missing.empty() ? "" : "; ") + program + " not found (install " + package + ")";
+            missing +=
+                (missing.empty() ? "" : "; ") + program + " not found (install " + package + ")";
     for (const auto& f : files) {
         FileResult r;
         r.target = t.name;
@@ -172,13 +198,17 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
         Ran ran;
         if (t.group == "intel") {
             ran = run({tool(t, 0), "compile", "-file", "src/" + file, "-device", t.arch, "-options",
-                       "-DDUET_OPENCL=1 -I " + (tmp.path / "src").string(), "-output_no_suffix", "-output", "out"},
+                       "-DDUET_OPENCL=1 -I " + (tmp.path / "src").string(), "-output_no_suffix",
+                       "-output", "out"},
                       tmp.path);
             if (ran.code == 0) {
-                Ran dis = run({tool(t, 0), "disasm", "-file", "out", "-dump", "dump", "-device", t.arch}, tmp.path);
+                Ran dis =
+                    run({tool(t, 0), "disasm", "-file", "out", "-dump", "dump", "-device", t.arch},
+                        tmp.path);
                 r.kernels = parse_ocloc_ptm(slurp(tmp.path / "dump" / "PTM.txt"));
                 if (r.kernels.empty())
-                    ran = {1, "ocloc built the file but its disassembly lists no kernel:\n" + dis.output};
+                    ran = {1, "ocloc built the file but its disassembly lists no kernel:\n" +
+                                  dis.output};
             }
         } else if (t.group == "amd") {
             ran = build_amd(t, tmp.path, file);
@@ -187,26 +217,31 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
         } else if (t.group == "spirv") {
             // Unoptimised LLVM IR: llvm-spirv 15 cannot translate what clang's optimiser makes
             // (llvm.vector.reduce.*); the device's own compiler optimises the SPIR-V.
-            ran = run({tool(t, 0), "-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-O2", "-Xclang",
-                       "-disable-llvm-passes", "-DDUET_OPENCL=1", "-I", "src", "-emit-llvm", "-c", "src/" + file,
-                       "-o", "out.bc"}, tmp.path);
+            ran = run({tool(t, 0), "-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-O2",
+                       "-Xclang", "-disable-llvm-passes", "-DDUET_OPENCL=1", "-I", "src",
+                       "-emit-llvm", "-c", "src/" + file, "-o", "out.bc"},
+                      tmp.path);
             if (ran.code == 0)
-                ran = run({tool(t, 1), "--spirv-max-version=1.0", "out.bc", "-o", "out.spv"}, tmp.path);
+                ran = run({tool(t, 1), "--spirv-max-version=1.0", "out.bc", "-o", "out.spv"},
+                          tmp.path);
             if (ran.code == 0)
                 ran = run({tool(t, 2), "--target-env", "opencl2.1", "out.spv"}, tmp.path);
             if (ran.code == 0)
-                for (const auto& k : duet::kernels_defined_in(f.text, duet::Language::opencl))
-                    {
+                for (const auto& k : duet::kernels_defined_in(f.text, duet::Language::opencl)) {
                     KernelUsage u;
                     u.kernel = k;
                     r.kernels.push_back(u);
                 }
         } else if (t.group == "nvidia") {
-            ran = run({tool(t, 0), "-cubin", "-arch=" + t.arch, "--resource-usage", "-O3", "-std=c++17",
-                       "-DDUET_CUDA=1", "-I", "src", "src/" + file, "-o", "out.cubin"}, tmp.path);
-            if (ran.code != 0 && ran.output.find("Unsupported gpu architecture") != std::string::npos) {
+            ran =
+                run({tool(t, 0), "-cubin", "-arch=" + t.arch, "--resource-usage", "-O3",
+                     "-std=c++17", "-DDUET_CUDA=1", "-I", "src", "src/" + file, "-o", "out.cubin"},
+                    tmp.path);
+            if (ran.code != 0 &&
+                ran.output.find("Unsupported gpu architecture") != std::string::npos) {
                 r.available = false;
-                ran.output = "this CUDA toolkit cannot build " + t.arch + " (" + trim_line(ran.output) + ")";
+                ran.output =
+                    "this CUDA toolkit cannot build " + t.arch + " (" + trim_line(ran.output) + ")";
             } else if (ran.code == 0) {
                 r.kernels = parse_ptxas(ran.output);
             }
@@ -234,7 +269,8 @@ std::vector<std::string> tool_versions(const std::vector<Target>& ts) {
                 run({path, "query", "OCL_DRIVER_VERSION"}, tmp.path);
                 // The file ends in a NUL byte: keep printable characters only.
                 std::string v = slurp(tmp.path / "OCL_DRIVER_VERSION");
-                std::erase_if(v, [](char c) { return c != '\n' && static_cast<unsigned char>(c) < 0x20; });
+                std::erase_if(
+                    v, [](char c) { return c != '\n' && static_cast<unsigned char>(c) < 0x20; });
                 out.push_back("ocloc: driver " + trim_line(v));
                 continue;
             }

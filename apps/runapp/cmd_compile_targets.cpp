@@ -24,14 +24,14 @@ const std::pair<std::string, std::string> nvcc{"nvcc", "the CUDA toolkit (/usr/l
 
 const std::vector<Target>& targets() {
     static const std::vector<Target> all = {
-        {"skl", "intel", "opencl", "skl", {ocloc}},          // Gen9
-        {"tgllp", "intel", "opencl", "tgllp", {ocloc}},      // Xe-LP
-        {"dg2-g10", "intel", "opencl", "dg2-g10", {ocloc}},  // Xe-HPG (Arc A770)
-        {"pvc", "intel", "opencl", "pvc", {ocloc}},          // Xe-HPC (Max 1550)
-        {"gfx906", "amd", "opencl", "gfx906", {clang}},      // Vega 20 (MI50), wave64
-        {"gfx90a", "amd", "opencl", "gfx90a", {clang}},      // CDNA2 (MI210/250), wave64
-        {"gfx1030", "amd", "opencl", "gfx1030", {clang}},    // RDNA2 (RX 6800), wave32
-        {"gfx1100", "amd", "opencl", "gfx1100", {clang}},    // RDNA3 (RX 7900), wave32
+        {"skl", "intel", "opencl", "skl", {ocloc}},         // Gen9
+        {"tgllp", "intel", "opencl", "tgllp", {ocloc}},     // Xe-LP
+        {"dg2-g10", "intel", "opencl", "dg2-g10", {ocloc}}, // Xe-HPG (Arc A770)
+        {"pvc", "intel", "opencl", "pvc", {ocloc}},         // Xe-HPC (Max 1550)
+        {"gfx906", "amd", "opencl", "gfx906", {clang}},     // Vega 20 (MI50), wave64
+        {"gfx90a", "amd", "opencl", "gfx90a", {clang}},     // CDNA2 (MI210/250), wave64
+        {"gfx1030", "amd", "opencl", "gfx1030", {clang}},   // RDNA2 (RX 6800), wave32
+        {"gfx1100", "amd", "opencl", "gfx1100", {clang}},   // RDNA3 (RX 7900), wave32
         {"spirv", "spirv", "opencl", "spir64", {clang, spirv, spirv_val}},
         {"sm_70", "nvidia", "cuda", "sm_70", {nvcc}},
         {"sm_80", "nvidia", "cuda", "sm_80", {nvcc}},
@@ -51,7 +51,8 @@ std::vector<Target> select_targets(const std::string& list) {
     std::size_t start = 0;
     for (;;) {
         const auto comma = list.find(',', start);
-        const std::string item = list.substr(start, comma == std::string::npos ? comma : comma - start);
+        const std::string item =
+            list.substr(start, comma == std::string::npos ? comma : comma - start);
         bool matched = false;
         for (const auto& t : targets())
             if (item == "all" || item == t.name || item == t.group) {
@@ -63,7 +64,8 @@ std::vector<Target> select_targets(const std::string& list) {
             for (const auto& t : targets())
                 if (t.name != t.group)
                     known += ", " + t.name;
-            throw duet::Error::usage("--target '" + item + "': not a known target (known: " + known + ")");
+            throw duet::Error::usage("--target '" + item +
+                                     "': not a known target (known: " + known + ")");
         }
         if (comma == std::string::npos)
             return out;

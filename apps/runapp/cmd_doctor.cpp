@@ -40,15 +40,15 @@ int cmd_doctor(const Cli& c) {
                 dlclose(h);
                 break;
             }
-        steps.push_back({found.empty() ? "INFO" : "PASS", "NVRTC",
-                         found.empty() ? "not found" : "found: " + found,
-                         found.empty()
-                             ? "needed only for CUDA kernels compiled at run time (an app's own .cu "
-                               "source, --define, fast math, DUET_KERNEL_DIR); Duet's own kernels "
-                               "run without it. To add it: NVIDIA's apt package cuda-nvrtc-13-X "
-                               "(or pip nvidia-cuda-nvrtc), with its lib directory on "
-                               "LD_LIBRARY_PATH or CUDA_PATH set to the toolkit"
-                             : ""});
+        steps.push_back(
+            {found.empty() ? "INFO" : "PASS", "NVRTC",
+             found.empty() ? "not found" : "found: " + found,
+             found.empty() ? "needed only for CUDA kernels compiled at run time (an app's own .cu "
+                             "source, --define, fast math, DUET_KERNEL_DIR); Duet's own kernels "
+                             "run without it. To add it: NVIDIA's apt package cuda-nvrtc-13-X "
+                             "(or pip nvidia-cuda-nvrtc), with its lib directory on "
+                             "LD_LIBRARY_PATH or CUDA_PATH set to the toolkit"
+                           : ""});
     }
     // 3. A test kernel on every device.
     for (auto* d : duet::devices()) {
@@ -70,7 +70,8 @@ int cmd_doctor(const Cli& c) {
             for (int i = 0; i < n; ++i)
                 bad += out[i] != float(3 * i);
             steps.push_back({bad ? "FAIL" : "PASS", "test kernel on " + d->info().id(),
-                             d->info().name + (bad ? ": " + std::to_string(bad) + " wrong results" : ": vecadd correct"),
+                             d->info().name + (bad ? ": " + std::to_string(bad) + " wrong results"
+                                                   : ": vecadd correct"),
                              bad ? "the device computes wrong results: update its driver" : ""});
         } catch (const std::exception& e) {
             steps.push_back({"FAIL", "test kernel on " + d->info().id(), e.what(),
@@ -83,7 +84,8 @@ int cmd_doctor(const Cli& c) {
     if (c.format == Format::json) {
         nlohmann::json j = nlohmann::json::array();
         for (const auto& s : steps)
-            j.push_back({{"status", s.status}, {"step", s.what}, {"detail", s.detail}, {"hint", s.hint}});
+            j.push_back(
+                {{"status", s.status}, {"step", s.what}, {"detail", s.detail}, {"hint", s.hint}});
         std::cout << dump_json(nlohmann::json{{"steps", j}, {"ok", !failed}}) << "\n";
     } else {
         for (const auto& s : steps) {

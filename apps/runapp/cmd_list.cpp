@@ -12,7 +12,9 @@ namespace runapp {
 
 namespace {
 
-std::string mib(std::uint64_t b) { return fmt("%.0f MiB", double(b) / (1 << 20)); }
+std::string mib(std::uint64_t b) {
+    return fmt("%.0f MiB", double(b) / (1 << 20));
+}
 
 // One CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
 std::string csv_field(const std::string& v) {
@@ -93,14 +95,17 @@ int cmd_list(const Cli& c) {
         nlohmann::json j;
         j["backends"] = nlohmann::json::array();
         for (const auto& r : reports) {
-            nlohmann::json b = {{"name", r.name}, {"plugin", r.plugin}, {"loaded", r.loaded},
-                                {"version", r.version}, {"devices", r.device_count},
-                                {"reason", r.reason}};
+            nlohmann::json b = {
+                {"name", r.name},       {"plugin", r.plugin},        {"loaded", r.loaded},
+                {"version", r.version}, {"devices", r.device_count}, {"reason", r.reason}};
             b["platforms"] = nlohmann::json::array();
             for (const auto& p : r.platforms)
-                b["platforms"].push_back({{"name", p.name}, {"vendor", p.vendor},
-                                          {"version", p.version}, {"library", p.library},
-                                          {"devices", p.device_count}, {"note", p.note}});
+                b["platforms"].push_back({{"name", p.name},
+                                          {"vendor", p.vendor},
+                                          {"version", p.version},
+                                          {"library", p.library},
+                                          {"devices", p.device_count},
+                                          {"note", p.note}});
             j["backends"].push_back(b);
         }
         j["devices"] = nlohmann::json::array();
@@ -109,12 +114,17 @@ int cmd_list(const Cli& c) {
             nlohmann::json same = nlohmann::json::array();
             for (auto* o : duet::same_physical_device(*d))
                 same.push_back(o->info().id());
-            j["devices"].push_back({{"index", duet::global_index(*d)}, {"id", i.id()},
+            j["devices"].push_back({{"index", duet::global_index(*d)},
+                                    {"id", i.id()},
                                     {"stable_id", duet::stable_id(*d)},
-                                    {"name", i.name}, {"backend", i.backend}, {"type", i.type},
+                                    {"name", i.name},
+                                    {"backend", i.backend},
+                                    {"type", i.type},
                                     {"vendor", i.vendor},
-                                    {"platform", i.platform}, {"uuid", i.uuid},
-                                    {"pci_bus_id", i.pci_bus_id}, {"same_device_as", same}});
+                                    {"platform", i.platform},
+                                    {"uuid", i.uuid},
+                                    {"pci_bus_id", i.pci_bus_id},
+                                    {"same_device_as", same}});
         }
         std::cout << dump_json(j) << "\n";
         return 0;
@@ -162,7 +172,8 @@ int cmd_list(const Cli& c) {
     for (auto* d : devs) {
         const auto& i = d->info();
         t.add({std::to_string(duet::global_index(*d)), i.id(), duet::stable_id(*d), i.type, i.name,
-               std::to_string(i.compute_units), mib(i.global_mem_bytes), i.platform, other_ids(*d)});
+               std::to_string(i.compute_units), mib(i.global_mem_bytes), i.platform,
+               other_ids(*d)});
     }
     t.print(std::cout);
     std::cout << "\nA stable id names the same device when other OpenCL implementations are "
@@ -173,7 +184,8 @@ int cmd_list(const Cli& c) {
 
 int cmd_info(const Cli& c) {
     if (c.positional.size() > 1)
-        throw duet::Error::usage("runapp info takes one device, got " + std::to_string(c.positional.size()));
+        throw duet::Error::usage("runapp info takes one device, got " +
+                                 std::to_string(c.positional.size()));
     Cli pick = c;
     if (!c.positional.empty())
         pick.device = c.positional[0];
@@ -220,7 +232,8 @@ int cmd_info(const Cli& c) {
     if (i.memory_bus_bits)
         rows.emplace_back("Memory bus", std::to_string(i.memory_bus_bits) + " bits");
     if (i.peak_bandwidth_gbs() > 0)
-        rows.emplace_back("Peak memory bandwidth", fmt("%.0f GB/s (theoretical)", i.peak_bandwidth_gbs()));
+        rows.emplace_back("Peak memory bandwidth",
+                          fmt("%.0f GB/s (theoretical)", i.peak_bandwidth_gbs()));
     for (const auto& kv : i.details)
         rows.push_back(kv);
     if (c.format == Format::json) {

@@ -21,13 +21,15 @@ int cmd_cache(const Cli& c) {
         return 0;
     }
     if (sub == "clear" && !cache.enabled())
-        throw duet::Error::unavailable("the program cache is off (" + cache.why_off() +
-                              "); nothing was removed from a directory Duet does not trust");
+        throw duet::Error::unavailable(
+            "the program cache is off (" + cache.why_off() +
+            "); nothing was removed from a directory Duet does not trust");
     if (sub == "clear") {
         // Only files that are Duet entries by their header go; anything else (a user's file,
         // a link) stays where it is, whatever its name.
         const auto all = cache.list();
-        const auto others = std::count_if(all.begin(), all.end(), [](auto& e) { return !e.duet_entry; });
+        const auto others =
+            std::count_if(all.begin(), all.end(), [](auto& e) { return !e.duet_entry; });
         std::cout << "removed " << cache.clear() << " entries from " << cache.dir() << "\n";
         if (others)
             std::cout << "left " << others << " .bin file(s) that are not Duet cache entries\n";
@@ -64,7 +66,8 @@ int cmd_bandwidth(const Cli& c) {
     else
         devs = duet::devices();
     if (devs.empty())
-        throw duet::Error::unavailable("no device to measure; run `runapp list` or `runapp doctor`");
+        throw duet::Error::unavailable(
+            "no device to measure; run `runapp list` or `runapp doctor`");
     std::size_t bytes = 64u << 20;
     if (!c.sizes.empty()) {
         auto d = duet::apps::parse_dims(c.sizes[0]);
@@ -89,11 +92,15 @@ int cmd_bandwidth(const Cli& c) {
             return Sample{what, s.median, double(bytes) / (s.median * 1e6)};
         };
         std::vector<Sample> samples = {
-            measure("host->device pageable", [&] { return q->write_bytes(*a, pageable.data(), bytes); }),
-            measure("device->host pageable", [&] { return q->read_bytes(*a, pageable.data(), bytes); }),
-            measure(std::string("host->device ") + (pinned->pinned() ? "pinned" : "pinned (unavailable)"),
+            measure("host->device pageable",
+                    [&] { return q->write_bytes(*a, pageable.data(), bytes); }),
+            measure("device->host pageable",
+                    [&] { return q->read_bytes(*a, pageable.data(), bytes); }),
+            measure(std::string("host->device ") +
+                        (pinned->pinned() ? "pinned" : "pinned (unavailable)"),
                     [&] { return q->write_bytes(*a, pinned->data(), bytes); }),
-            measure(std::string("device->host ") + (pinned->pinned() ? "pinned" : "pinned (unavailable)"),
+            measure(std::string("device->host ") +
+                        (pinned->pinned() ? "pinned" : "pinned (unavailable)"),
                     [&] { return q->read_bytes(*a, pinned->data(), bytes); }),
             measure("device->device", [&] { return q->copy(*a, *b, bytes); }),
         };
@@ -108,16 +115,22 @@ int cmd_bandwidth(const Cli& c) {
             std::cout << "\n";
         }
         for (const auto& s : samples)
-            out.push_back({{"device_id", dev->info().id()}, {"device", dev->info().name},
-                           {"transfer", s.what}, {"bytes", bytes}, {"ms", s.ms}, {"gbs", s.gbs}});
+            out.push_back({{"device_id", dev->info().id()},
+                           {"device", dev->info().name},
+                           {"transfer", s.what},
+                           {"bytes", bytes},
+                           {"ms", s.ms},
+                           {"gbs", s.gbs}});
     }
     if (c.format == Format::json)
-        std::cout << dump_json(nlohmann::json{{"duet_version", duet::version}, {"results", out}}) << "\n";
+        std::cout << dump_json(nlohmann::json{{"duet_version", duet::version}, {"results", out}})
+                  << "\n";
     else if (c.format == Format::csv) {
         std::cout << "device_id,transfer,bytes,ms,gbs\n";
         for (const auto& r : out)
-            std::cout << r["device_id"].get<std::string>() << "," << r["transfer"].get<std::string>()
-                      << "," << r["bytes"] << "," << r["ms"] << "," << r["gbs"] << "\n";
+            std::cout << r["device_id"].get<std::string>() << ","
+                      << r["transfer"].get<std::string>() << "," << r["bytes"] << "," << r["ms"]
+                      << "," << r["gbs"] << "\n";
     }
     return 0;
 }

@@ -52,7 +52,8 @@ void write_table(std::ostream& out, const Sheet& s) {
         for (const auto& run : s.runs) {
             const auto m = run.prov.value("machine", nlohmann::json::object());
             out << "  " << (run.host().empty() ? "?" : run.host()) << " " << run.date() << ": "
-                << field(m, "cpu") << ", " << field(m, "os") << ", duet " << field(run.prov, "duet_version")
+                << field(m, "cpu") << ", " << field(m, "os") << ", duet "
+                << field(run.prov, "duet_version")
                 << (run.file.empty() ? "" : " (" + run.file + ")") << "\n";
         }
         out << "\n";
@@ -105,8 +106,9 @@ int present_runs(const Cli& c, std::vector<Run> runs) {
 
 int cmd_report(const Cli& c) {
     if (c.positional.empty())
-        throw duet::Error::usage("which files? runapp report FILE.json... (the --format json output "
-                                 "of runapp run or compare)");
+        throw duet::Error::usage(
+            "which files? runapp report FILE.json... (the --format json output "
+            "of runapp run or compare)");
     Progress progress(c.quiet);
     progress.set_total(static_cast<int>(c.positional.size()));
     std::vector<Run> runs;
@@ -128,7 +130,8 @@ int cmd_report(const Cli& c) {
     for (const auto& b : bad)
         std::cerr << "runapp: error: " << b << "\n";
     if (!bad.empty() && c.strict)
-        throw duet::Error::usage(std::to_string(bad.size()) + " of " + std::to_string(c.positional.size()) +
+        throw duet::Error::usage(std::to_string(bad.size()) + " of " +
+                                 std::to_string(c.positional.size()) +
                                  " file(s) rejected (--strict: nothing written)");
     if (runs.empty())
         throw duet::Error::usage("no result file could be read; give the --format json output of "

@@ -9,11 +9,11 @@
 
 #include "cmd_compare_ranks.hpp"
 #include "commands.hpp"
-#include "native/reference.hpp"
-#include "report.hpp"
 #include "html_page.hpp"
+#include "native/reference.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "report.hpp"
 #include "tuning.hpp"
 
 namespace runapp {
@@ -105,8 +105,10 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
                         if (tuned.empty() || e.kind() != duet::ErrorKind::build)
                             throw;
                         r = app.run(dev, v, untuned);
-                        tuned_note = tuned + " failed to build, ran with the defaults; rerun "
-                                     "`runapp tune " + app.name() + "`";
+                        tuned_note = tuned +
+                                     " failed to build, ran with the defaults; rerun "
+                                     "`runapp tune " +
+                                     app.name() + "`";
                     }
                     if (!tuned_note.empty())
                         r.note = tuned_note + (r.note.empty() ? "" : "; " + r.note);
@@ -150,7 +152,8 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
 // speed-up over its reference (x_cpu).
 void add_references(const Cli& c, std::vector<Result>& results, bool progress) {
     if (progress)
-        std::cerr << "\r\033[K" << "native CPU reference ..." << std::flush;
+        std::cerr << "\r\033[K"
+                  << "native CPU reference ..." << std::flush;
     std::vector<std::string> notes;
     auto refs = duet::apps::run_native_references(results, base_config(c), notes);
     if (progress)
@@ -165,8 +168,8 @@ void add_references(const Cli& c, std::vector<Result>& results, bool progress) {
 int planned_rows(const std::vector<const App*>& apps, const Cli& c, std::size_t devices) {
     std::size_t n = 0;
     for (const App* app : apps)
-        n += duet::apps::select_variants(*app, c.variant).size() * std::max<std::size_t>(c.sizes.size(), 1) *
-             std::max<std::size_t>(c.locals.size(), 1);
+        n += duet::apps::select_variants(*app, c.variant).size() *
+             std::max<std::size_t>(c.sizes.size(), 1) * std::max<std::size_t>(c.locals.size(), 1);
     return static_cast<int>(n * devices);
 }
 
@@ -174,12 +177,14 @@ int planned_rows(const std::vector<const App*>& apps, const Cli& c, std::size_t 
 
 int cmd_run(const Cli& c, int argc, char** argv) {
     if (c.positional.empty())
-        throw duet::Error::usage("which app? runapp run APP (apps: vecadd, matmul, conv5x5, reduction)");
+        throw duet::Error::usage(
+            "which app? runapp run APP (apps: vecadd, matmul, conv5x5, reduction)");
     std::vector<const App*> apps;
     for (const auto& name : c.positional)
         apps.push_back(&duet::apps::find_app(name));
     if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
-        throw duet::Error::usage("--variant and --size apply to one app; run the apps one at a time");
+        throw duet::Error::usage(
+            "--variant and --size apply to one app; run the apps one at a time");
     duet::Device& dev = chosen_device(c);
     Progress progress(c.quiet);
     progress.set_total(planned_rows(apps, c, 1));
@@ -204,7 +209,8 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
     if (apps.empty())
         apps = duet::apps::all_apps();
     if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
-        throw duet::Error::usage("--variant and --size apply to one app; compare one app at a time");
+        throw duet::Error::usage(
+            "--variant and --size apply to one app; compare one app at a time");
     std::vector<duet::Device*> devs;
     if (c.devices == "all") {
         devs = duet::devices();
@@ -217,14 +223,16 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
         std::size_t start = 0;
         for (;;) {
             const auto comma = c.devices.find(',', start);
-            devs.push_back(&duet::select_device(c.devices.substr(start, comma == std::string::npos ? comma : comma - start)));
+            devs.push_back(&duet::select_device(
+                c.devices.substr(start, comma == std::string::npos ? comma : comma - start)));
             if (comma == std::string::npos)
                 break;
             start = comma + 1;
         }
     }
     if (devs.empty())
-        throw duet::Error::unavailable("no device to compare on; run `runapp list` or `runapp doctor`");
+        throw duet::Error::unavailable(
+            "no device to compare on; run `runapp list` or `runapp doctor`");
     const mpi::World world = mpi::start(); // under mpirun: this rank's share of the host's devices
     devs = devices_of_rank(world, devs);
     Progress progress(c.quiet, world.active() ? "rank " + std::to_string(world.rank) + ": " : "");

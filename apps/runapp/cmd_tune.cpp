@@ -137,8 +137,7 @@ nlohmann::json report_json(const TuneReport& rep, const duet::DeviceInfo& info,
 
 int cmd_tune(const Cli& c) {
     if (c.positional.empty())
-        throw duet::Error::usage("which app? runapp tune APP; " +
-                                 duet::apps::tunable_apps_text());
+        throw duet::Error::usage("which app? runapp tune APP; " + duet::apps::tunable_apps_text());
     if (!c.defines.empty() || !c.locals.empty())
         throw duet::Error::usage("runapp tune chooses the defines and work-groups itself; "
                                  "--define and --local belong to runapp run");

@@ -50,7 +50,8 @@ Grid grid_of(const Sheet& sheet, const std::string& app) {
         const std::string v = variant_of(r);
         const auto vi = index(g.variants, v, [&](const std::string& x) { return x == v; });
         const bool several = sizes[r.device_id].size() > 1;
-        const Series s{several ? r.device_id + " (" + r.size_label + ")" : r.device_id, r.device_id, r.size_label};
+        const Series s{several ? r.device_id + " (" + r.size_label + ")" : r.device_id, r.device_id,
+                       r.size_label};
         const auto si = index(g.series, s, [&](const Series& x) { return x.label == s.label; });
         g.cell[{vi, si}] = &r;
         if (g.unit.empty() && !r.skipped)
@@ -59,13 +60,19 @@ Grid grid_of(const Sheet& sheet, const std::string& app) {
     return g;
 }
 
-bool ran(const Result& r) { return !r.skipped && !r.implausible && !(r.verified && !r.pass) && r.kernel_ms.median > 0; }
-
-std::string status_of(const Result& r) {
-    return r.skipped ? "skipped" : r.verified && !r.pass ? "FAIL" : r.implausible ? "implausible" : "";
+bool ran(const Result& r) {
+    return !r.skipped && !r.implausible && !(r.verified && !r.pass) && r.kernel_ms.median > 0;
 }
 
-// The fraction of the device's peak (GFLOP/s for arithmetic apps, else memory bandwidth); 0: unknown.
+std::string status_of(const Result& r) {
+    return r.skipped               ? "skipped"
+           : r.verified && !r.pass ? "FAIL"
+           : r.implausible         ? "implausible"
+                                   : "";
+}
+
+// The fraction of the device's peak (GFLOP/s for arithmetic apps, else memory bandwidth); 0:
+// unknown.
 double of_peak(const Result& r, const Column* c) {
     if (!c || !ran(r))
         return 0;
@@ -75,7 +82,8 @@ double of_peak(const Result& r, const Column* c) {
 }
 
 // Step and total speed-ups per series, over the previous and the first step that ran.
-void speedups(const Grid& g, std::vector<std::vector<double>>& step, std::vector<std::vector<double>>& total) {
+void speedups(const Grid& g, std::vector<std::vector<double>>& step,
+              std::vector<std::vector<double>>& total) {
     step.assign(g.series.size(), std::vector<double>(g.variants.size(), 0));
     total = step;
     for (std::size_t k = 0; k < g.series.size(); ++k) {
@@ -103,9 +111,16 @@ void app_section(std::ostream& out, const Sheet& sheet, const std::string& app, 
     for (const auto& s : g.series)
         names.push_back(s.label);
     if (g.unit.empty()) {
-        out << "<p class=\"empty\">Nothing ran: every variant was skipped (the notes say why).</p>\n";
+        out << "<p class=\"empty\">Nothing ran: every variant was skipped (the notes say "
+               "why).</p>\n";
     } else {
-        BarChart bc{"bars" + std::to_string(n), app + ": throughput of every variant on every device", g.unit, "", g.variants, names, {}};
+        BarChart bc{"bars" + std::to_string(n),
+                    app + ": throughput of every variant on every device",
+                    g.unit,
+                    "",
+                    g.variants,
+                    names,
+                    {}};
         const Result* best = nullptr;
         int missing = 0;
         for (std::size_t v = 0; v < g.variants.size(); ++v) {
@@ -124,34 +139,48 @@ void app_section(std::ostream& out, const Sheet& sheet, const std::string& app, 
                     c.lo = r.kernel_ms.max > 0 ? c.value * r.kernel_ms.median / r.kernel_ms.max : 0;
                     c.hi = r.kernel_ms.min > 0 ? c.value * r.kernel_ms.median / r.kernel_ms.min : 0;
                     c.unchecked = !r.verified;
-                    c.tip = throughput(r) + ", median " + fmt("%.4g", r.kernel_ms.median) + " ms, size " +
-                            r.size_label + ", " + check_label(r);
+                    c.tip = throughput(r) + ", median " + fmt("%.4g", r.kernel_ms.median) +
+                            " ms, size " + r.size_label + ", " + check_label(r);
                     if (!best || throughput_value(r) > throughput_value(*best))
                         best = &r;
                 }
                 bc.cells.back().push_back(c);
             }
         }
-        bc.desc = "Bars: median " + g.unit + " of each variant (groups) on each device (colours); "
+        bc.desc = "Bars: median " + g.unit +
+                  " of each variant (groups) on each device (colours); "
                   "whiskers: from the slowest to the fastest timed run. ";
         if (best)
-            bc.desc += "Fastest: " + best->variant + " on " + best->device_id + ", " + throughput(*best) + ". ";
+            bc.desc += "Fastest: " + best->variant + " on " + best->device_id + ", " +
+                       throughput(*best) + ". ";
         if (missing)
-            bc.desc += std::to_string(missing) + " variant(s) did not give a result and have no bar. ";
+            bc.desc +=
+                std::to_string(missing) + " variant(s) did not give a result and have no bar. ";
         bc.desc += "The numbers are in the table below.";
         out << "<h3>Throughput, every variant on every device</h3><figure>";
         bar_chart(out, bc);
-        out << "<figcaption>Median " << esc(g.unit) << " per variant (higher is better); whiskers: "
-               "slowest to fastest run; pale: unchecked (--verify off); × marks a variant that gave "
+        out << "<figcaption>Median " << esc(g.unit)
+            << " per variant (higher is better); whiskers: "
+               "slowest to fastest run; pale: unchecked (--verify off); × marks a variant that "
+               "gave "
                "no result.</figcaption></figure>\n";
-        Ladder ld{"ladder" + std::to_string(n), app + ": the ladder, speed-up of each step", "", g.variants, names, {}, {}};
+        Ladder ld{"ladder" + std::to_string(n),
+                  app + ": the ladder, speed-up of each step",
+                  "",
+                  g.variants,
+                  names,
+                  {},
+                  {}};
         speedups(g, ld.step, ld.total);
-        ld.desc = "One line per device: the speed-up of each variant over the first variant that ran "
-                  "there (total); each point's tooltip also gives the step over the previous one.";
+        ld.desc =
+            "One line per device: the speed-up of each variant over the first variant that ran "
+            "there (total); each point's tooltip also gives the step over the previous one.";
         out << "<h3>The ladder: speed-up of each step</h3><figure>";
         ladder_chart(out, ld);
-        out << "<figcaption>The ladder: cumulative speed-up over the first step (labels: the step's own "
-               "speed-up where one device is shown; hover a point for it); dashed: over a step that did not run.</figcaption></figure>\n";
+        out << "<figcaption>The ladder: cumulative speed-up over the first step (labels: the "
+               "step's own "
+               "speed-up where one device is shown; hover a point for it); dashed: over a step "
+               "that did not run.</figcaption></figure>\n";
     }
     // The numbers, as a table (the charts' text alternative).
     std::vector<std::vector<double>> step, total;
@@ -164,14 +193,17 @@ void app_section(std::ostream& out, const Sheet& sheet, const std::string& app, 
     for (const auto& [ocl, cu] : sheet.twins)
         for (std::size_t a = 0; a < g.series.size(); ++a)
             for (std::size_t b = 0; b < g.series.size(); ++b)
-                if (g.series[a].column == ocl && g.series[b].column == cu && g.series[a].size == g.series[b].size)
+                if (g.series[a].column == ocl && g.series[b].column == cu &&
+                    g.series[a].size == g.series[b].size)
                     twins.emplace_back(a, b);
     for (const auto& [a, b] : twins)
-        out << "<th rowspan=2 class=\"twin\" title=\"" << esc(g.series[a].label + " over " + g.series[b].label)
+        out << "<th rowspan=2 class=\"twin\" title=\""
+            << esc(g.series[a].label + " over " + g.series[b].label)
             << "\">OpenCL ÷ CUDA<br>time, same GPU</th>";
     out << "</tr><tr>";
     for (std::size_t k = 0; k < g.series.size(); ++k)
-        out << "<th>ms</th><th>throughput</th><th>% peak</th><th>step</th><th>total</th><th>check</th>";
+        out << "<th>ms</th><th>throughput</th><th>% "
+               "peak</th><th>step</th><th>total</th><th>check</th>";
     out << "</tr></thead><tbody>\n";
     for (std::size_t v = 0; v < g.variants.size(); ++v) {
         out << "<tr><th>" << esc(g.variants[v]) << "</th>";
@@ -184,20 +216,26 @@ void app_section(std::ostream& out, const Sheet& sheet, const std::string& app, 
             const Result& r = *it->second;
             const std::string label = check_label(r);
             if (!ran(r)) {
-                out << "<td colspan=5 class=\"na\">" << esc(status_of(r).empty() ? "no time" : status_of(r))
+                out << "<td colspan=5 class=\"na\">"
+                    << esc(status_of(r).empty() ? "no time" : status_of(r))
                     << "</td><td class=\"check " << label << "\">" << label << "</td>";
                 continue;
             }
             const double p = of_peak(r, sheet.column(g.series[k].column));
-            out << "<td class=n>" << fmt("%.4g", r.kernel_ms.median) << "</td><td class=n>" << esc(throughput(r))
-                << "</td><td class=n>" << (p > 0 ? fmt("%.0f%%", 100 * p) : "—") << "</td><td class=n>"
+            out << "<td class=n>" << fmt("%.4g", r.kernel_ms.median) << "</td><td class=n>"
+                << esc(throughput(r)) << "</td><td class=n>"
+                << (p > 0 ? fmt("%.0f%%", 100 * p) : "—") << "</td><td class=n>"
                 << fmt("%.2f×", step[k][v]) << "</td><td class=n>" << fmt("%.2f×", total[k][v])
                 << "</td><td class=\"check " << label << "\">" << label << "</td>";
         }
         for (const auto& [a, b] : twins) {
             auto x = g.cell.find({v, a}), y = g.cell.find({v, b});
-            const bool both = x != g.cell.end() && y != g.cell.end() && ran(*x->second) && ran(*y->second);
-            out << "<td class=n>" << (both ? fmt("%.2f", x->second->kernel_ms.median / y->second->kernel_ms.median) : "—") << "</td>";
+            const bool both =
+                x != g.cell.end() && y != g.cell.end() && ran(*x->second) && ran(*y->second);
+            out << "<td class=n>"
+                << (both ? fmt("%.2f", x->second->kernel_ms.median / y->second->kernel_ms.median)
+                         : "—")
+                << "</td>";
         }
         out << "</tr>\n";
     }
@@ -208,8 +246,8 @@ void app_section(std::ostream& out, const Sheet& sheet, const std::string& app, 
             if (!notes)
                 out << "<ul class=\"notes\">\n";
             notes = true;
-            out << "<li><b>" << esc(g.variants[key.first]) << "</b> on " << esc(g.series[key.second].label) << ": "
-                << esc(r->note);
+            out << "<li><b>" << esc(g.variants[key.first]) << "</b> on "
+                << esc(g.series[key.second].label) << ": " << esc(r->note);
             if (!r->skipped && !r->clock.empty() && r->clock != "device events")
                 out << (r->note.empty() ? "" : "; ") << "clock: " << esc(r->clock);
             out << "</li>\n";

@@ -40,7 +40,8 @@ svg .unchecked{opacity:.4;stroke:var(--fg);stroke-dasharray:3 2}
 svg .nobar text{fill:var(--muted);font-size:11px}svg .failmark text{fill:var(--fail);font-weight:bold}
 svg .ladder{stroke-width:2.5;fill:none}svg .gap{stroke-dasharray:5 4}
 svg .steplabel{font-size:10.5px;fill:var(--muted)}
-)" R"(
+)"
+                    R"(
 .s0{fill:var(--s0);stroke:var(--s0)}.s1{fill:var(--s1);stroke:var(--s1)}.s2{fill:var(--s2);stroke:var(--s2)}
 .s3{fill:var(--s3);stroke:var(--s3)}.s4{fill:var(--s4);stroke:var(--s4)}.s5{fill:var(--s5);stroke:var(--s5)}
 .s6{fill:var(--s6);stroke:var(--s6)}.s7{fill:var(--s7);stroke:var(--s7)}rect.bar{stroke:none}
@@ -78,29 +79,35 @@ void summary(std::ostream& out, const Sheet& s, const std::vector<std::string>& 
     for (const auto& app : apps) {
         const Result* best = nullptr;
         for (const auto& r : s.rows)
-            if (r.app == app && !r.skipped && !r.implausible && r.verified && r.pass && r.kernel_ms.median > 0 &&
-                (!best || throughput_value(r) > throughput_value(*best)))
+            if (r.app == app && !r.skipped && !r.implausible && r.verified && r.pass &&
+                r.kernel_ms.median > 0 && (!best || throughput_value(r) > throughput_value(*best)))
                 best = &r;
-        out << "<div class=\"card\">" << esc(app) << "<b>" << (best ? esc(throughput(*best)) : "no checked result")
-            << "</b><span>" << (best ? esc(best->variant + " on " + best->device_id) : "") << "</span></div>\n";
+        out << "<div class=\"card\">" << esc(app) << "<b>"
+            << (best ? esc(throughput(*best)) : "no checked result") << "</b><span>"
+            << (best ? esc(best->variant + " on " + best->device_id) : "") << "</span></div>\n";
     }
     out << "</div>\n";
 }
 
 void machines(std::ostream& out, const Sheet& s) {
-    out << "<h2 id=\"machines\">Machines and runs</h2><div class=\"scroll\"><table><thead><tr><th>host</th>"
-           "<th>CPU</th><th>OS</th><th>date (UTC)</th><th>duet</th><th>command</th><th>file</th></tr></thead><tbody>\n";
+    out << "<h2 id=\"machines\">Machines and runs</h2><div "
+           "class=\"scroll\"><table><thead><tr><th>host</th>"
+           "<th>CPU</th><th>OS</th><th>date "
+           "(UTC)</th><th>duet</th><th>command</th><th>file</th></tr></thead><tbody>\n";
     for (const auto& run : s.runs) {
         const auto m = run.prov.value("machine", nlohmann::json::object());
         out << "<tr><td>" << esc(run.host()) << "</td><td>" << esc(str(m, "cpu")) << "</td><td>"
-            << esc(str(m, "os")) << "</td><td>" << esc(run.date()) << "</td><td>" << esc(str(run.prov, "duet_version"))
-            << "</td><td><code>" << esc(str(run.prov, "command")) << "</code></td><td>" << esc(run.file) << "</td></tr>\n";
+            << esc(str(m, "os")) << "</td><td>" << esc(run.date()) << "</td><td>"
+            << esc(str(run.prov, "duet_version")) << "</td><td><code>"
+            << esc(str(run.prov, "command")) << "</code></td><td>" << esc(run.file)
+            << "</td></tr>\n";
     }
     out << "</tbody></table></div>\n";
 }
 
 void provenance_table(std::ostream& out, const Sheet& s) {
-    out << "<h2 id=\"provenance\">Devices and provenance</h2><div class=\"scroll\"><table><thead><tr>"
+    out << "<h2 id=\"provenance\">Devices and provenance</h2><div "
+           "class=\"scroll\"><table><thead><tr>"
            "<th>device</th><th>name</th><th>platform</th><th>driver</th><th>ICD / library</th>"
            "<th>peak memory</th><th>peak FP32</th><th>build options</th><th>program cache</th>"
            "<th>clock used</th><th>sizes</th></tr></thead><tbody>\n";
@@ -119,16 +126,21 @@ void provenance_table(std::ostream& out, const Sheet& s) {
             hits += r.cache_hit ? 1 : 0;
         }
         out << "<tr><th>" << esc(c.label) << "</th><td>" << esc(c.name) << "</td><td>"
-            << esc(str(c.device, "platform") + " " + str(c.device, "platform_version")) << "</td><td>"
-            << esc(str(c.device, "driver")) << "</td><td><code>" << esc(str(c.device, "library"))
-            << "</code></td><td class=n>" << (c.peak_gbs > 0 ? fmt("%.0f GB/s", c.peak_gbs) : "—")
-            << "</td><td class=n>" << (c.peak_gflops > 0 ? fmt("%.0f GFLOP/s", c.peak_gflops) : "—")
-            << "</td><td><code>" << esc(distinct(options)) << "</code></td><td>" << hits << " of " << builds
-            << " hit</td><td>" << esc(distinct(clocks)) << "</td><td>" << esc(distinct(sizes)) << "</td></tr>\n";
+            << esc(str(c.device, "platform") + " " + str(c.device, "platform_version"))
+            << "</td><td>" << esc(str(c.device, "driver")) << "</td><td><code>"
+            << esc(str(c.device, "library")) << "</code></td><td class=n>"
+            << (c.peak_gbs > 0 ? fmt("%.0f GB/s", c.peak_gbs) : "—") << "</td><td class=n>"
+            << (c.peak_gflops > 0 ? fmt("%.0f GFLOP/s", c.peak_gflops) : "—") << "</td><td><code>"
+            << esc(distinct(options)) << "</code></td><td>" << hits << " of " << builds
+            << " hit</td><td>" << esc(distinct(clocks)) << "</td><td>" << esc(distinct(sizes))
+            << "</td></tr>\n";
     }
-    out << "</tbody></table></div>\n<p class=\"notes\">Peaks come from the device query (memory clock x bus "
-           "width; FP32 lanes x clock for CUDA devices); — where the device does not say. % peak in the "
-           "tables is against them. Timed with device events unless the clock column says otherwise.</p>\n";
+    out << "</tbody></table></div>\n<p class=\"notes\">Peaks come from the device query (memory "
+           "clock x bus "
+           "width; FP32 lanes x clock for CUDA devices); — where the device does not say. % peak "
+           "in the "
+           "tables is against them. Timed with device events unless the clock column says "
+           "otherwise.</p>\n";
 }
 
 } // namespace
@@ -142,17 +154,20 @@ void write_html(std::ostream& out, const Sheet& s) {
     for (const auto& run : s.runs)
         hosts.insert(run.host());
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+           "'unsafe-inline'\">\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-           "<meta name=\"color-scheme\" content=\"light dark\">\n<title>Duet results</title>\n<style>"
-        << style << "</style></head><body>\n<header><h1>Duet results</h1><p class=\"sub\">" << apps.size()
-        << " app(s) on " << s.columns.size() << " device(s), " << hosts.size() << " machine(s), "
-        << s.runs.size() << " run(s)";
+           "<meta name=\"color-scheme\" content=\"light dark\">\n<title>Duet "
+           "results</title>\n<style>"
+        << style << "</style></head><body>\n<header><h1>Duet results</h1><p class=\"sub\">"
+        << apps.size() << " app(s) on " << s.columns.size() << " device(s), " << hosts.size()
+        << " machine(s), " << s.runs.size() << " run(s)";
     std::set<std::string> dates;
     for (const auto& run : s.runs)
         dates.insert(run.date());
     if (!dates.empty())
-        out << "; " << esc(*dates.begin()) << (dates.size() > 1 ? " to " + esc(*dates.rbegin()) : "") << " UTC";
+        out << "; " << esc(*dates.begin())
+            << (dates.size() > 1 ? " to " + esc(*dates.rbegin()) : "") << " UTC";
     out << "</p></header>\n<nav>";
     for (std::size_t i = 0; i < apps.size(); ++i)
         out << "<a href=\"#app-" << i << "\">" << esc(apps[i]) << "</a>";

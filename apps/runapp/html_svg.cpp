@@ -33,14 +33,18 @@ struct Scale {
             s.hi = std::pow(10, std::ceil(std::log10(max * 1.0001)));
         } else {
             const double raw = max / 5, mag = std::pow(10, std::floor(std::log10(raw)));
-            const double step = raw / mag <= 1 ? mag : raw / mag <= 2 ? 2 * mag : raw / mag <= 5 ? 5 * mag : 10 * mag;
+            const double step = raw / mag <= 1   ? mag
+                                : raw / mag <= 2 ? 2 * mag
+                                : raw / mag <= 5 ? 5 * mag
+                                                 : 10 * mag;
             s.hi = std::ceil(max * 1.0001 / step) * step;
         }
         return s;
     }
     double y(double v) const {
-        double f = log ? (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo))
-                       : v / hi;
+        double f =
+            log ? (std::log10(std::max(v, lo)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo))
+                : v / hi;
         return top + plot_h * (1 - std::clamp(f, 0.0, 1.0));
     }
     std::vector<double> ticks() const {
@@ -59,8 +63,8 @@ struct Scale {
 // The grid, tick labels and axis title; returns nothing, draws into `out`.
 void axis(std::ostream& out, const Scale& s, const std::string& unit) {
     for (double t : s.ticks()) {
-        out << "<line class=\"grid\" x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\"" << num(s.y(t))
-            << "\" y2=\"" << num(s.y(t)) << "\"/>"
+        out << "<line class=\"grid\" x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\""
+            << num(s.y(t)) << "\" y2=\"" << num(s.y(t)) << "\"/>"
             << "<text class=\"tick\" x=\"" << left - 6 << "\" y=\"" << num(s.y(t) + 4)
             << "\" text-anchor=\"end\">" << esc(short_number(t)) << "</text>\n";
     }
@@ -126,19 +130,22 @@ void group_labels(std::ostream& out, const std::vector<std::string>& groups, dou
         const double x = left + gw * (g + 0.5);
         out << "<text class=\"label\" x=\"" << num(x) << "\" y=\"" << num(y + 16) << "\"";
         if (slant)
-            out << " text-anchor=\"end\" transform=\"rotate(-30 " << num(x) << " " << num(y + 16) << ")\"";
+            out << " text-anchor=\"end\" transform=\"rotate(-30 " << num(x) << " " << num(y + 16)
+                << ")\"";
         else
             out << " text-anchor=\"middle\"";
         // Slanted names are cut to stay inside the chart (the table has them in full).
         const std::size_t keep = slant ? 22 : 40;
-        out << ">" << esc(groups[g].size() > keep ? groups[g].substr(0, keep) + "..." : groups[g]) << "</text>\n";
+        out << ">" << esc(groups[g].size() > keep ? groups[g].substr(0, keep) + "..." : groups[g])
+            << "</text>\n";
     }
 }
 
 void open_svg(std::ostream& out, const std::string& id, const std::string& title,
               const std::string& desc, double height) {
     out << "<svg class=\"chart\" role=\"img\" aria-labelledby=\"" << id << "-t " << id
-        << "-d\" viewBox=\"0 0 " << W << " " << num(height) << "\" xmlns=\"http://www.w3.org/2000/svg\">"
+        << "-d\" viewBox=\"0 0 " << W << " " << num(height)
+        << "\" xmlns=\"http://www.w3.org/2000/svg\">"
         << "<title id=\"" << id << "-t\">" << esc(title) << "</title><desc id=\"" << id << "-d\">"
         << esc(desc) << "</desc>\n";
 }
@@ -150,12 +157,23 @@ std::string esc(const std::string& s) {
     o.reserve(s.size());
     for (char c : s)
         switch (c) {
-        case '<': o += "&lt;"; break;
-        case '>': o += "&gt;"; break;
-        case '&': o += "&amp;"; break;
-        case '"': o += "&quot;"; break;
-        case '\'': o += "&#39;"; break;
-        default: o += c;
+        case '<':
+            o += "&lt;";
+            break;
+        case '>':
+            o += "&gt;";
+            break;
+        case '&':
+            o += "&amp;";
+            break;
+        case '"':
+            o += "&quot;";
+            break;
+        case '\'':
+            o += "&#39;";
+            break;
+        default:
+            o += c;
         }
     return o;
 }
@@ -199,28 +217,30 @@ void bar_chart(std::ostream& out, const BarChart& c) {
                 // No result: a marker on the axis that says why, never a bar.
                 const std::string what = cell.status.empty() ? "no time" : cell.status;
                 out << "<g class=\"nobar" << (what == "FAIL" ? " failmark" : "") << "\"><title>"
-                    << esc(c.series[k] + ", " + c.groups[g] + ": " + what + (cell.tip.empty() ? "" : " — " + cell.tip))
+                    << esc(c.series[k] + ", " + c.groups[g] + ": " + what +
+                           (cell.tip.empty() ? "" : " — " + cell.tip))
                     << "</title><text x=\"" << num(x + bw / 2 + 3) << "\" y=\"" << num(bottom - 4)
                     << "\" transform=\"rotate(-90 " << num(x + bw / 2 + 3) << " " << num(bottom - 4)
                     << ")\">" << esc(what == "not run" ? "—" : "× " + what) << "</text></g>\n";
                 continue;
             }
             const double y = s.y(cell.value);
-            out << "<g><title>" << esc(c.series[k] + ", " + c.groups[g] + ": " + cell.tip) << "</title>"
+            out << "<g><title>" << esc(c.series[k] + ", " + c.groups[g] + ": " + cell.tip)
+                << "</title>"
                 << "<rect class=\"bar s" << k % 8 << (cell.unchecked ? " unchecked" : "")
                 << "\" data-status=\"" << (cell.unchecked ? "unverified" : "pass") << "\" x=\""
                 << num(x + 1) << "\" y=\"" << num(y) << "\" width=\"" << num(std::max(bw - 2, 1.0))
                 << "\" height=\"" << num(std::max(bottom - y, 1.0)) << "\"/>";
             if (cell.lo > 0 && cell.hi > 0 && cell.hi > cell.lo * 1.001) {
                 const double cx = x + bw / 2, y1 = s.y(cell.hi), y2 = s.y(cell.lo);
-                out << "<path class=\"whisker\" d=\"M" << num(cx) << " " << num(y1) << "V" << num(y2)
-                    << "M" << num(cx - 4) << " " << num(y1) << "h8M" << num(cx - 4) << " " << num(y2)
-                    << "h8\"/>";
+                out << "<path class=\"whisker\" d=\"M" << num(cx) << " " << num(y1) << "V"
+                    << num(y2) << "M" << num(cx - 4) << " " << num(y1) << "h8M" << num(cx - 4)
+                    << " " << num(y2) << "h8\"/>";
             }
             out << "</g>\n";
         }
-    out << "<line class=\"axis\" x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\"" << num(bottom)
-        << "\" y2=\"" << num(bottom) << "\"/>\n";
+    out << "<line class=\"axis\" x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\""
+        << num(bottom) << "\" y2=\"" << num(bottom) << "\"/>\n";
     group_labels(out, c.groups, bottom);
     out << "</svg>\n";
 }
@@ -241,7 +261,8 @@ void ladder_chart(std::ostream& out, const Ladder& c) {
     legend(out, c.series, 22);
     axis(out, s, "speed-up over the first step");
     const double gw = (W - left - right) / std::max<std::size_t>(c.groups.size(), 1);
-    const bool labels = c.series.size() == 1; // more would collide: the tooltips and table have them
+    const bool labels =
+        c.series.size() == 1; // more would collide: the tooltips and table have them
     for (std::size_t k = 0; k < c.series.size(); ++k) {
         bool have = false, gap = false;
         double px = 0, py = 0;
@@ -253,8 +274,9 @@ void ladder_chart(std::ostream& out, const Ladder& c) {
             }
             const double x = left + gw * (g + 0.5), y = s.y(v);
             if (have)
-                out << "<line class=\"ladder s" << k % 8 << (gap ? " gap" : "") << "\" x1=\"" << num(px)
-                    << "\" y1=\"" << num(py) << "\" x2=\"" << num(x) << "\" y2=\"" << num(y) << "\"/>\n";
+                out << "<line class=\"ladder s" << k % 8 << (gap ? " gap" : "") << "\" x1=\""
+                    << num(px) << "\" y1=\"" << num(py) << "\" x2=\"" << num(x) << "\" y2=\""
+                    << num(y) << "\"/>\n";
             char tip[96];
             std::snprintf(tip, sizeof tip, "total %.2fx, step %.2fx", v, c.step[k][g]);
             out << "<g><title>" << esc(c.series[k] + ", " + c.groups[g] + ": " + tip)
@@ -272,8 +294,8 @@ void ladder_chart(std::ostream& out, const Ladder& c) {
             py = y;
         }
     }
-    out << "<line class=\"axis\" x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\"" << num(bottom)
-        << "\" y2=\"" << num(bottom) << "\"/>\n";
+    out << "<line class=\"axis\" x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\""
+        << num(bottom) << "\" y2=\"" << num(bottom) << "\"/>\n";
     group_labels(out, c.groups, bottom);
     out << "</svg>\n";
 }

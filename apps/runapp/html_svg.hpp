@@ -25,18 +25,18 @@ struct Cell {
 
 struct BarChart {
     std::string id, title, unit, desc;
-    std::vector<std::string> groups;          // variants, in ladder order
-    std::vector<std::string> series;          // devices (columns)
-    std::vector<std::vector<Cell>> cells;     // [group][series]
+    std::vector<std::string> groups;      // variants, in ladder order
+    std::vector<std::string> series;      // devices (columns)
+    std::vector<std::vector<Cell>> cells; // [group][series]
 };
 void bar_chart(std::ostream& out, const BarChart& c);
 
 struct Ladder {
     std::string id, title, desc;
-    std::vector<std::string> groups;           // variants
-    std::vector<std::string> series;           // devices
-    std::vector<std::vector<double>> total;    // [series][group]: over the first step; 0: no point
-    std::vector<std::vector<double>> step;     // [series][group]: over the previous step that ran
+    std::vector<std::string> groups;        // variants
+    std::vector<std::string> series;        // devices
+    std::vector<std::vector<double>> total; // [series][group]: over the first step; 0: no point
+    std::vector<std::vector<double>> step;  // [series][group]: over the previous step that ran
 };
 void ladder_chart(std::ostream& out, const Ladder& c);
 

@@ -1,8 +1,8 @@
 // runapp: the command-line tool. Exit codes: 0 success, 1 a result was wrong, 2 a usage error,
 // 3 a device or runtime error.
 #include <atomic>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -64,14 +64,16 @@ int main(int argc, char** argv) {
         claim_exit();
         std::cout.flush();
         if (!std::cout || std::fflush(stdout) != 0) {
-            std::cerr << "runapp: error: writing to standard output failed; the output is incomplete\n";
+            std::cerr
+                << "runapp: error: writing to standard output failed; the output is incomplete\n";
             return 3;
         }
         return code;
     } catch (const duet::Error& e) {
         claim_exit();
         std::cerr << "runapp: error: " << e.what() << "\n";
-        const bool usage = e.kind() == duet::ErrorKind::usage || e.kind() == duet::ErrorKind::not_found;
+        const bool usage =
+            e.kind() == duet::ErrorKind::usage || e.kind() == duet::ErrorKind::not_found;
         // unsupported (the device cannot run it) is a device error: exit code 3.
         if (usage)
             std::cerr << "(runapp --help shows the usage)\n";
@@ -95,20 +97,31 @@ int dispatch(int argc, char** argv, const runapp::Cli& c) {
         std::cout << "runapp (duet) " << duet::version << "\n";
         return 0;
     }
-    if (c.command != "run" && c.command != "compare" && c.command != "tune" && c.command != "info" &&
-        c.command != "cache" && c.command != "compile" && c.command != "list" && c.command != "report" &&
-        !c.positional.empty())
-        throw duet::Error::usage("runapp " + c.command + " takes no argument '" + c.positional[0] + "'");
-    if (c.command == "list") return cmd_list(c);
-    if (c.command == "info") return cmd_info(c);
-    if (c.command == "run") return cmd_run(c, argc, argv);
-    if (c.command == "compare") return cmd_compare(c, argc, argv);
-    if (c.command == "report") return cmd_report(c);
-    if (c.command == "tune") return cmd_tune(c);
-    if (c.command == "bandwidth") return cmd_bandwidth(c);
-    if (c.command == "doctor") return cmd_doctor(c);
-    if (c.command == "cache") return cmd_cache(c);
-    if (c.command == "compile") return cmd_compile(c);
+    if (c.command != "run" && c.command != "compare" && c.command != "tune" &&
+        c.command != "info" && c.command != "cache" && c.command != "compile" &&
+        c.command != "list" && c.command != "report" && !c.positional.empty())
+        throw duet::Error::usage("runapp " + c.command + " takes no argument '" + c.positional[0] +
+                                 "'");
+    if (c.command == "list")
+        return cmd_list(c);
+    if (c.command == "info")
+        return cmd_info(c);
+    if (c.command == "run")
+        return cmd_run(c, argc, argv);
+    if (c.command == "compare")
+        return cmd_compare(c, argc, argv);
+    if (c.command == "report")
+        return cmd_report(c);
+    if (c.command == "tune")
+        return cmd_tune(c);
+    if (c.command == "bandwidth")
+        return cmd_bandwidth(c);
+    if (c.command == "doctor")
+        return cmd_doctor(c);
+    if (c.command == "cache")
+        return cmd_cache(c);
+    if (c.command == "compile")
+        return cmd_compile(c);
     throw duet::Error::usage("unknown command " + c.command);
 }
 

@@ -3,9 +3,13 @@
 
 namespace runapp::mpi {
 
-World start() { return {}; }
+World start() {
+    return {};
+}
 
-std::vector<std::string> gather(const World&, const std::string& mine) { return {mine}; }
+std::vector<std::string> gather(const World&, const std::string& mine) {
+    return {mine};
+}
 
 void stop(const World&) {}
 

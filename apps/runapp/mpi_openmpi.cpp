@@ -13,7 +13,8 @@ namespace {
 
 void check(int rc, const char* call) {
     if (rc != MPI_SUCCESS)
-        throw std::runtime_error(std::string("MPI: ") + call + " failed (code " + std::to_string(rc) + ")");
+        throw std::runtime_error(std::string("MPI: ") + call + " failed (code " +
+                                 std::to_string(rc) + ")");
 }
 
 } // namespace
@@ -58,8 +59,8 @@ std::vector<std::string> gather(const World& w, const std::string& mine) {
     if (total > INT32_MAX)
         throw std::runtime_error("MPI: the ranks' results together are larger than 2 GiB");
     std::string all(static_cast<std::size_t>(total), '\0');
-    check(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
-                      MPI_COMM_WORLD),
+    check(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR,
+                      0, MPI_COMM_WORLD),
           "MPI_Gatherv");
     std::vector<std::string> out;
     for (std::size_t i = 0; i < lens.size(); ++i)

@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <iostream>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 #include <ostream>
 
 #include <duet/duet.hpp>
@@ -60,7 +60,11 @@ double throughput_value(const Result& r) {
 std::string x_cpu_label(const Result& r) {
     if (r.backend == "native")
         return "1.00x";
-    return r.x_cpu > 0 ? fmt(r.x_cpu >= 100 ? "%.0fx" : r.x_cpu >= 10 ? "%.1fx" : "%.2fx", r.x_cpu) : "-";
+    return r.x_cpu > 0 ? fmt(r.x_cpu >= 100  ? "%.0fx"
+                             : r.x_cpu >= 10 ? "%.1fx"
+                                             : "%.2fx",
+                             r.x_cpu)
+                       : "-";
 }
 
 std::string check_label(const Result& r) {
@@ -104,7 +108,8 @@ std::string throughput(const Result& r) {
     if (r.kernel_ms.median <= 0)
         return "-";
     if (r.flops > 0)
-        return r.gflops() >= 1000 ? fmt("%.2f TFLOP/s", r.gflops() / 1000) : fmt("%.1f GFLOP/s", r.gflops());
+        return r.gflops() >= 1000 ? fmt("%.2f TFLOP/s", r.gflops() / 1000)
+                                  : fmt("%.1f GFLOP/s", r.gflops());
     if (r.pixels > 0)
         return fmt("%.0f Mpx/s", r.mpixels());
     if (r.bytes > 0)
@@ -122,8 +127,10 @@ nlohmann::json to_json(const Result& r) {
     j["size"] = r.size_label;
     j["local"] = r.local_label;
     j["seed"] = r.seed;
-    j["kernel_ms"] = {{"median", r.kernel_ms.median}, {"min", r.kernel_ms.min},
-                      {"max", r.kernel_ms.max}, {"mean", r.kernel_ms.mean},
+    j["kernel_ms"] = {{"median", r.kernel_ms.median},
+                      {"min", r.kernel_ms.min},
+                      {"max", r.kernel_ms.max},
+                      {"mean", r.kernel_ms.mean},
                       {"runs", r.kernel_ms.count}};
     j["clock"] = r.skipped ? std::string() : r.clock; // a skipped row has no time
     j["host_ms"] = {{"median", r.host_ms.median}, {"min", r.host_ms.min}, {"max", r.host_ms.max}};
@@ -138,7 +145,9 @@ nlohmann::json to_json(const Result& r) {
     j["provenance"] = r.provenance;
     j["build_options"] = r.build_options;
     // An implausible time gives no figure: null, never a number.
-    const auto figure = [&](double v) { return r.implausible ? nlohmann::json() : nlohmann::json(v); };
+    const auto figure = [&](double v) {
+        return r.implausible ? nlohmann::json() : nlohmann::json(v);
+    };
     if (r.flops > 0 && !r.skipped)
         j["gflops"] = figure(r.gflops());
     if (r.bytes > 0 && !r.skipped)
@@ -180,14 +189,23 @@ nlohmann::json provenance(int argc, char** argv) {
     nlohmann::json devs = nlohmann::json::array();
     for (auto* d : duet::devices()) {
         const auto& i = d->info();
-        devs.push_back({{"index", duet::global_index(*d)}, {"id", i.id()},
-                        {"stable_id", duet::stable_id(*d)}, {"name", i.name},
-                        {"backend", i.backend}, {"platform", i.platform},
-                        {"platform_version", i.platform_version}, {"driver", i.driver_version},
-                        {"device_version", i.device_version}, {"library", i.library},
-                        {"uuid", i.uuid}, {"pci_bus_id", i.pci_bus_id}, {"type", i.type},
-                        {"compute_units", i.compute_units}, {"clock_mhz", i.clock_mhz},
-                        {"peak_gbs", i.peak_bandwidth_gbs()}, {"peak_gflops", peak_gflops(i)}});
+        devs.push_back({{"index", duet::global_index(*d)},
+                        {"id", i.id()},
+                        {"stable_id", duet::stable_id(*d)},
+                        {"name", i.name},
+                        {"backend", i.backend},
+                        {"platform", i.platform},
+                        {"platform_version", i.platform_version},
+                        {"driver", i.driver_version},
+                        {"device_version", i.device_version},
+                        {"library", i.library},
+                        {"uuid", i.uuid},
+                        {"pci_bus_id", i.pci_bus_id},
+                        {"type", i.type},
+                        {"compute_units", i.compute_units},
+                        {"clock_mhz", i.clock_mhz},
+                        {"peak_gbs", i.peak_bandwidth_gbs()},
+                        {"peak_gflops", peak_gflops(i)}});
     }
     p["devices"] = devs;
     return p;
@@ -204,9 +222,12 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         return;
     }
     if (f == Format::csv) {
-        out << "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_min,"
-               "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,provenance,gflops,effective_gbs,"
-               "mpixels_per_s,verified,pass,max_error,tolerance,status,clock,x_cpu,native_copy_gbs\n";
+        out << "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_"
+               "min,"
+               "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,provenance,gflops,effective_"
+               "gbs,"
+               "mpixels_per_s,verified,pass,max_error,tolerance,status,clock,x_cpu,native_copy_"
+               "gbs\n";
         for (const auto& r : results) {
             std::string name = r.device_name;
             std::replace(name.begin(), name.end(), ',', ' ');
@@ -217,8 +238,8 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
                 << name << ',' << r.size_label << ',' << r.local_label << ',' << r.seed << ','
                 << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max << ','
                 << r.h2d_ms << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms << ','
-                << (r.cache_hit ? 1 : 0) << ',' << r.provenance << ',' << (figure ? r.gflops() : 0) << ','
-                << (figure ? r.gbs() : 0) << ',' << (figure ? r.mpixels() : 0) << ','
+                << (r.cache_hit ? 1 : 0) << ',' << r.provenance << ',' << (figure ? r.gflops() : 0)
+                << ',' << (figure ? r.gbs() : 0) << ',' << (figure ? r.mpixels() : 0) << ','
                 << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ',' << r.max_error << ','
                 << r.tolerance << ',' << r.status() << ',' << clock << ','
                 << (r.x_cpu > 0 ? fmt("%.4g", r.x_cpu) : "") << ','
@@ -231,9 +252,10 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
     const bool with_ref = std::any_of(results.begin(), results.end(),
                                       [](const Result& r) { return r.backend == "native"; });
     const auto header = [&] {
-        std::vector<std::string> h = {"variant", "size", "local", "kernel ms (med)", "min", "max",
-                                      "throughput", "eff. GB/s", "h2d GB/s", "d2h GB/s",
-                                      "build ms", "program", "max error", "check"};
+        std::vector<std::string> h = {"variant",   "size",     "local",      "kernel ms (med)",
+                                      "min",       "max",      "throughput", "eff. GB/s",
+                                      "h2d GB/s",  "d2h GB/s", "build ms",   "program",
+                                      "max error", "check"};
         if (with_ref)
             h.insert(h.begin() + 7, "x CPU");
         return h;
@@ -257,14 +279,20 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         const bool timed = !r.skipped && !r.implausible;
         const auto ms = [&](double v) { return timed ? fmt("%.4f", v) : std::string("-"); };
         std::vector<std::string> row = {
-            r.variant, r.size_label, r.local_label, ms(r.kernel_ms.median),
-            ms(r.kernel_ms.min), ms(r.kernel_ms.max), r.skipped ? "-" : throughput(r),
+            r.variant,
+            r.size_label,
+            r.local_label,
+            ms(r.kernel_ms.median),
+            ms(r.kernel_ms.min),
+            ms(r.kernel_ms.max),
+            r.skipped ? "-" : throughput(r),
             r.bytes > 0 && !r.implausible ? fmt("%.1f", r.gbs()) : "-",
             r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
             r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
             r.backend == "native" ? "-" : fmt("%.1f", r.build_ms),
             r.backend == "native" ? "-" : r.provenance,
-            r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-", check_label(r)};
+            r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-",
+            check_label(r)};
         if (with_ref)
             row.insert(row.begin() + 7, x_cpu_label(r));
         t.add(row);
@@ -272,11 +300,12 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
     flush();
     for (const auto& r : results)
         if (!r.skipped && r.clock != "device events" && r.backend != "native")
-            out << "clock (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.clock
-                << "\n";
+            out << "clock (" << r.app << " " << r.variant << " on " << r.device_id
+                << "): " << r.clock << "\n";
     for (const auto& r : results)
         if (!r.note.empty())
-            out << "note (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.note << "\n";
+            out << "note (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.note
+                << "\n";
 }
 
 } // namespace runapp

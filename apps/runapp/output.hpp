@@ -1,7 +1,7 @@
 #pragma once
 // Printing results: aligned tables for people, JSON (with provenance) and CSV for scripts.
-#include <iosfwd>
 #include <fstream>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -14,13 +14,13 @@ namespace runapp {
 
 // A simple aligned text table.
 class Table {
-public:
+  public:
     explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
     void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
     void print(std::ostream& out) const;
     bool empty() const { return rows_.size() <= 1; }
 
-private:
+  private:
     std::vector<std::vector<std::string>> rows_;
 };
 

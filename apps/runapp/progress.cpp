@@ -19,10 +19,11 @@ void Progress::row(const duet::apps::Result& r) {
     if (!on_)
         return;
     ++done_;
-    std::string count = "[" + std::to_string(done_) + (total_ > 0 ? "/" + std::to_string(total_) : "") + "] ";
+    std::string count =
+        "[" + std::to_string(done_) + (total_ > 0 ? "/" + std::to_string(total_) : "") + "] ";
     std::string figure = r.skipped || r.implausible ? std::string() : throughput(r) + " ";
-    std::cerr << "\r\033[K" << prefix_ << count << r.app << " " << r.variant << " on " << r.device_id << " ("
-              << r.size_label << "): " << figure << check_label(r) << "\n"
+    std::cerr << "\r\033[K" << prefix_ << count << r.app << " " << r.variant << " on "
+              << r.device_id << " (" << r.size_label << "): " << figure << check_label(r) << "\n"
               << std::flush;
 }
 
@@ -30,8 +31,8 @@ void Progress::line(const std::string& text) {
     if (!on_)
         return;
     ++done_;
-    std::cerr << "\r\033[K" << prefix_ << "[" << done_ << (total_ > 0 ? "/" + std::to_string(total_) : "")
-              << "] " << text << "\n"
+    std::cerr << "\r\033[K" << prefix_ << "[" << done_
+              << (total_ > 0 ? "/" + std::to_string(total_) : "") << "] " << text << "\n"
               << std::flush;
 }
 

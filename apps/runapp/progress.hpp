@@ -8,7 +8,7 @@
 namespace runapp {
 
 class Progress {
-public:
+  public:
     // On when !quiet and stderr is a terminal. `prefix` starts every line ("rank 1: " under MPI).
     explicit Progress(bool quiet, std::string prefix = {});
     bool on() const { return on_; }
@@ -20,7 +20,7 @@ public:
     void line(const std::string& text);
     void set_total(int total) { total_ = total; }
 
-private:
+  private:
     bool on_ = false;
     std::string prefix_;
     int done_ = 0, total_ = 0;

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <map>
-#include <string>
 #include <ostream>
+#include <string>
 
 #include <duet/duet.hpp>
 
@@ -24,13 +24,15 @@ struct Group {
 std::vector<Group> group(const std::vector<Result>& results) {
     std::vector<Group> groups;
     for (const auto& r : results) {
-        auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const Group& g) { return g.app == r.app && g.size == r.size_label; });
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+            return g.app == r.app && g.size == r.size_label;
+        });
         if (it == groups.end()) {
             groups.push_back({r.app, r.size_label, {}, {}, {}});
             it = groups.end() - 1;
         }
-        const std::string variant = r.local_label.empty() ? r.variant : r.variant + " @" + r.local_label;
+        const std::string variant =
+            r.local_label.empty() ? r.variant : r.variant + " @" + r.local_label;
         if (std::find(it->variants.begin(), it->variants.end(), variant) == it->variants.end())
             it->variants.push_back(variant);
         if (std::find(it->devices.begin(), it->devices.end(), r.device_id) == it->devices.end())
@@ -84,7 +86,8 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
                 t = cuda_twin(d, g.devices);
             else
                 for (const auto& [ocl, cu] : *known)
-                    if (ocl == d && std::find(g.devices.begin(), g.devices.end(), cu) != g.devices.end())
+                    if (ocl == d &&
+                        std::find(g.devices.begin(), g.devices.end(), cu) != g.devices.end())
                         t = cu;
             if (!t.empty()) {
                 twins.emplace_back(d, t);
@@ -115,7 +118,9 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
                 const Result& r = *it->second;
                 checks.push_back(check_label(r));
                 if (r.skipped || r.implausible || (r.verified && !r.pass)) {
-                    row.insert(row.end(), {r.skipped ? "skipped" : r.implausible ? "implausible" : "failed",
+                    row.insert(row.end(), {r.skipped       ? "skipped"
+                                           : r.implausible ? "implausible"
+                                                           : "failed",
                                            "-", "-", "-"});
                     if (!refs.empty())
                         row.push_back("-");
@@ -148,10 +153,13 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
                 check = "SKIPPED";
             for (const auto& [ocl, cu] : twins) {
                 auto a = g.cell.find({v, ocl}), b = g.cell.find({v, cu});
-                const auto timed = [](const Result& r) { return !r.skipped && !r.implausible && r.kernel_ms.median > 0; };
-                row.push_back(a != g.cell.end() && b != g.cell.end() && timed(*a->second) && timed(*b->second)
-                                  ? fmt("%.2f", a->second->kernel_ms.median / b->second->kernel_ms.median)
-                                  : "-");
+                const auto timed = [](const Result& r) {
+                    return !r.skipped && !r.implausible && r.kernel_ms.median > 0;
+                };
+                row.push_back(
+                    a != g.cell.end() && b != g.cell.end() && timed(*a->second) && timed(*b->second)
+                        ? fmt("%.2f", a->second->kernel_ms.median / b->second->kernel_ms.median)
+                        : "-");
             }
             row.push_back(check);
             t.add(row);

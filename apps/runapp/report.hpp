@@ -21,6 +21,7 @@ void print_comparison(std::ostream& out, const std::vector<duet::apps::Result>& 
 // The exit code of a run: 1 when a checked result was wrong; 3 when a figure was implausible
 // or every variant of an app was skipped on a device (nothing ran there); else 0. `why` gets
 // one line per reason (with the skip reasons).
-int results_exit_code(const std::vector<duet::apps::Result>& results, std::vector<std::string>& why);
+int results_exit_code(const std::vector<duet::apps::Result>& results,
+                      std::vector<std::string>& why);
 
 } // namespace runapp

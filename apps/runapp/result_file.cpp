@@ -14,11 +14,14 @@ using duet::apps::Result;
 using nlohmann::json;
 
 constexpr std::size_t max_file_bytes = std::size_t(256) << 20;
-constexpr int max_depth = 32;          // a result file nests 4 levels; a deeper one is not Duet's
+constexpr int max_depth = 32; // a result file nests 4 levels; a deeper one is not Duet's
 constexpr std::size_t max_rows = 1000000;
-constexpr std::size_t max_string = 4096; // longer strings are cut (a hostile file's page stays small)
+constexpr std::size_t max_string =
+    4096; // longer strings are cut (a hostile file's page stays small)
 
-[[noreturn]] void bad(const std::string& what) { throw BadResultFile(what); }
+[[noreturn]] void bad(const std::string& what) {
+    throw BadResultFile(what);
+}
 
 // Depth of [ and { outside strings, checked before parsing so that no parser or printer recurses
 // deeper than max_depth on a hostile file.
@@ -27,14 +30,18 @@ void check_depth(const std::string& text) {
     bool in_string = false, escaped = false;
     for (char c : text) {
         if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > max_depth)
-                bad("nested deeper than " + std::to_string(max_depth) + " levels: not a Duet result file");
+                bad("nested deeper than " + std::to_string(max_depth) +
+                    " levels: not a Duet result file");
         } else if (c == ']' || c == '}') {
             --depth;
         }
@@ -57,8 +64,12 @@ void sanitize(json& j) {
 }
 
 const char* type_name(const json& j) {
-    return j.is_null() ? "null" : j.is_boolean() ? "a boolean" : j.is_number() ? "a number"
-           : j.is_string() ? "a string" : j.is_array() ? "an array" : "an object";
+    return j.is_null()      ? "null"
+           : j.is_boolean() ? "a boolean"
+           : j.is_number()  ? "a number"
+           : j.is_string()  ? "a string"
+           : j.is_array()   ? "an array"
+                            : "an object";
 }
 
 std::string text(const json& row, const char* key, bool required = false) {
@@ -82,7 +93,8 @@ double number(const json& obj, const char* key) {
         bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected a number");
     const double v = it->get<double>();
     if (!std::isfinite(v) || v < 0)
-        bad(std::string("field '") + key + "' is " + std::to_string(v) + ", expected a number >= 0");
+        bad(std::string("field '") + key + "' is " + std::to_string(v) +
+            ", expected a number >= 0");
     return v;
 }
 
@@ -191,7 +203,8 @@ Result row_from_json(const json& j) {
         r.verified = flag(j, "verified");
         r.pass = flag(j, "pass");
     } else if (status != "unverified") {
-        bad("field 'status' is '" + status + "', expected pass, fail, skipped, unverified or implausible");
+        bad("field 'status' is '" + status +
+            "', expected pass, fail, skipped, unverified or implausible");
     }
     if (status == "pass" || status == "unverified")
         if (!(ms > 0))
@@ -207,7 +220,8 @@ Run run_from_json(const json& doc) {
             bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected a string");
     for (const char* key : {"machine", "devices"})
         if (auto it = doc.find(key); it == doc.end() || !it->is_structured())
-            bad(std::string("field '") + key + "' is missing or not " + (key[0] == 'm' ? "an object" : "an array"));
+            bad(std::string("field '") + key + "' is missing or not " +
+                (key[0] == 'm' ? "an object" : "an array"));
     for (const auto& d : doc["devices"])
         if (!d.is_object())
             bad("an entry of 'devices' is " + std::string(type_name(d)) + ", expected an object");
@@ -237,7 +251,8 @@ std::vector<Run> parse_result_text(const std::string& text) {
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded()) {
         try {
-            const json again = json::parse(text); // again, for the parser's message (where it stopped)
+            const json again =
+                json::parse(text); // again, for the parser's message (where it stopped)
         } catch (const json::exception& e) {
             bad(std::string("not JSON or truncated (") + e.what() + ")");
         }

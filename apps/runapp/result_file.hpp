@@ -14,8 +14,8 @@ namespace runapp {
 
 // One run: where it came from, its provenance and its rows.
 struct Run {
-    std::string file;      // the file it was read from ("" for this process's run)
-    nlohmann::json prov;   // the document without "results": machine, time, devices, command
+    std::string file;    // the file it was read from ("" for this process's run)
+    nlohmann::json prov; // the document without "results": machine, time, devices, command
     std::vector<duet::apps::Result> results;
 
     std::string host() const; // the machine's host name, "" when unknown

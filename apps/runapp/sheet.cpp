@@ -45,7 +45,8 @@ Sheet make_sheet(std::vector<Run> runs) {
         const Run& run = s.runs[i];
         std::vector<std::pair<std::string, std::string>> relabel; // (id, label) of this run
         for (const auto& r : run.results) {
-            if (std::any_of(relabel.begin(), relabel.end(), [&](auto& p) { return p.first == r.device_id; }))
+            if (std::any_of(relabel.begin(), relabel.end(),
+                            [&](auto& p) { return p.first == r.device_id; }))
                 continue;
             std::string label = r.device_id;
             if (many) {
@@ -82,7 +83,8 @@ Sheet make_sheet(std::vector<Run> runs) {
     // One GPU through both backends in the same run: the same UUID (or PCI bus id).
     for (const auto& a : s.columns)
         for (const auto& b : s.columns) {
-            if (a.run != b.run || str(a.device, "backend") != "opencl" || str(b.device, "backend") != "cuda")
+            if (a.run != b.run || str(a.device, "backend") != "opencl" ||
+                str(b.device, "backend") != "cuda")
                 continue;
             const auto same = [&](const char* key) {
                 return !str(a.device, key).empty() && str(a.device, key) == str(b.device, key);

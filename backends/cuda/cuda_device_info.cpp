@@ -150,7 +150,8 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     // CUDA has no per-allocation limit below the memory size (unlike OpenCL's MAX_MEM_ALLOC).
     i.max_alloc_bytes = prop.totalGlobalMem;
     i.local_mem_bytes = prop.sharedMemPerBlock;
-    i.global_mem_cache_bytes = static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
+    i.global_mem_cache_bytes =
+        static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
     i.constant_mem_bytes = prop.totalConstMem;
     i.max_work_group_size = static_cast<std::size_t>(prop.maxThreadsPerBlock);
     for (int d = 0; d < 3; ++d)
@@ -169,7 +170,7 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     c.local_memory = LocalMemoryKind::dedicated;
     c.float_atomics = true; // atomicAdd(float*) on global memory
     c.int64_atomics = true;
-    c.inline_asm = true;    // inline PTX
+    c.inline_asm = true;              // inline PTX
     c.matrix_units = prop.major >= 7; // tensor cores: Volta and later
     c.device_timers = true;           // cudaEvent timestamps
     c.timer_resolution_ns = 500;      // cudaEventElapsedTime: "around 0.5 microseconds"

@@ -1,8 +1,9 @@
 // Launch planning: grid = global / local per dimension (the app rounds global up, never us),
 // arguments as pointers to their values, local arguments laid out in one dynamic shared memory
 // block (as duet_local_t offsets, or as `extern __shared__` memory when the kernel has no
-// parameter for them). The range and argument contracts are the runtime's (launch_checks). CUDA's own errors for these cases (cudaErrorInvalidConfiguration, or garbage
-// from a wrongly sized argument) say too little, so everything is checked here first.
+// parameter for them). The range and argument contracts are the runtime's (launch_checks). CUDA's
+// own errors for these cases (cudaErrorInvalidConfiguration, or garbage from a wrongly sized
+// argument) say too little, so everything is checked here first.
 #include "cuda_launch.hpp"
 
 #include <duet/backend/launch_checks.hpp>

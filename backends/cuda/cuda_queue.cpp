@@ -46,7 +46,8 @@ CudaQueue::CudaQueue(CudaDevice& device, bool timing) : device_(device), timing_
         const int ordinal = device_.ordinal();
         untimed_ = untimed_event([ordinal] {
             DUET_CUDA_CHECK(cudaSetDevice(ordinal), "selecting device " + std::to_string(ordinal));
-            DUET_CUDA_CHECK(cudaDeviceSynchronize(), "waiting for device " + std::to_string(ordinal));
+            DUET_CUDA_CHECK(cudaDeviceSynchronize(),
+                            "waiting for device " + std::to_string(ordinal));
         });
     }
 }

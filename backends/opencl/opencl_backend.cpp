@@ -49,8 +49,8 @@ std::string vendor_library(cl_platform_id p) {
 // ---- ICD screening ----
 // The ICD loader dlopens every vendor library it is told about; a truncated one kills the
 // process with SIGBUS before Duet sees an error. So the libraries are checked first, and when one
-// is bad the loader is pointed at the good ones only (a private vendors directory in OCL_ICD_VENDORS,
-// OCL_ICD_FILENAMES unset), and the bad one is reported as that library's fault.
+// is bad the loader is pointed at the good ones only (a private vendors directory in
+// OCL_ICD_VENDORS, OCL_ICD_FILENAMES unset), and the bad one is reported as that library's fault.
 
 namespace fs = std::filesystem;
 
@@ -112,8 +112,10 @@ std::vector<PlatformReport> screen_icds(std::string& vendor_dir) {
         pr.name = "(ICD library not loaded)";
         pr.library = lib.path;
         pr.note = "the OpenCL ICD library " + lib.path + " (named by " + lib.origin +
-                  ") is damaged: " + why + ". Duet kept it away from the ICD loader; reinstall "
-                  "the driver package that owns it, or remove " + lib.origin;
+                  ") is damaged: " + why +
+                  ". Duet kept it away from the ICD loader; reinstall "
+                  "the driver package that owns it, or remove " +
+                  lib.origin;
         log().warn("{}", pr.note);
         bad.push_back(std::move(pr));
     }
@@ -149,7 +151,7 @@ void restore_env(const char* name, const std::optional<std::string>& v) {
 }
 
 class OpenclBackend final : public Backend {
-public:
+  public:
     OpenclBackend() {
         report_.name = "opencl";
         const auto saved_vendors = saved_env("OCL_ICD_VENDORS");
@@ -184,7 +186,7 @@ public:
     Device& device(std::size_t i) override { return *devices_.at(i); }
     std::vector<Finding> diagnose() const override { return diagnose_icd(); }
 
-private:
+  private:
     void enumerate() {
         cl_uint n = 0;
         log().debug("clGetPlatformIDs");
@@ -237,7 +239,9 @@ private:
 
 } // namespace duet::opencl
 
-DUET_BACKEND_EXPORT int duet_backend_abi() { return DUET_BACKEND_ABI; }
+DUET_BACKEND_EXPORT int duet_backend_abi() {
+    return DUET_BACKEND_ABI;
+}
 
 DUET_BACKEND_EXPORT duet::Backend* duet_backend_create() {
     try {

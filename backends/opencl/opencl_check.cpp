@@ -7,7 +7,9 @@ namespace duet::opencl {
 
 const char* error_name(cl_int code) {
     switch (code) {
-#define DUET_CL_CASE(x) case x: return #x;
+#define DUET_CL_CASE(x)                                                                            \
+    case x:                                                                                        \
+        return #x;
         DUET_CL_CASE(CL_SUCCESS)
         DUET_CL_CASE(CL_DEVICE_NOT_FOUND)
         DUET_CL_CASE(CL_DEVICE_NOT_AVAILABLE)
@@ -97,10 +99,12 @@ const char* error_hint(cl_int code) {
 }
 
 void fail(cl_int code, const std::string& call, const std::string& doing) {
-    throw Error(code == CL_BUILD_PROGRAM_FAILURE ? ErrorKind::build : ErrorKind::runtime,
-                "opencl", call, code, error_name(code), doing + "." + error_hint(code));
+    throw Error(code == CL_BUILD_PROGRAM_FAILURE ? ErrorKind::build : ErrorKind::runtime, "opencl",
+                call, code, error_name(code), doing + "." + error_hint(code));
 }
 
-void rethrow(const cl::Error& e, const std::string& doing) { fail(e.err(), e.what(), doing); }
+void rethrow(const cl::Error& e, const std::string& doing) {
+    fail(e.err(), e.what(), doing);
+}
 
 } // namespace duet::opencl

@@ -1,7 +1,7 @@
 // An OpenCL device: its context, memory and kernels (what it is: opencl_device_info.cpp).
 
-#include <duet/backend/kernel_sources.hpp>
 #include <duet/backend/host_memory.hpp>
+#include <duet/backend/kernel_sources.hpp>
 #include <duet/backend/log.hpp>
 
 #include "opencl_check.hpp"
@@ -52,14 +52,15 @@ std::unique_ptr<Buffer> OpenclDevice::alloc_bytes(std::size_t bytes) {
     // tens of seconds, then asserts. Refuse before the driver sees it.
     if (info_.is_cpu())
         if (const auto avail = host_memory_available(); avail && bytes > avail)
-            throw Error(ErrorKind::runtime, "opencl", "clCreateBuffer", CL_MEM_OBJECT_ALLOCATION_FAILURE,
-                        "CL_MEM_OBJECT_ALLOCATION_FAILURE",
+            throw Error(ErrorKind::runtime, "opencl", "clCreateBuffer",
+                        CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE",
                         "allocating " + bytes_text(bytes) + " on " + where() +
                             ": the host has only " + bytes_text(avail) +
                             " available (MemAvailable); use a smaller size");
     try {
         log().debug("clCreateBuffer({} bytes)", bytes);
-        return std::make_unique<OpenclBuffer>(cl::Buffer(context(), CL_MEM_READ_WRITE, bytes), bytes, this);
+        return std::make_unique<OpenclBuffer>(cl::Buffer(context(), CL_MEM_READ_WRITE, bytes),
+                                              bytes, this);
     } catch (const cl::Error& e) {
         rethrow(e, "allocating " + std::to_string(bytes) + " bytes on " + where());
     }
@@ -75,11 +76,13 @@ std::unique_ptr<HostBuffer> OpenclDevice::alloc_host(std::size_t bytes) {
         void* p = q.enqueueMapBuffer(b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes);
         return std::make_unique<OpenclHostBuffer>(q, b, p, bytes);
     } catch (const cl::Error& e) {
-        rethrow(e, "allocating " + std::to_string(bytes) + " bytes of pinned host memory for " + where());
+        rethrow(e, "allocating " + std::to_string(bytes) + " bytes of pinned host memory for " +
+                       where());
     }
 }
 
-std::unique_ptr<Kernel> OpenclDevice::load_kernel(const std::string& name, const BuildOptions& options) {
+std::unique_ptr<Kernel> OpenclDevice::load_kernel(const std::string& name,
+                                                  const BuildOptions& options) {
     std::string source, origin;
     if (!options.sources.opencl.empty()) {
         source = options.sources.opencl;
@@ -94,8 +97,10 @@ std::unique_ptr<Kernel> OpenclDevice::load_kernel(const std::string& name, const
             std::string some;
             for (const auto& n : kernel_names(Language::opencl))
                 some += (some.empty() ? "" : ", ") + n;
-            throw Error::not_found("no OpenCL kernel named '" + name + "' in Duet's kernels; "
-                                   "the kernels are: " + some);
+            throw Error::not_found("no OpenCL kernel named '" + name +
+                                   "' in Duet's kernels; "
+                                   "the kernels are: " +
+                                   some);
         }
         source = std::move(file->text);
         origin = file->name;
@@ -118,7 +123,7 @@ std::unique_ptr<Kernel> OpenclDevice::load_kernel(const std::string& name, const
         cl::Kernel k(entry->program, name.c_str());
         const auto max_wg = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
         return std::make_unique<OpenclKernel>(std::move(k), name, entry, max_wg, ms,
-                                              in_memory         ? Provenance::memory_cache
+                                              in_memory          ? Provenance::memory_cache
                                               : entry->cache_hit ? Provenance::disk_cache
                                                                  : Provenance::compiled);
     } catch (const cl::Error& e) {
@@ -127,7 +132,8 @@ std::unique_ptr<Kernel> OpenclDevice::load_kernel(const std::string& name, const
             try {
                 names = entry->program.getInfo<CL_PROGRAM_KERNEL_NAMES>();
                 for (auto& c : names)
-                    if (c == ';') c = ' ';
+                    if (c == ';')
+                        c = ' ';
             } catch (...) {
             }
             throw Error(ErrorKind::not_found, "opencl", "clCreateKernel", e.err(),

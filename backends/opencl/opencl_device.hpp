@@ -14,14 +14,14 @@ struct ProgramEntry;
 
 // Device memory: a cl::Buffer of the device's own context.
 class OpenclBuffer final : public Buffer {
-public:
+  public:
     OpenclBuffer(cl::Buffer b, std::size_t size, const void* owner)
         : buffer_(std::move(b)), size_(size), owner_(owner) {}
     std::size_t size() const override { return size_; }
     const cl::Buffer& get() const { return buffer_; }
     const void* owner() const { return owner_; }
 
-private:
+  private:
     cl::Buffer buffer_;
     std::size_t size_;
     const void* owner_; // the OpenclDevice that made it, to catch cross-device use
@@ -29,7 +29,7 @@ private:
 
 // Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped for its lifetime.
 class OpenclHostBuffer final : public HostBuffer {
-public:
+  public:
     OpenclHostBuffer(cl::CommandQueue q, cl::Buffer b, void* ptr, std::size_t size)
         : queue_(std::move(q)), buffer_(std::move(b)), ptr_(ptr), size_(size) {}
     ~OpenclHostBuffer() override;
@@ -37,7 +37,7 @@ public:
     std::size_t size() const override { return size_; }
     bool pinned() const override { return true; }
 
-private:
+  private:
     cl::CommandQueue queue_;
     cl::Buffer buffer_;
     void* ptr_;
@@ -46,20 +46,21 @@ private:
 
 // One OpenCL device with its own context (created on first use).
 class OpenclDevice final : public Device {
-public:
+  public:
     OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info);
     const DeviceInfo& info() const override { return info_; }
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
-    std::unique_ptr<Kernel> load_kernel(const std::string& name, const BuildOptions& options) override;
+    std::unique_ptr<Kernel> load_kernel(const std::string& name,
+                                        const BuildOptions& options) override;
 
     const cl::Device& cl_device() const { return device_; }
     cl::Context& context();
     // "opencl:0 (name)" for messages.
     std::string where() const { return label(); }
 
-private:
+  private:
     cl::Platform platform_;
     cl::Device device_;
     DeviceInfo info_;

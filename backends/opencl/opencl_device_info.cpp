@@ -65,7 +65,8 @@ std::uint64_t host_llc_bytes() {
     int best_level = 0;
     std::uint64_t best = 0;
     for (int k = 0; k < 8; ++k) {
-        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(k) + "/";
+        const std::string dir =
+            "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(k) + "/";
         int level = 0;
         unsigned long long size = 0;
         char unit = 0;
@@ -120,22 +121,32 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
         i.platform_version.pop_back();
 
     const std::string ext = query_string(d, CL_DEVICE_EXTENSIONS);
-    auto has = [&](const char* e) { return (" " + ext + " ").find(std::string(" ") + e + " ") != std::string::npos; };
+    auto has = [&](const char* e) {
+        return (" " + ext + " ").find(std::string(" ") + e + " ") != std::string::npos;
+    };
 
     cl_uint u = 0;
     cl_ulong ul = 0;
     std::size_t sz = 0;
-    if (query(d, CL_DEVICE_MAX_COMPUTE_UNITS, u)) i.compute_units = int(u);
-    if (query(d, CL_DEVICE_MAX_CLOCK_FREQUENCY, u)) i.clock_mhz = int(u);
-    if (query(d, CL_DEVICE_GLOBAL_MEM_SIZE, ul)) i.global_mem_bytes = ul;
-    if (query(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, ul)) i.max_alloc_bytes = ul;
-    if (query(d, CL_DEVICE_LOCAL_MEM_SIZE, ul)) i.local_mem_bytes = ul;
-    if (query(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, ul)) i.constant_mem_bytes = ul;
-    if (query(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, ul)) i.global_mem_cache_bytes = ul;
+    if (query(d, CL_DEVICE_MAX_COMPUTE_UNITS, u))
+        i.compute_units = int(u);
+    if (query(d, CL_DEVICE_MAX_CLOCK_FREQUENCY, u))
+        i.clock_mhz = int(u);
+    if (query(d, CL_DEVICE_GLOBAL_MEM_SIZE, ul))
+        i.global_mem_bytes = ul;
+    if (query(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, ul))
+        i.max_alloc_bytes = ul;
+    if (query(d, CL_DEVICE_LOCAL_MEM_SIZE, ul))
+        i.local_mem_bytes = ul;
+    if (query(d, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, ul))
+        i.constant_mem_bytes = ul;
+    if (query(d, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, ul))
+        i.global_mem_cache_bytes = ul;
     if (type & CL_DEVICE_TYPE_CPU) // a CPU device's last-level cache is the host's (L3, not L2)
         if (const auto llc = host_llc_bytes(); llc)
             i.global_mem_cache_bytes = llc;
-    if (query(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sz)) i.max_work_group_size = sz;
+    if (query(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sz))
+        i.max_work_group_size = sz;
     cl_uint dims = 0;
     query(d, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, dims);
     if (dims >= 1) {
@@ -159,7 +170,9 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
         }
     }
     if (has("cl_khr_pci_bus_info")) {
-        struct { cl_uint domain, bus, device, function; } pci{};
+        struct {
+            cl_uint domain, bus, device, function;
+        } pci{};
         if (clGetDeviceInfo(d(), pci_bus_info_khr, sizeof pci, &pci, nullptr) == CL_SUCCESS)
             i.pci_bus_id = pci_label(pci.domain, pci.bus, pci.device, pci.function);
     }
@@ -192,8 +205,14 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
         std::string board = query_string(d, board_name_amd);
         if (!board.empty())
             i.details.emplace_back("Board name (AMD)", board);
-        struct { cl_uint type; char unused[17]; cl_char bus, device, function; } topo{};
-        if (i.pci_bus_id.empty() && clGetDeviceInfo(d(), topology_amd, sizeof topo, &topo, nullptr) == CL_SUCCESS && topo.type == 1)
+        struct {
+            cl_uint type;
+            char unused[17];
+            cl_char bus, device, function;
+        } topo{};
+        if (i.pci_bus_id.empty() &&
+            clGetDeviceInfo(d(), topology_amd, sizeof topo, &topo, nullptr) == CL_SUCCESS &&
+            topo.type == 1)
             i.pci_bus_id = pci_label(0, std::uint8_t(topo.bus), std::uint8_t(topo.device),
                                      std::uint8_t(topo.function));
     }
@@ -224,7 +243,8 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
         i.details.emplace_back("Cache line", std::to_string(u) + " bytes");
     cl_device_local_mem_type lt = 0;
     if (query(d, CL_DEVICE_LOCAL_MEM_TYPE, lt)) {
-        i.details.emplace_back("Local memory type", lt == CL_LOCAL ? "dedicated" : "global (emulated)");
+        i.details.emplace_back("Local memory type",
+                               lt == CL_LOCAL ? "dedicated" : "global (emulated)");
         i.caps.local_memory = lt == CL_LOCAL ? LocalMemoryKind::dedicated : LocalMemoryKind::global;
     }
     if (query(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, u))

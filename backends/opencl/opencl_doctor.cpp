@@ -20,7 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string trim(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\0'))
+    while (!s.empty() &&
+           (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\0'))
         s.pop_back();
     while (!s.empty() && s.front() == ' ')
         s.erase(s.begin());
@@ -57,7 +58,8 @@ VendorProbe probe_vendor(const std::string& lib) {
     // The loader asks the vendor's clGetExtensionFunctionAddress for the ICD entry point.
     using GetExt = void* (*)(const char*);
     auto get_ids = reinterpret_cast<GetPlatformIDsKHR>(dlsym(h, "clIcdGetPlatformIDsKHR"));
-    if (auto ext = reinterpret_cast<GetExt>(dlsym(h, "clGetExtensionFunctionAddress")); !get_ids && ext)
+    if (auto ext = reinterpret_cast<GetExt>(dlsym(h, "clGetExtensionFunctionAddress"));
+        !get_ids && ext)
         get_ids = reinterpret_cast<GetPlatformIDsKHR>(ext("clIcdGetPlatformIDsKHR"));
     if (!get_ids) {
         p.error = "the library has no clIcdGetPlatformIDsKHR: it is not an OpenCL ICD";
@@ -102,7 +104,8 @@ std::vector<std::pair<std::string, std::string>> icd_files(std::vector<Finding>&
     std::string dir = "/etc/OpenCL/vendors";
     if (const char* v = std::getenv("OCL_ICD_VENDORS"); v && *v) {
         dir = v;
-        steps.push_back({"INFO", "OCL_ICD_VENDORS", dir, "the loader reads ICD files from here instead of /etc/OpenCL/vendors"});
+        steps.push_back({"INFO", "OCL_ICD_VENDORS", dir,
+                         "the loader reads ICD files from here instead of /etc/OpenCL/vendors"});
     }
     std::error_code ec;
     if (fs::is_regular_file(dir, ec)) {
@@ -152,7 +155,8 @@ std::vector<Finding> diagnose_icd() {
         steps.push_back({"PASS", "OpenCL ICD loader", where + version, ""});
     } else {
         const char* e = dlerror();
-        steps.push_back({"FAIL", "OpenCL ICD loader", std::string("libOpenCL.so.1 could not be opened: ") + (e ? e : ""),
+        steps.push_back({"FAIL", "OpenCL ICD loader",
+                         std::string("libOpenCL.so.1 could not be opened: ") + (e ? e : ""),
                          "apt-get install ocl-icd-libopencl1 (the OpenCL backend needs it)"});
     }
     // 2. ICD files and their vendor libraries.
@@ -177,23 +181,29 @@ std::vector<Finding> diagnose_icd() {
             // machine with no Intel GPU) offers no platform; the loader skips it, so it is a
             // warning like a platform with no device, not a broken set-up.
             const bool no_hardware = p.error == "it reports no platform";
-            steps.push_back({no_hardware ? "WARN" : "FAIL", "ICD " + from, lib + ": " + p.error,
-                             no_hardware ? "a vendor driver without its hardware (or without access to it): "
-                                           "harmless if this machine has no such GPU; otherwise check the "
-                                           "driver and the permissions of /dev/dri"
-                                         : "the vendor library loads but offers no platform: check its driver"});
+            steps.push_back(
+                {no_hardware ? "WARN" : "FAIL", "ICD " + from, lib + ": " + p.error,
+                 no_hardware
+                     ? "a vendor driver without its hardware (or without access to it): "
+                       "harmless if this machine has no such GPU; otherwise check the "
+                       "driver and the permissions of /dev/dri"
+                     : "the vendor library loads but offers no platform: check its driver"});
             continue;
         }
         for (const auto& [name, nd] : p.platforms)
-            steps.push_back({nd > 0 ? "PASS" : "WARN", "ICD " + from,
-                             lib + ": platform \"" + name + "\", " + std::to_string(nd) + " device(s)",
-                             nd > 0 ? "" : "a platform with no device: its hardware or driver is missing"});
+            steps.push_back(
+                {nd > 0 ? "PASS" : "WARN", "ICD " + from,
+                 lib + ": platform \"" + name + "\", " + std::to_string(nd) + " device(s)",
+                 nd > 0 ? "" : "a platform with no device: its hardware or driver is missing"});
     }
     // 3. Vendor libraries installed but registered in no ICD file.
     const std::vector<std::pair<std::string, std::string>> vendors = {
-        {"libnvidia-opencl.so.1", "nvidia.icd"}, {"libamdocl64.so", "amdocl64.icd"},
-        {"libintelocl.so", "intel-cpu.icd"},     {"libigdrcl.so", "intel.icd"},
-        {"libpocl.so.2", "pocl.icd"},            {"libze_intel_gpu.so.1", ""}};
+        {"libnvidia-opencl.so.1", "nvidia.icd"},
+        {"libamdocl64.so", "amdocl64.icd"},
+        {"libintelocl.so", "intel-cpu.icd"},
+        {"libigdrcl.so", "intel.icd"},
+        {"libpocl.so.2", "pocl.icd"},
+        {"libze_intel_gpu.so.1", ""}};
     for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
                             "/opt/rocm/lib", "/usr/lib/wsl/lib"})
         for (const auto& [lib, icd] : vendors) {
@@ -202,8 +212,10 @@ std::vector<Finding> diagnose_icd() {
             if (icd.empty() || registered.count(stem(lib)) || !fs::exists(p, ec))
                 continue;
             registered.insert(stem(lib));
-            steps.push_back({"WARN", "unregistered OpenCL library", p.string() + " is installed but no ICD file names it",
-                             "register it: echo " + p.string() + " | sudo tee /etc/OpenCL/vendors/" + icd});
+            steps.push_back(
+                {"WARN", "unregistered OpenCL library",
+                 p.string() + " is installed but no ICD file names it",
+                 "register it: echo " + p.string() + " | sudo tee /etc/OpenCL/vendors/" + icd});
         }
     return steps;
 }

@@ -43,9 +43,10 @@ namespace {
 // not one (a struct: its size is not checked).
 std::size_t type_size(std::string t) {
     static const std::pair<const char*, std::size_t> bases[] = {
-        {"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"half", 2}, {"int", 4},
-        {"uint", 4}, {"float", 4}, {"long", 8}, {"ulong", 8}, {"double", 8},
-        {"unsigned char", 1}, {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8}};
+        {"char", 1},           {"uchar", 1},        {"short", 2},        {"ushort", 2},
+        {"half", 2},           {"int", 4},          {"uint", 4},         {"float", 4},
+        {"long", 8},           {"ulong", 8},        {"double", 8},       {"unsigned char", 1},
+        {"unsigned short", 2}, {"unsigned int", 4}, {"unsigned long", 8}};
     std::size_t digits = t.size();
     while (digits > 0 && std::isdigit(static_cast<unsigned char>(t[digits - 1])))
         --digits;
@@ -119,10 +120,9 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
     entry->origin = origin;
     const auto t0 = std::chrono::steady_clock::now();
     auto& cache = ProgramCache::instance();
-    const std::string key = ProgramCache::key({"opencl", source, options, info.name, info.vendor,
-                                               info.device_version, info.driver_version,
-                                               info.platform, info.platform_version, info.library,
-                                               duet::version});
+    const std::string key = ProgramCache::key(
+        {"opencl", source, options, info.name, info.vendor, info.device_version,
+         info.driver_version, info.platform, info.platform_version, info.library, duet::version});
     std::vector<cl::Device> devs{dev.cl_device()};
     if (auto bin = cache.load(key)) {
         try {
@@ -134,7 +134,8 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
             entry->cache_hit = true;
         } catch (const cl::Error& e) {
             // A binary the driver refuses (another driver version, a damaged file) is rebuilt.
-            log().info("cached binary for {} did not load ({}); rebuilding", origin, error_name(e.err()));
+            log().info("cached binary for {} did not load ({}); rebuilding", origin,
+                       error_name(e.err()));
             cache.remove(key);
         }
     }
@@ -147,7 +148,8 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
         } catch (const cl::Error& e) {
             if (e.err() == CL_BUILD_PROGRAM_FAILURE || e.err() == CL_INVALID_BUILD_OPTIONS ||
                 e.err() == CL_COMPILE_PROGRAM_FAILURE)
-                throw Error(ErrorKind::build, "opencl", "clBuildProgram", e.err(), error_name(e.err()),
+                throw Error(ErrorKind::build, "opencl", "clBuildProgram", e.err(),
+                            error_name(e.err()),
                             "building " + origin + " with options \"" + options + "\" for " +
                                 dev.where() + " failed; the compiler's log follows",
                             build_log(p, dev.cl_device()));
@@ -157,10 +159,12 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
         try {
             auto bins = p.getInfo<CL_PROGRAM_BINARIES>();
             if (!bins.empty() && !bins[0].empty())
-                cache.store(key, bins[0], "opencl " + origin + " " + options + " | " + info.name +
-                                              " | " + info.driver_version);
+                cache.store(key, bins[0],
+                            "opencl " + origin + " " + options + " | " + info.name + " | " +
+                                info.driver_version);
         } catch (const cl::Error& e) {
-            log().info("program binary of {} not available for caching: {}", origin, error_name(e.err()));
+            log().info("program binary of {} not available for caching: {}", origin,
+                       error_name(e.err()));
         }
     }
     entry->build_ms =

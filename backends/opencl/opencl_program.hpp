@@ -30,11 +30,12 @@ KernelSignature kernel_signature(const cl::Kernel& k);
 // A kernel of a built program. clSetKernelArg changes the cl_kernel, so a launch sets the
 // arguments and enqueues under launch_mutex(): launches from several threads are safe.
 class OpenclKernel final : public Kernel {
-public:
+  public:
     OpenclKernel(cl::Kernel k, std::string name, std::shared_ptr<ProgramEntry> program,
                  std::size_t max_wg, double build_ms, Provenance provenance)
         : kernel_(std::move(k)), name_(std::move(name)), program_(std::move(program)),
-          max_wg_(max_wg), build_ms_(build_ms), provenance_(provenance), signature_(kernel_signature(kernel_)) {}
+          max_wg_(max_wg), build_ms_(build_ms), provenance_(provenance),
+          signature_(kernel_signature(kernel_)) {}
     const std::string& name() const override { return name_; }
     std::size_t max_work_group_size() const override { return max_wg_; }
     double build_ms() const override { return build_ms_; }
@@ -44,7 +45,7 @@ public:
     const KernelSignature& signature() const { return signature_; }
     std::mutex& launch_mutex() { return launch_mutex_; }
 
-private:
+  private:
     cl::Kernel kernel_;
     std::string name_;
     std::shared_ptr<ProgramEntry> program_;

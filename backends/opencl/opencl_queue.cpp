@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include <duet/backend/launch_checks.hpp>
-#include <duet/backend/transfer_checks.hpp>
 #include <duet/backend/log.hpp>
+#include <duet/backend/transfer_checks.hpp>
 
 #include "opencl_check.hpp"
 #include "opencl_device.hpp"
@@ -65,7 +65,8 @@ Event OpenclQueue::wrap(const cl::Event& e) {
 
 OpenclQueue::OpenclQueue(OpenclDevice& dev, bool timing) : timing_(timing), dev_(dev) {
     try {
-        log().debug("clCreateCommandQueue({}, {})", timing ? "profiling" : "no profiling", dev.info().name);
+        log().debug("clCreateCommandQueue({}, {})", timing ? "profiling" : "no profiling",
+                    dev.info().name);
         queue_ = cl::CommandQueue(dev.context(), dev.cl_device(),
                                   timing ? CL_QUEUE_PROFILING_ENABLE : 0);
     } catch (const cl::Error& e) {
@@ -92,8 +93,8 @@ OpenclQueue::~OpenclQueue() {
 const cl::Buffer& OpenclQueue::buffer_of(const Buffer& b, const char* role) const {
     auto* ob = dynamic_cast<const OpenclBuffer*>(&b);
     if (!ob || ob->owner() != &dev_)
-        throw Error::usage(std::string(role) + " buffer belongs to another device or backend, not " +
-                           dev_.where());
+        throw Error::usage(std::string(role) +
+                           " buffer belongs to another device or backend, not " + dev_.where());
     return ob->get();
 }
 
@@ -104,7 +105,8 @@ Event OpenclQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, 
     cl::Event e;
     try {
         log().debug("clEnqueueWriteBuffer({} bytes)", bytes);
-        queue_.enqueueWriteBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, src, nullptr, event_slot(e));
+        queue_.enqueueWriteBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, src, nullptr,
+                                  event_slot(e));
     } catch (const cl::Error& err) {
         rethrow(err, "writing " + std::to_string(bytes) + " bytes to " + dev_.where());
     }
@@ -118,7 +120,8 @@ Event OpenclQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, s
     cl::Event e;
     try {
         log().debug("clEnqueueReadBuffer({} bytes)", bytes);
-        queue_.enqueueReadBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, dst, nullptr, event_slot(e));
+        queue_.enqueueReadBuffer(b, blocking ? CL_TRUE : CL_FALSE, offset, bytes, dst, nullptr,
+                                 event_slot(e));
     } catch (const cl::Error& err) {
         rethrow(err, "reading " + std::to_string(bytes) + " bytes from " + dev_.where());
     }
@@ -147,9 +150,11 @@ Event OpenclQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t patt
     cl::Event e;
     try {
         log().debug("clEnqueueFillBuffer({} bytes)", bytes);
-        cl_int err = clEnqueueFillBuffer(queue_(), buffer_of(dst, "destination")(), pattern,
-                                         pattern_size, 0, bytes, 0, nullptr, timing_ ? &e() : nullptr);
-        check(err, "clEnqueueFillBuffer", "filling " + std::to_string(bytes) + " bytes on " + dev_.where());
+        cl_int err =
+            clEnqueueFillBuffer(queue_(), buffer_of(dst, "destination")(), pattern, pattern_size, 0,
+                                bytes, 0, nullptr, timing_ ? &e() : nullptr);
+        check(err, "clEnqueueFillBuffer",
+              "filling " + std::to_string(bytes) + " bytes on " + dev_.where());
     } catch (const cl::Error& err) {
         rethrow(err, "filling a buffer on " + dev_.where());
     }
@@ -162,13 +167,15 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs ar
         throw Error::usage("kernel " + kernel.name() + " was not built for " + dev_.where());
     const auto& info = dev_.info();
     // The runtime's one default work-group rule, the same as on CUDA.
-    const std::array<std::size_t, 3> l =
-        range.has_local() ? range.local_size() : default_local_size(range, k->max_work_group_size());
+    const std::array<std::size_t, 3> l = range.has_local()
+                                             ? range.local_size()
+                                             : default_local_size(range, k->max_work_group_size());
     // Built only when something fails: a launch is a hot path.
     auto doing = [&] {
         return "launching " + k->name() + " over " + range.to_string() +
-               (range.has_local() ? "" : " (local size chosen: " + std::to_string(l[0]) + "x" +
-                                             std::to_string(l[1]) + "x" + std::to_string(l[2]) + ")") +
+               (range.has_local() ? ""
+                                  : " (local size chosen: " + std::to_string(l[0]) + "x" +
+                                        std::to_string(l[1]) + "x" + std::to_string(l[2]) + ")") +
                " on " + dev_.where();
     };
     LaunchLimits limits;
@@ -189,10 +196,10 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs ar
                            " bytes of local memory asked for, the device has " +
                            std::to_string(info.local_mem_bytes));
     const auto& g = range.global();
-    cl::NDRange global = range.dims() == 1 ? cl::NDRange(g[0])
+    cl::NDRange global = range.dims() == 1   ? cl::NDRange(g[0])
                          : range.dims() == 2 ? cl::NDRange(g[0], g[1])
                                              : cl::NDRange(g[0], g[1], g[2]);
-    cl::NDRange local = range.dims() == 1 ? cl::NDRange(l[0])
+    cl::NDRange local = range.dims() == 1   ? cl::NDRange(l[0])
                         : range.dims() == 2 ? cl::NDRange(l[0], l[1])
                                             : cl::NDRange(l[0], l[1], l[2]);
     // Arguments belong to one launch: set and enqueued under the kernel's lock, so another
@@ -207,16 +214,18 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs ar
                 k->get().setArg(idx, buffer_of(*a.buffer, "argument"));
                 break;
             case KernelArg::Kind::scalar:
-                if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, a.value.data()); e != CL_SUCCESS)
-                    fail(e, "clSetKernelArg", doing() + ": argument " + std::to_string(i) + " (a " +
-                                                  std::to_string(a.size) + "-byte scalar) of " +
-                                                  k->name() + k->signature().to_string());
+                if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, a.value.data());
+                    e != CL_SUCCESS)
+                    fail(e, "clSetKernelArg",
+                         doing() + ": argument " + std::to_string(i) + " (a " +
+                             std::to_string(a.size) + "-byte scalar) of " + k->name() +
+                             k->signature().to_string());
                 break;
             case KernelArg::Kind::local:
                 if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, nullptr); e != CL_SUCCESS)
-                    fail(e, "clSetKernelArg", doing() + ": argument " + std::to_string(i) +
-                                                  " (local memory) of " + k->name() +
-                                                  k->signature().to_string());
+                    fail(e, "clSetKernelArg",
+                         doing() + ": argument " + std::to_string(i) + " (local memory) of " +
+                             k->name() + k->signature().to_string());
                 break;
             }
         }

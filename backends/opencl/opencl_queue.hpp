@@ -10,20 +10,20 @@ class OpenclDevice;
 
 // An event with device timestamps (CL_QUEUE_PROFILING_ENABLE).
 class OpenclEvent final : public EventImpl {
-public:
+  public:
     explicit OpenclEvent(cl::Event e) : event_(std::move(e)) {}
     void wait() override;
     double elapsed_ms() override;
     double elapsed_ms_until(EventImpl& last) override;
 
-private:
+  private:
     cl_ulong profile(cl_profiling_info what);
     cl::Event event_;
 };
 
 // An in-order queue on one device.
 class OpenclQueue final : public Queue {
-public:
+  public:
     OpenclQueue(OpenclDevice& dev, bool timing);
     // Waits for what is queued: a pending non-blocking transfer never outlives its queue.
     ~OpenclQueue() override;
@@ -37,7 +37,7 @@ public:
     Event launch_args(Kernel& kernel, const Range& range, KernelArgs args) override;
     void finish() override;
 
-private:
+  private:
     const cl::Buffer& buffer_of(const Buffer& b, const char* role) const;
     // The event to ask the driver for: none when the queue has timing off.
     cl::Event* event_slot(cl::Event& e) { return timing_ ? &e : nullptr; }

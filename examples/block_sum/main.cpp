@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
         auto k = dev.load_kernel("block_sum", opts);
         // A power-of-two group that the kernel and the device's local memory allow.
         std::size_t group = 256;
-        while (group > k->max_work_group_size() || group * sizeof(float) > dev.info().local_mem_bytes)
+        while (group > k->max_work_group_size() ||
+               group * sizeof(float) > dev.info().local_mem_bytes)
             group /= 2;
         const std::size_t groups = (n + group - 1) / group;
         auto q = dev.create_queue();
@@ -31,14 +32,16 @@ int main(int argc, char** argv) {
         q->read(*dpartial, partial);
         for (std::size_t g = 0; g < groups; ++g) {
             double want = 0;
-            for (std::size_t i = g * group; i < (g + 1) * group && i < static_cast<std::size_t>(n); ++i)
+            for (std::size_t i = g * group; i < (g + 1) * group && i < static_cast<std::size_t>(n);
+                 ++i)
                 want += in[i];
             if (partial[g] != want) {
                 std::printf("block_sum: WRONG group %zu: %g, expected %g\n", g, partial[g], want);
                 return 1;
             }
         }
-        std::printf("block_sum on %s: %zu groups of %zu correct\n", dev.label().c_str(), groups, group);
+        std::printf("block_sum on %s: %zu groups of %zu correct\n", dev.label().c_str(), groups,
+                    group);
         return 0;
     } catch (const duet::Error& e) {
         std::fprintf(stderr, "block_sum: %s\n", e.what());

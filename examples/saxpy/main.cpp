@@ -22,10 +22,12 @@ int main(int argc, char** argv) {
         q->write(*dx, x); // blocking: x may change after this returns
         q->write(*dy, y);
         duet::BuildOptions opts;
-        opts.sources = duet::KernelSources::from_files(EXAMPLE_DIR "/saxpy.cl", EXAMPLE_DIR "/saxpy.cu");
+        opts.sources =
+            duet::KernelSources::from_files(EXAMPLE_DIR "/saxpy.cl", EXAMPLE_DIR "/saxpy.cu");
         auto k = dev.load_kernel("saxpy", opts);
         const std::size_t local = k->max_work_group_size() < 256 ? k->max_work_group_size() : 256;
-        duet::Event ev = q->launch(*k, duet::Range(duet::round_up(n, local)).local(local), a, *dx, *dy, n);
+        duet::Event ev =
+            q->launch(*k, duet::Range(duet::round_up(n, local)).local(local), a, *dx, *dy, n);
         std::vector<float> out(n);
         q->read(*dy, out);
         for (int i = 0; i < n; ++i)

@@ -22,13 +22,15 @@ int main(int argc, char** argv) {
         auto din = dev.alloc<float>(in.size()), dout = dev.alloc<float>(in.size());
         q->write(*din, in);
         q->fill(*dout, -1.0f, in.size()); // poison: an element never written shows up
-        q->launch(*k, duet::Range(duet::round_up(w, side), duet::round_up(h, side)).local(side, side),
+        q->launch(*k,
+                  duet::Range(duet::round_up(w, side), duet::round_up(h, side)).local(side, side),
                   *din, *dout, w, h);
         std::vector<float> out(in.size());
         q->read(*dout, out);
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
-                if (out[static_cast<std::size_t>(x) * h + y] != in[static_cast<std::size_t>(y) * w + x]) {
+                if (out[static_cast<std::size_t>(x) * h + y] !=
+                    in[static_cast<std::size_t>(y) * w + x]) {
                     std::printf("transpose: WRONG at x=%d y=%d\n", x, y);
                     return 1;
                 }

@@ -89,9 +89,13 @@ const LoadedBackend& backend_named(const std::string& name) {
     throw Error::usage("unknown backend '" + name + "'; Duet knows: " + known);
 }
 
-const std::vector<const LoadedBackend*>& all_backends() { return registry().backends; }
+const std::vector<const LoadedBackend*>& all_backends() {
+    return registry().backends;
+}
 
-const std::vector<Device*>& all_devices() { return registry().devices; }
+const std::vector<Device*>& all_devices() {
+    return registry().devices;
+}
 
 } // namespace detail
 
@@ -110,7 +114,9 @@ std::vector<std::string> known_backends() {
     return names;
 }
 
-std::vector<Device*> devices() { return detail::all_devices(); }
+std::vector<Device*> devices() {
+    return detail::all_devices();
+}
 
 int global_index(const Device& dev) {
     const auto& devs = detail::all_devices();

@@ -9,7 +9,9 @@ namespace duet {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 bool is_ident(char c) {
     return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
@@ -44,7 +46,8 @@ void check_define(const std::string& name, const std::string& value) {
             throw Error::usage("define " + name + "='" + shown(value) +
                                "': a value is one token of printable ASCII, without spaces, "
                                "control characters, quotes or backslashes");
-    if (!value.empty() && value[0] == '-' && !(value.size() > 1 && (is_digit(value[1]) || value[1] == '.')))
+    if (!value.empty() && value[0] == '-' &&
+        !(value.size() > 1 && (is_digit(value[1]) || value[1] == '.')))
         throw Error::usage("define " + name + "='" + shown(value) +
                            "': a value may not start with '-' (only a negative number may)");
 }

@@ -1,5 +1,6 @@
 // Device selection: what a device spec ("", "3", "opencl:1", a stable id, "cuda", "uuid:HEX",
-// "pci:BUS", part of a name) means, and which devices of other backends are the same physical device.
+// "pci:BUS", part of a name) means, and which devices of other backends are the same physical
+// device.
 #include <algorithm>
 #include <cctype>
 
@@ -36,8 +37,8 @@ std::string device_list() {
 
 Device& nth_of_backend(const LoadedBackend& b, const std::string& index_text) {
     if (!b.backend || b.backend->device_count() == 0)
-        throw Error::unavailable("the " + b.report.name + " backend has no devices: " +
-                                 b.report.reason, b.report.name);
+        throw Error::unavailable(
+            "the " + b.report.name + " backend has no devices: " + b.report.reason, b.report.name);
     if (!all_digits(index_text))
         throw Error::usage("device index '" + index_text + "' for backend " + b.report.name +
                            " is not a number; it has devices 0 to " +
@@ -99,8 +100,8 @@ Device& select_device(const std::string& spec) {
     if (all_digits(spec)) {
         const std::size_t i = std::stoul(spec);
         if (i >= devs.size())
-            throw Error::not_found("there is no device " + spec + "; the devices are:" +
-                                   device_list());
+            throw Error::not_found("there is no device " + spec +
+                                   "; the devices are:" + device_list());
         return *devs[i];
     }
     if (const auto colon = spec.find(':'); colon != std::string::npos) {
@@ -109,24 +110,26 @@ Device& select_device(const std::string& spec) {
             for (auto* d : devs)
                 if (!d->info().uuid.empty() && lower(d->info().uuid) == lower(tail))
                     return *d;
-            throw Error::not_found("no device has UUID " + tail + "; the devices are:" +
-                                   device_list());
+            throw Error::not_found("no device has UUID " + tail +
+                                   "; the devices are:" + device_list());
         }
         if (head == "pci") { // the first device on that bus: CUDA before OpenCL
             for (auto* d : devs)
                 if (!d->info().pci_bus_id.empty() && lower(d->info().pci_bus_id) == lower(tail))
                     return *d;
-            throw Error::not_found("no device is on PCI bus " + tail + "; the devices are:" +
-                                   device_list());
+            throw Error::not_found("no device is on PCI bus " + tail +
+                                   "; the devices are:" + device_list());
         }
     }
     for (auto* d : devs)
         if (lower(d->info().name).find(lower(spec)) != std::string::npos)
             return *d;
-    throw Error::not_found("no device matches '" + spec +
-                           "' (give an index, backend:index, a stable id from runapp list, uuid:HEX, pci:BUS or "
-                           "part of a name); the "
-                           "devices are:" + device_list());
+    throw Error::not_found(
+        "no device matches '" + spec +
+        "' (give an index, backend:index, a stable id from runapp list, uuid:HEX, pci:BUS or "
+        "part of a name); the "
+        "devices are:" +
+        device_list());
 }
 
 Device& select_device(const std::string& spec, const std::string& backend) {

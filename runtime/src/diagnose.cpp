@@ -29,8 +29,8 @@ std::vector<Finding> diagnose_backends() {
                                " is at fault, not the driver: rebuild or reinstall Duet, or fix "
                                "DUET_BACKEND_PATH"});
         else
-            out.push_back({"WARN", "backend " + r.name, r.reason,
-                           "see the " + r.name + " findings above"});
+            out.push_back(
+                {"WARN", "backend " + r.name, r.reason, "see the " + r.name + " findings above"});
     }
     return out;
 }

@@ -50,7 +50,8 @@ std::string check_fd(int fd) {
         return "not an ELF file";
     if (eh.e_ident[EI_CLASS] != ELFCLASS64 || sizeof(void*) != 8)
         return "not a 64-bit ELF library (wrong class for this machine)";
-    if (eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
+    if (eh.e_ident[EI_DATA] !=
+        (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
         return "wrong byte order for this machine";
     if (eh.e_type != ET_DYN)
         return "not a shared library (ELF type " + std::to_string(eh.e_type) + ")";
@@ -70,7 +71,8 @@ std::string check_fd(int fd) {
         if (p.p_type == PT_LOAD || p.p_type == PT_DYNAMIC)
             need = std::max<std::uint64_t>(need, p.p_offset + p.p_filesz);
     if (eh.e_shnum)
-        need = std::max<std::uint64_t>(need, eh.e_shoff + std::uint64_t(eh.e_shnum) * eh.e_shentsize);
+        need =
+            std::max<std::uint64_t>(need, eh.e_shoff + std::uint64_t(eh.e_shnum) * eh.e_shentsize);
     if (need > size)
         return "truncated: " + std::to_string(size) + " bytes, its segments need " +
                std::to_string(need);

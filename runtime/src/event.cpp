@@ -11,9 +11,13 @@ EventImpl& need(const std::shared_ptr<EventImpl>& impl) {
 }
 } // namespace
 
-void Event::wait() const { need(impl_).wait(); }
+void Event::wait() const {
+    need(impl_).wait();
+}
 
-double Event::elapsed_ms() const { return need(impl_).elapsed_ms(); }
+double Event::elapsed_ms() const {
+    return need(impl_).elapsed_ms();
+}
 
 double Event::span_ms(const Event& first, const Event& last) {
     return need(first.impl_).elapsed_ms_until(need(last.impl_));
@@ -21,13 +25,13 @@ double Event::span_ms(const Event& first, const Event& last) {
 
 namespace {
 class UntimedEvent final : public EventImpl {
-public:
+  public:
     explicit UntimedEvent(std::function<void()> wait) : wait_(std::move(wait)) {}
     void wait() override { wait_(); }
     double elapsed_ms() override { throw no_timing(); }
     double elapsed_ms_until(EventImpl&) override { throw no_timing(); }
 
-private:
+  private:
     static Error no_timing() {
         return Error::usage("this operation was queued on a queue created with timing off "
                             "(QueueOptions{.timing = false}); create the queue with timing to "

@@ -30,8 +30,7 @@ namespace fs = std::filesystem;
 
 bool is_language(const std::string& name, Language lang) {
     const std::string ext = fs::path(name).extension().string();
-    return lang == Language::opencl ? ext == ".cl" || ext == ".clh"
-                                    : ext == ".cu" || ext == ".cuh";
+    return lang == Language::opencl ? ext == ".cl" || ext == ".clh" : ext == ".cu" || ext == ".cuh";
 }
 
 bool is_main_file(const std::string& name, Language lang) {
@@ -43,7 +42,7 @@ std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     if (!in)
         throw Error::not_found("cannot read kernel source file " + p.string() +
-                        ": check the path and its permissions");
+                               ": check the path and its permissions");
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
@@ -58,11 +57,12 @@ std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
             out.push_back({e.path().filename().string(), read_file(e.path())});
     if (out.empty()) {
         const char* ext = lang == Language::opencl ? ".cl/.clh" : ".cu/.cuh";
-        throw Error::not_found("DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " +
-                        ext + " files in " + dir.string() + " and " + root.string() +
-                        (ec ? " (" + ec.message() + ")" : std::string()) +
-                        ". Point it at a Duet source tree (the directory holding kernels_cl/ and "
-                        "kernels_cu/) or unset it to use the kernels built into Duet");
+        throw Error::not_found(
+            "DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " + ext +
+            " files in " + dir.string() + " and " + root.string() +
+            (ec ? " (" + ec.message() + ")" : std::string()) +
+            ". Point it at a Duet source tree (the directory holding kernels_cl/ and "
+            "kernels_cu/) or unset it to use the kernels built into Duet");
     }
     std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
     return out;
@@ -91,14 +91,15 @@ std::string expand_cl_includes(const SourceFile& file, const std::vector<SourceF
         if (h == files.end() || fs::path(name).extension() != ".clh")
             throw Error(ErrorKind::not_found, "", "", 0, "",
                         "kernel file " + file.name + " line " + std::to_string(number) +
-                            " includes \"" + name + "\", which is not an OpenCL header (.clh) "
+                            " includes \"" + name +
+                            "\", which is not an OpenCL header (.clh) "
                             "among Duet's kernel files; add it to kernels_cl/ or remove the line");
         if (depth > 8)
             throw Error(ErrorKind::usage, "", "", 0, "",
                         "kernel header " + name + " is included more than 8 levels deep (from " +
                             file.name + "): an include cycle?");
-        out += "#line 1 \"" + name + "\"\n" + expand_cl_includes(*h, files, depth + 1) +
-               "#line " + std::to_string(number + 1) + " \"" + file.name + "\"\n";
+        out += "#line 1 \"" + name + "\"\n" + expand_cl_includes(*h, files, depth + 1) + "#line " +
+               std::to_string(number + 1) + " \"" + file.name + "\"\n";
     }
     return out;
 }

@@ -77,9 +77,9 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
     }
     if (!signature.known)
         return {};
-    const std::string counts = "the kernel takes " + std::to_string(params.size()) +
-                               " arguments " + signature.to_string() + ", " +
-                               std::to_string(args.size()) + " were given";
+    const std::string counts = "the kernel takes " + std::to_string(params.size()) + " arguments " +
+                               signature.to_string() + ", " + std::to_string(args.size()) +
+                               " were given";
     if (args.size() < params.size())
         return "argument " + std::to_string(args.size()) + " (" +
                param_string(params[args.size()]) + ") is not set: " + counts +
@@ -89,8 +89,8 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
     for (std::size_t i = 0; i < args.size(); ++i) {
         const KernelArg& a = args[i];
         const KernelParam& p = params[i];
-        const std::string which =
-            "argument " + std::to_string(i) + " (" + param_string(p) + ") of " + signature.to_string();
+        const std::string which = "argument " + std::to_string(i) + " (" + param_string(p) +
+                                  ") of " + signature.to_string();
         using K = KernelParam::Kind;
         switch (p.kind) {
         case K::buffer:
@@ -150,8 +150,9 @@ std::string launch_range_problem(const Range& range, const std::array<std::size_
             return "the local sizes multiply to more than size_t holds";
         group *= local[d];
         if (limits.max_global && g[d] > limits.max_global)
-            return "a global size of " + std::to_string(g[d]) + in + ", over the device's limit of " +
-                   std::to_string(limits.max_global) + " work-items per dimension";
+            return "a global size of " + std::to_string(g[d]) + in +
+                   ", over the device's limit of " + std::to_string(limits.max_global) +
+                   " work-items per dimension";
         if (limits.max_local[d] && local[d] > limits.max_local[d])
             return "a local size of " + std::to_string(local[d]) + in +
                    ", over the device's limit of " + std::to_string(limits.max_local[d]) +
@@ -162,10 +163,13 @@ std::string launch_range_problem(const Range& range, const std::array<std::size_
                    named(limits.groups_name) + "; use a larger local size or fewer work-items";
     }
     if (limits.max_group_items && group > limits.max_group_items)
-        return "work-groups of " + std::to_string(group) + " work-items, over this kernel's limit of " +
+        return "work-groups of " + std::to_string(group) +
+               " work-items, over this kernel's limit of " +
                std::to_string(limits.max_group_items) + " on this device" +
-               named(limits.group_items_name) + " (registers or local memory may allow fewer "
-               "than the device's " + "maximum)";
+               named(limits.group_items_name) +
+               " (registers or local memory may allow fewer "
+               "than the device's " +
+               "maximum)";
     return {};
 }
 

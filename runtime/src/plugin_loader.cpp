@@ -32,7 +32,9 @@ fs::path library_dir() {
     return {};
 }
 
-std::string plugin_file(const std::string& name) { return plugin_prefix + name + plugin_suffix; }
+std::string plugin_file(const std::string& name) {
+    return plugin_prefix + name + plugin_suffix;
+}
 
 // A backend name is what a device id starts with ("NAME:0"): letters, digits and '_'.
 bool valid_name(const std::string& name) {
@@ -55,7 +57,8 @@ std::vector<fs::path> plugin_search_dirs() {
                 static std::once_flag said;
                 std::call_once(said, [&] {
                     log().warn("DUET_BACKEND_PATH names {}, which is not a directory; plugins are "
-                               "looked for next to libduet instead. Fix the path or unset it", d);
+                               "looked for next to libduet instead. Fix the path or unset it",
+                               d);
                 });
             }
             dirs.emplace_back(d);
@@ -80,7 +83,8 @@ std::vector<std::string> discover_plugins() {
             if (f.size() <= prefix.size() + suffix.size() || f.rfind(prefix, 0) != 0 ||
                 f.compare(f.size() - suffix.size(), suffix.size(), suffix) != 0)
                 continue;
-            const std::string name = f.substr(prefix.size(), f.size() - prefix.size() - suffix.size());
+            const std::string name =
+                f.substr(prefix.size(), f.size() - prefix.size() - suffix.size());
             if (valid_name(name))
                 names.insert(name);
         }

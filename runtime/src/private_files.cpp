@@ -27,7 +27,9 @@ bool fail(std::string* why, std::string msg) {
     return false;
 }
 
-std::string err(int e) { return std::strerror(e); }
+std::string err(int e) {
+    return std::strerror(e);
+}
 
 std::string octal(mode_t m) {
     char buf[8];
@@ -83,8 +85,10 @@ bool make_private_dir(const std::string& dir, std::string* why) {
                              "): someone else could plant files there. Point DUET_CACHE_DIR at a "
                              "directory of your own");
     if (st.st_mode & (S_IWGRP | S_IWOTH))
-        return fail(why, dir + " is writable by group or others: someone else could plant files "
-                               "there. Fix: chmod 700 " + std::string(real));
+        return fail(why, dir +
+                             " is writable by group or others: someone else could plant files "
+                             "there. Fix: chmod 700 " +
+                             std::string(real));
     for (fs::path p = rp.parent_path(); !p.empty(); p = p.parent_path()) {
         struct stat a {};
         if (::lstat(p.c_str(), &a) != 0)
@@ -108,8 +112,8 @@ std::optional<std::string> read_private_file(const std::string& path, std::size_
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno != ENOENT)
-            fail(why, "cannot open " + path + ": " + (errno == ELOOP ? "it is a symbolic link"
-                                                                     : err(errno)));
+            fail(why, "cannot open " + path + ": " +
+                          (errno == ELOOP ? "it is a symbolic link" : err(errno)));
         else if (why)
             why->clear();
         return std::nullopt;
@@ -150,7 +154,8 @@ std::optional<std::string> read_private_file(const std::string& path, std::size_
 
 bool write_private_file(const std::string& path, const std::string& data, std::string* why) {
     const fs::path target(path);
-    std::string tmpl = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
+    std::string tmpl =
+        (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
     // mkstemp opens with O_CREAT|O_EXCL and mode 0600: a link planted at the name fails it.
     const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
     if (fd < 0)

@@ -1,5 +1,6 @@
 // The on-disk program cache. An entry is one file named by the key:
-//   "DUETCACHE2\n" <description> "\n" <payload size, 16 hex> "\n" <HMAC-SHA256, 64 hex> "\n" <payload>
+//   "DUETCACHE2\n" <description> "\n" <payload size, 16 hex> "\n" <HMAC-SHA256, 64 hex> "\n"
+//   <payload>
 // The HMAC covers the key, the description, the size and the payload under a secret that lives
 // in the cache directory's key file (0600), never in an entry: whoever can write an entry but
 // not read the key cannot make one that loads. PoCL's binaries hold native code, so an entry
@@ -7,8 +8,8 @@
 // must be private (private_files.cpp); otherwise the run goes on uncached, with one warning.
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <fcntl.h>
@@ -145,7 +146,8 @@ bool ProgramCache::load_secret(std::string* why) {
         std::string err;
         if (auto s = read_private_file(path, 4096, &err)) {
             struct stat st {};
-            if (::lstat(path.c_str(), &st) != 0 || (st.st_mode & 077) || s->size() != secret_bytes) {
+            if (::lstat(path.c_str(), &st) != 0 || (st.st_mode & 077) ||
+                s->size() != secret_bytes) {
                 *why = "the cache key " + path + " is not a private " +
                        std::to_string(secret_bytes) + "-byte file; remove it (rm " + path +
                        ") and Duet makes a new one";
@@ -193,7 +195,9 @@ std::string ProgramCache::key(const std::vector<std::string_view>& parts) {
     return hex64(a) + hex64(b);
 }
 
-std::string ProgramCache::path_for(const std::string& key) const { return dir_ + "/" + key + ".bin"; }
+std::string ProgramCache::path_for(const std::string& key) const {
+    return dir_ + "/" + key + ".bin";
+}
 
 std::optional<std::vector<unsigned char>> ProgramCache::load(const std::string& key) const {
     if (!enabled_)
@@ -256,9 +260,8 @@ std::vector<ProgramCache::Entry> ProgramCache::list() const {
             continue;
         en.bytes = static_cast<std::uint64_t>(st.st_size);
         std::string why;
-        const auto file = S_ISREG(st.st_mode)
-                              ? read_private_file(en.path, max_entry_bytes, &why)
-                              : std::nullopt;
+        const auto file =
+            S_ISREG(st.st_mode) ? read_private_file(en.path, max_entry_bytes, &why) : std::nullopt;
         const auto p = file ? parse(*file) : std::nullopt;
         if (p) {
             en.description = std::string(p->description);

@@ -38,7 +38,8 @@ void Range::validate() const {
         if (has_local_ && global_[d] % local_[d] != 0)
             throw Error::usage("launch range " + to_string() +
                                ": the global size is not a multiple of the local size in "
-                               "dimension " + std::to_string(d) +
+                               "dimension " +
+                               std::to_string(d) +
                                "; round it up (Range::rounded_up) and bounds-check in the kernel");
     }
 }

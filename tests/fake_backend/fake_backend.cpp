@@ -23,7 +23,8 @@ class FakeDevice final : public duet::Device {
     std::unique_ptr<duet::Queue> create_queue(const duet::QueueOptions&) override { refuse(); }
     std::unique_ptr<duet::Buffer> alloc_bytes(std::size_t) override { refuse(); }
     std::unique_ptr<duet::HostBuffer> alloc_host(std::size_t) override { refuse(); }
-    std::unique_ptr<duet::Kernel> load_kernel(const std::string&, const duet::BuildOptions&) override {
+    std::unique_ptr<duet::Kernel> load_kernel(const std::string&,
+                                              const duet::BuildOptions&) override {
         refuse();
     }
 
@@ -55,5 +56,9 @@ class FakeBackend final : public duet::Backend {
 
 } // namespace
 
-DUET_BACKEND_EXPORT int duet_backend_abi() { return DUET_BACKEND_ABI; }
-DUET_BACKEND_EXPORT duet::Backend* duet_backend_create() { return new FakeBackend(); }
+DUET_BACKEND_EXPORT int duet_backend_abi() {
+    return DUET_BACKEND_ABI;
+}
+DUET_BACKEND_EXPORT duet::Backend* duet_backend_create() {
+    return new FakeBackend();
+}

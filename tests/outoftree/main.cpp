@@ -5,7 +5,8 @@
 #include <duet/duet.hpp>
 
 int main() {
-    const auto sources = duet::KernelSources::from_files(KERNEL_DIR "/saxpy.cl", KERNEL_DIR "/saxpy.cu");
+    const auto sources =
+        duet::KernelSources::from_files(KERNEL_DIR "/saxpy.cl", KERNEL_DIR "/saxpy.cu");
     int ran = 0;
     for (duet::Device* dev : duet::devices()) {
         const int n = 1000;

@@ -19,7 +19,7 @@ namespace duet {
 
 // Device memory. Released when destroyed.
 class Buffer {
-public:
+  public:
     virtual ~Buffer() = default;
     // Size in bytes.
     virtual std::size_t size() const = 0;
@@ -27,7 +27,7 @@ public:
 
 // Page-locked (pinned) host memory for fast, asynchronous transfers. Released when destroyed.
 class HostBuffer {
-public:
+  public:
     virtual ~HostBuffer() = default;
     // Host address of the memory, valid for the buffer's lifetime.
     virtual void* data() = 0;
@@ -39,9 +39,9 @@ public:
 
 // A kernel's sources given by the app, one per language (either may be empty).
 struct KernelSources {
-    std::string opencl;      // OpenCL C source text
-    std::string cuda;        // CUDA C++ source text (compiled with NVRTC)
-    std::string origin;      // where the text came from, for messages ("my.cl", "<string>")
+    std::string opencl; // OpenCL C source text
+    std::string cuda;   // CUDA C++ source text (compiled with NVRTC)
+    std::string origin; // where the text came from, for messages ("my.cl", "<string>")
     // Reads the files; a path that is empty is skipped, one that cannot be read is an Error.
     static KernelSources from_files(const std::string& cl_path, const std::string& cu_path);
 };
@@ -49,15 +49,15 @@ struct KernelSources {
 // How to build a kernel. Defines mean the same on both backends.
 struct BuildOptions {
     std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
-    bool fast_math = false;  // off unless asked for, then on both backends
-    KernelSources sources;   // empty: the kernel is looked up among Duet's own kernels
+    bool fast_math = false; // off unless asked for, then on both backends
+    KernelSources sources;  // empty: the kernel is looked up among Duet's own kernels
 };
 
 // A compiled kernel ready to launch. One Kernel may be launched from several threads at once
 // (on any queues): each launch carries all its arguments, which never carry over to another
 // launch; the OpenCL backend sets them and enqueues under a per-kernel lock.
 class Kernel {
-public:
+  public:
     virtual ~Kernel() = default;
     // Kernel name.
     virtual const std::string& name() const = 0;
@@ -80,7 +80,7 @@ public:
 // freeing it earlier is a use-after-free. A Queue waits for its pending work when destroyed,
 // so destroy the queue (or call finish()) before the host memory it reads into or writes from.
 class Queue {
-public:
+  public:
     virtual ~Queue() = default;
     // Copies `bytes` from host `src` into `dst` at byte `offset`. Blocking unless asked.
     virtual Event write_bytes(Buffer& dst, const void* src, std::size_t bytes,
@@ -100,8 +100,7 @@ public:
     // overflow. Without a local size, both backends choose it by one rule
     // (duet::default_local_size). CUDA: duet::local arguments the kernel has no parameter for
     // become its `extern __shared__` memory, laid out as cuda_launch.hpp says.
-    virtual Event launch_args(Kernel& kernel, const Range& range,
-                              KernelArgs args) = 0;
+    virtual Event launch_args(Kernel& kernel, const Range& range, KernelArgs args) = 0;
     // Waits until everything queued has finished.
     virtual void finish() = 0;
 
@@ -133,7 +132,7 @@ struct QueueOptions {
 
 // One device as seen by one backend.
 class Device {
-public:
+  public:
     virtual ~Device() = default;
     // What the device is.
     virtual const DeviceInfo& info() const = 0;

@@ -42,8 +42,8 @@ struct DeviceCapabilities {
     // Kernels can call sub-group / warp collectives (cl_khr_subgroups' sub_group_reduce_add;
     // CUDA's __shfl_*_sync).
     bool subgroup_functions = false;
-    bool fp64 = false;          // double precision in kernels
-    bool fp16 = false;          // half precision arithmetic in kernels
+    bool fp64 = false; // double precision in kernels
+    bool fp16 = false; // half precision arithmetic in kernels
     LocalMemoryKind local_memory = LocalMemoryKind::unknown;
     bool float_atomics = false; // atomic add on 32-bit floats in global memory
     bool int64_atomics = false; // 64-bit integer atomics in global memory
@@ -56,11 +56,11 @@ struct DeviceCapabilities {
 
 // Static description of one device as one backend sees it.
 struct DeviceInfo {
-    std::string backend;          // "opencl" or "cuda"
-    int local_index = 0;          // index among this backend's devices
-    std::string name;             // marketing name
-    std::string vendor;           // "NVIDIA Corporation", "AMD", "Intel(R) Corporation", ...
-    std::string type;             // "GPU", "CPU", "Accelerator": device_type_name(device_type)
+    std::string backend; // "opencl" or "cuda"
+    int local_index = 0; // index among this backend's devices
+    std::string name;    // marketing name
+    std::string vendor;  // "NVIDIA Corporation", "AMD", "Intel(R) Corporation", ...
+    std::string type;    // "GPU", "CPU", "Accelerator": device_type_name(device_type)
     DeviceType device_type = DeviceType::other;
     std::string platform;         // OpenCL platform name, or "CUDA"
     std::string platform_version; // OpenCL platform version, or the CUDA runtime version
@@ -70,16 +70,16 @@ struct DeviceInfo {
     std::string uuid;             // 32 hex digits, empty when the device does not report one
     std::string pci_bus_id;       // "0000:3b:00.0", empty when unknown
 
-    int compute_units = 0;                 // SMs / compute units
-    int clock_mhz = 0;                     // max core clock
-    int memory_clock_mhz = 0;              // 0 when unknown
-    int memory_bus_bits = 0;               // 0 when unknown
-    std::uint64_t global_mem_bytes = 0;    // device memory
-    std::uint64_t max_alloc_bytes = 0;     // largest single allocation
-    std::uint64_t local_mem_bytes = 0;     // shared/local memory per work-group
+    int compute_units = 0;                    // SMs / compute units
+    int clock_mhz = 0;                        // max core clock
+    int memory_clock_mhz = 0;                 // 0 when unknown
+    int memory_bus_bits = 0;                  // 0 when unknown
+    std::uint64_t global_mem_bytes = 0;       // device memory
+    std::uint64_t max_alloc_bytes = 0;        // largest single allocation
+    std::uint64_t local_mem_bytes = 0;        // shared/local memory per work-group
     std::uint64_t global_mem_cache_bytes = 0; // last-level cache: L2 (GPU), the host LLC (CPU)
-    std::uint64_t constant_mem_bytes = 0;  // constant memory
-    std::size_t max_work_group_size = 0;   // threads per block / work-items per group
+    std::uint64_t constant_mem_bytes = 0;     // constant memory
+    std::size_t max_work_group_size = 0;      // threads per block / work-items per group
     std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
     int subgroup_width = 0;                // warp / wavefront / sub-group width (0 = unknown)
     int preferred_work_group_multiple = 0; // from a probe kernel or the warp size

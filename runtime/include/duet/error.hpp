@@ -12,7 +12,7 @@ enum class ErrorKind { usage, not_found, unavailable, build, runtime, unsupporte
 
 // A runtime failure: what was being done, which call failed, its code and name, what to do.
 class Error : public std::runtime_error {
-public:
+  public:
     // Builds the message "backend: call failed with NAME (code): message".
     Error(ErrorKind kind, std::string backend, std::string call, long code, std::string code_name,
           std::string message, std::string build_log = {});
@@ -36,7 +36,7 @@ public:
     // Compiler output for build failures, empty otherwise.
     const std::string& build_log() const noexcept { return build_log_; }
 
-private:
+  private:
     ErrorKind kind_;
     std::string backend_, call_;
     long code_;

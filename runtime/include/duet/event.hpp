@@ -7,7 +7,7 @@ namespace duet {
 
 // Backend half of an Event.
 class EventImpl {
-public:
+  public:
     virtual ~EventImpl() = default;
     // Blocks until the operation is complete.
     virtual void wait() = 0;
@@ -19,7 +19,7 @@ public:
 
 // A handle to one queued operation; cheap to copy. A default-constructed Event is empty.
 class Event {
-public:
+  public:
     Event() = default;
     explicit Event(std::shared_ptr<EventImpl> impl) : impl_(std::move(impl)) {}
     // True when the event refers to an operation.
@@ -31,7 +31,7 @@ public:
     // Device time from the start of `first` to the end of `last`: times a group of launches.
     static double span_ms(const Event& first, const Event& last);
 
-private:
+  private:
     std::shared_ptr<EventImpl> impl_;
 };
 

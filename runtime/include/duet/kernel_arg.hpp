@@ -18,15 +18,17 @@ struct LocalMemory {
     std::size_t bytes;
 };
 // Makes a local-memory kernel argument of `bytes` bytes.
-inline LocalMemory local(std::size_t bytes) { return LocalMemory{bytes}; }
+inline LocalMemory local(std::size_t bytes) {
+    return LocalMemory{bytes};
+}
 
 // One kernel argument, as the backends receive it.
 struct KernelArg {
     enum class Kind { buffer, scalar, local };
     Kind kind = Kind::scalar;
-    const Buffer* buffer = nullptr;          // Kind::buffer
-    std::array<unsigned char, 16> value{};   // Kind::scalar, first `size` bytes
-    std::size_t size = 0;                    // scalar size, or local bytes
+    const Buffer* buffer = nullptr;        // Kind::buffer
+    std::array<unsigned char, 16> value{}; // Kind::scalar, first `size` bytes
+    std::size_t size = 0;                  // scalar size, or local bytes
 
     // Converts one C++ value into an argument; unsupported types fail to compile.
     template <class T> static KernelArg from(const T& v) {
@@ -54,21 +56,35 @@ struct KernelArg {
 // The arguments of one launch: a read-only view of contiguous KernelArgs (std::span's role,
 // kept C++17-clean; converts to and from std::span<const KernelArg> under C++20).
 class KernelArgs {
-public:
+  public:
     constexpr KernelArgs() = default;
     constexpr KernelArgs(const KernelArg* data, std::size_t size) : data_(data), size_(size) {}
 #if __cplusplus >= 202002L && __has_include(<span>)
     constexpr KernelArgs(std::span<const KernelArg> s) : data_(s.data()), size_(s.size()) {}
-    constexpr operator std::span<const KernelArg>() const { return {data_, size_}; }
+    constexpr operator std::span<const KernelArg>() const {
+        return {data_, size_};
+    }
 #endif
-    constexpr const KernelArg* data() const { return data_; }
-    constexpr std::size_t size() const { return size_; }
-    constexpr bool empty() const { return size_ == 0; }
-    constexpr const KernelArg* begin() const { return data_; }
-    constexpr const KernelArg* end() const { return data_ + size_; }
-    constexpr const KernelArg& operator[](std::size_t i) const { return data_[i]; }
+    constexpr const KernelArg* data() const {
+        return data_;
+    }
+    constexpr std::size_t size() const {
+        return size_;
+    }
+    constexpr bool empty() const {
+        return size_ == 0;
+    }
+    constexpr const KernelArg* begin() const {
+        return data_;
+    }
+    constexpr const KernelArg* end() const {
+        return data_ + size_;
+    }
+    constexpr const KernelArg& operator[](std::size_t i) const {
+        return data_[i];
+    }
 
-private:
+  private:
     const KernelArg* data_ = nullptr;
     std::size_t size_ = 0;
 };

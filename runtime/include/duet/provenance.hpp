@@ -13,10 +13,14 @@ enum class Provenance {
 // and CSV use.
 inline const char* provenance_name(Provenance p) {
     switch (p) {
-    case Provenance::compiled: return "compiled";
-    case Provenance::memory_cache: return "memory_cache";
-    case Provenance::disk_cache: return "disk_cache";
-    case Provenance::embedded_binary: return "embedded_binary";
+    case Provenance::compiled:
+        return "compiled";
+    case Provenance::memory_cache:
+        return "memory_cache";
+    case Provenance::disk_cache:
+        return "disk_cache";
+    case Provenance::embedded_binary:
+        return "embedded_binary";
     }
     return "unknown";
 }

@@ -7,11 +7,13 @@
 namespace duet {
 
 // Rounds v up to the next multiple of m (m > 0): the helper apps use to pad a global size.
-constexpr std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
+constexpr std::size_t round_up(std::size_t v, std::size_t m) {
+    return (v + m - 1) / m * m;
+}
 
 // Global size (1-3 dimensions) in work-items, with an optional local (work-group) size.
 class Range {
-public:
+  public:
     explicit Range(std::size_t x) : global_{x, 1, 1}, dims_(1) {}
     Range(std::size_t x, std::size_t y) : global_{x, y, 1}, dims_(2) {}
     Range(std::size_t x, std::size_t y, std::size_t z) : global_{x, y, z}, dims_(3) {}
@@ -37,7 +39,7 @@ public:
     // Throws a usage Error when a size is zero or global is not a multiple of local.
     void validate() const;
 
-private:
+  private:
     std::array<std::size_t, 3> global_;
     std::array<std::size_t, 3> local_{1, 1, 1};
     int dims_;

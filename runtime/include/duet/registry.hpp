@@ -19,11 +19,11 @@ struct PlatformReport {
 
 // What one backend found, and why it has no devices when it has none.
 struct BackendReport {
-    std::string name;        // "opencl", "cuda"
-    std::string plugin;      // path of the plugin module ("" when it could not be found)
-    bool loaded = false;     // the plugin module opened and initialised
-    std::string reason;      // why there are no devices (empty when there are some)
-    std::string version;     // backend/runtime version, when known
+    std::string name;    // "opencl", "cuda"
+    std::string plugin;  // path of the plugin module ("" when it could not be found)
+    bool loaded = false; // the plugin module opened and initialised
+    std::string reason;  // why there are no devices (empty when there are some)
+    std::string version; // backend/runtime version, when known
     std::vector<PlatformReport> platforms;
     int device_count = 0;
 };

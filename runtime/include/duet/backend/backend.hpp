@@ -14,7 +14,7 @@ namespace duet {
 
 // A backend: its report and its devices. Created once by the plugin loader.
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
     // What the backend found, and why it has no devices when it has none.
     virtual BackendReport report() const = 0;

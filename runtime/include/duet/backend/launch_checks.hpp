@@ -42,10 +42,10 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
 // A device's launch limits; a zero entry is "no limit known".
 struct LaunchLimits {
     int max_dims = 3;
-    std::size_t max_group_items = 0;                  // work-items per group for this kernel
-    std::array<std::size_t, 3> max_local{0, 0, 0};    // work-items per group, per dimension
-    std::array<std::size_t, 3> max_groups{0, 0, 0};   // work-groups (CUDA grid), per dimension
-    std::size_t max_global = 0;                       // work-items per dimension
+    std::size_t max_group_items = 0;                // work-items per group for this kernel
+    std::array<std::size_t, 3> max_local{0, 0, 0};  // work-items per group, per dimension
+    std::array<std::size_t, 3> max_groups{0, 0, 0}; // work-groups (CUDA grid), per dimension
+    std::size_t max_global = 0;                     // work-items per dimension
     // The backend's names for the limits, put after the numbers in messages ("maxThreadsDim").
     const char* local_name = "";
     const char* groups_name = "";

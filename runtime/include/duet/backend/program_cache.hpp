@@ -11,7 +11,7 @@ namespace duet {
 // Content-addressed cache in a private directory. Entries carry an HMAC under a per-directory
 // secret key; an entry that does not authenticate reads as a miss.
 class ProgramCache {
-public:
+  public:
     // One file in the cache, for `runapp cache ls`.
     struct Entry {
         std::string path, description;
@@ -43,7 +43,7 @@ public:
     // Why the cache is off ("" when it is on or no directory was set).
     const std::string& why_off() const { return why_off_; }
 
-private:
+  private:
     std::string path_for(const std::string& key) const;
     bool load_secret(std::string* why);
     std::string dir_, why_off_, secret_;
