@@ -81,6 +81,10 @@ int main(int argc, char** argv) {
         }
         std::ifstream s(argv[3], std::ios::binary);
         const std::string src{std::istreambuf_iterator<char>(s), {}};
+        if (src.empty()) {
+            std::fprintf(stderr, "warm_floor_opencl: cannot read the source %s\n", argv[3]);
+            return 2;
+        }
         const char* text = src.c_str();
         prog = clCreateProgramWithSource(ctx, 1, &text, nullptr, &rc);
     } else {
