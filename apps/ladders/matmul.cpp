@@ -343,6 +343,8 @@ class Matmul final : public App {
         Result r; // the same refusal of a full check too big as a device row's
         verify_level(cfg, double(M) * N * K, full_check_limit, r, name());
         r = native_result(name(), native_variant(variant), {M, N, K}, cfg, native::sgemm_library());
+        if (const auto w = native::sgemm_warning(); !w.empty())
+            r.note = w;
         const auto a = random_floats(M * K, cfg.seed);
         const auto b = random_floats(K * N, cfg.seed + 1);
         std::vector<float> c(M * N);

@@ -45,6 +45,10 @@ void sgemm(const float* a, const float* b, float* c, std::size_t M, std::size_t 
 // Which of the two sgemm uses: "OpenBLAS 0.3.21 (Haswell kernels, 2 threads)" or
 // "blocked C++ loop (no OpenBLAS in this build)".
 std::string sgemm_library();
+// Empty, or why the sgemm figure understates this CPU: OpenBLAS that did not recognise the CPU
+// and fell back to kernels narrower than the vectors the CPU has (e.g. Prescott's SSE3 kernels
+// on an AVX-512 CPU in a virtual machine), with the setting that fixes it.
+std::string sgemm_warning();
 
 // ---- the copy bandwidth the memory-bound apps are measured against ----
 struct Copy {
