@@ -21,8 +21,11 @@ python3 - merged.json <<'PY' || fail "the merged JSON does not hold both ranks' 
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "duet-results", d.get("schema")
-devices = sorted({r["device_id"] for r in d["results"]})
-per = {dev: sum(1 for r in d["results"] if r["device_id"] == dev) for dev in devices}
+rows = [r for r in d["results"] if r["backend"] != "native"]  # the host CPU's own rows
+natives = [r for r in d["results"] if r["backend"] == "native"]
+assert natives and all("ranks ran at the same time" in r.get("note", "") for r in natives), natives
+devices = sorted({r["device_id"] for r in rows})
+per = {dev: sum(1 for r in rows if r["device_id"] == dev) for dev in devices}
 print("rows per device:", per)
 assert devices == ["opencl:0", "opencl:1"], devices
 assert len(set(per.values())) == 1 and min(per.values()) >= 2, per

@@ -90,9 +90,9 @@ std::string sgemm_warning() {
     // OpenBLAS's kernels for CPUs without AVX2 (its names for SSE-era cores): on a CPU with wider
     // vectors these mean its CPU detection failed, seen with Debian's 0.3.21 on a 16-core Xeon VM
     // (Prescott kernels: 160 GFLOP/s at 2048^3 against 1000 with OPENBLAS_CORETYPE=SkylakeX).
-    static const char* narrow[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
-                                   "Atom", "Katmai", "Coppermine", "Northwood", "Banias",
-                                   "Opteron", "Barcelona", "Bobcat", "Nano"};
+    static const char* narrow[] = {"Prescott", "Core2",     "Penryn",     "Dunnington", "Nehalem",
+                                   "Atom",     "Katmai",    "Coppermine", "Northwood",  "Banias",
+                                   "Opteron",  "Barcelona", "Bobcat",     "Nano"};
     const std::string core = openblas_get_corename();
     const auto& cpu = host_cpu();
     if (cpu.vector_bits < 256)
@@ -100,7 +100,8 @@ std::string sgemm_warning() {
     for (const char* n : narrow)
         if (core == n)
             return "OpenBLAS did not recognise this CPU and uses its " + core + " kernels on a " +
-                   cpu.isa + " CPU: this sgemm figure understates the CPU (and every x CPU is too "
+                   cpu.isa +
+                   " CPU: this sgemm figure understates the CPU (and every x CPU is too "
                    "high); set OPENBLAS_CORETYPE (e.g. " +
                    (cpu.vector_bits >= 512 ? "SkylakeX" : "Haswell") + ") and run again";
 #endif

@@ -253,6 +253,12 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
             }
         }
     add_references(c, results, progress.on());
+    if (world.local_size > 1) // each rank times its own reference while the others run
+        for (auto& r : results)
+            if (r.backend == "native")
+                r.note += std::string(r.note.empty() ? "" : "; ") + "rank " +
+                          std::to_string(world.rank) + " of " + std::to_string(world.local_size) +
+                          " on this host: the other ranks ran at the same time, on the same cores";
     if (world.active())
         return finish_ranks(world, c, std::move(results), failures, argc, argv);
     if (c.format != Format::table) {
