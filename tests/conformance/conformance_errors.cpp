@@ -25,7 +25,8 @@ extern "C" __global__ void scale_add(const float* x, float* y, const float s, co
 )";
 
 const char* const broken_cl = "__kernel void oops(__global float* p) { p[0] = undeclared_thing; }";
-const char* const broken_cu = "extern \"C\" __global__ void oops(float* p) { p[0] = undeclared_thing; }";
+const char* const broken_cu =
+    "extern \"C\" __global__ void oops(float* p) { p[0] = undeclared_thing; }";
 
 } // namespace
 
@@ -47,8 +48,8 @@ TEST_CASE("conformance: bad input is a clear Error, never a crash") {
             // the memory) and allocates 0 bytes.
             if (!conformance::runs_cuda(*dev)) {
                 const std::size_t huge = dev->info().max_alloc_bytes + 4096;
-                CHECK_THROWS_WITH_AS(dev->alloc_bytes(huge), doctest::Contains("largest allocation"),
-                                     Error);
+                CHECK_THROWS_WITH_AS(dev->alloc_bytes(huge),
+                                     doctest::Contains("largest allocation"), Error);
                 CHECK_THROWS_AS(dev->alloc_bytes(0), Error);
             }
 
