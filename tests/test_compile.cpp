@@ -1,12 +1,8 @@
 // runapp compile: the parsers of each vendor tool's output (on captured samples), bad targets,
 // a missing compiler, and a real build of one kernel on every target whose compiler is here.
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <sys/wait.h>
 
 #include <doctest/doctest.h>
 
@@ -21,7 +17,7 @@ struct Run {
 };
 
 Run run_runapp(const std::string& env, const std::string& args) {
-    auto [code, out] = duet_test::shell(env + " " DUET_RUNAPP " " + args);
+    auto [code, out] = duet_test::shell(env + " " + duet_test::runapp_path() + " " + args);
     return {code, out};
 }
 

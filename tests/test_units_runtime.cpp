@@ -1,11 +1,9 @@
-// Unit tests of the backend-neutral parts: ranges, sizes, stats, errors, kernel lookup,
-// the registry and device selection.
+// Unit tests of the runtime's backend-neutral parts (part of test_units): ranges, stats,
+// errors, kernel lookup, the registry, device selection and stable device ids.
 #include <doctest/doctest.h>
 
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/duet.hpp>
-
-#include "app.hpp"
 
 using duet::Error;
 using duet::Range;
@@ -22,27 +20,6 @@ TEST_CASE("Range: local sizes, rounding and validation") {
     CHECK_THROWS_AS(Range(64).local(0).validate(), Error);
     CHECK(duet::round_up(17, 8) == 24);
     CHECK(duet::round_up(16, 8) == 16);
-}
-
-TEST_CASE("sizes: counts, powers, suffixes and shapes; bad sizes are usage errors") {
-    using duet::apps::parse_dims;
-    CHECK(parse_dims("4096") == std::vector<std::size_t>{4096});
-    CHECK(parse_dims("2^20") == std::vector<std::size_t>{1u << 20});
-    CHECK(parse_dims("16M") == std::vector<std::size_t>{16u << 20});
-    CHECK(parse_dims("64k") == std::vector<std::size_t>{65536});
-    CHECK(parse_dims("1920x1080") == std::vector<std::size_t>{1920, 1080});
-    CHECK(parse_dims("37x53x29") == std::vector<std::size_t>{37, 53, 29});
-    for (const char* bad :
-         {"0", "-5", "abc", "", "12abc", "3^4", "1x", "x2", "1.5", "2^99", "99999999999999999"}) {
-        INFO(bad);
-        try {
-            parse_dims(bad);
-            FAIL("accepted");
-        } catch (const Error& e) {
-            CHECK(e.kind() == duet::ErrorKind::usage);
-            CHECK(std::string(e.what()).find("size") != std::string::npos);
-        }
-    }
 }
 
 TEST_CASE("stats: median of odd and even counts") {
@@ -93,15 +70,6 @@ TEST_CASE("kernel sources: every kernel is found in both languages, in the same 
               Language::cuda) == std::vector<std::string>{"a", "b"});
 }
 
-TEST_CASE("every app variant's kernel exists in both languages") {
-    for (const auto* app : duet::apps::all_apps())
-        for (const auto& v : app->variants()) {
-            INFO(app->name() << " " << v.name << " -> " << v.kernel);
-            CHECK(duet::find_kernel_source(v.kernel, duet::Language::opencl));
-            CHECK(duet::find_kernel_source(v.kernel, duet::Language::cuda));
-        }
-}
-
 TEST_CASE("registry: both backends are reported, with a reason when they have no device") {
     const auto reports = duet::backend_reports();
     REQUIRE(reports.size() == 2);
@@ -131,27 +99,6 @@ TEST_CASE("device selection: bad specs are clear errors that list the devices") 
         CHECK(&duet::select_device(d->info().id()) == d);
         CHECK(&duet::select_device(std::to_string(d->info().local_index), d->info().backend) == d);
     }
-}
-
-TEST_CASE("apps: unknown app and variant name what exists") {
-    CHECK_THROWS_WITH_AS(duet::apps::find_app("fft"), doctest::Contains("the apps are: vecadd"),
-                         Error);
-    const auto& v = duet::apps::find_app("vecadd");
-    CHECK_THROWS_WITH_AS(duet::apps::select_variants(v, "naive,bogus"),
-                         doctest::Contains("its variants are"), Error);
-    CHECK(duet::apps::select_variants(v, "all").size() == v.variants().size());
-    CHECK(duet::apps::select_variants(v, "naive").size() == 1);
-}
-
-TEST_CASE("check_indices: full checks everything, sample includes both ends") {
-    using duet::apps::check_indices;
-    using duet::apps::Verify;
-    CHECK(check_indices(100, Verify::full, 1).size() == 100);
-    CHECK(check_indices(100, Verify::off, 1).empty());
-    const auto s = check_indices(1000000, Verify::sample, 1);
-    CHECK(s.front() == 0);
-    CHECK(s.back() == 999999);
-    CHECK(s.size() < 5000);
 }
 
 TEST_CASE("stable device ids: names, not positions; twins told apart by PCI bus, else position") {

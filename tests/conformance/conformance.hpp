@@ -1,0 +1,63 @@
+#pragma once
+// The conformance suite: the device contract every backend keeps (transfers, fills, copies,
+// launches, user kernels, caches, timing, clear errors), written once and run on every device
+// of every backend. Only this header names backends: a test asks it which devices there are,
+// whether a compiler is missing, and gives user kernels in both languages.
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include <duet/duet.hpp>
+
+#include "test_util.hpp"
+
+namespace conformance {
+
+// Every device of every backend (the plugins present, and the backends this build knows even
+// when their plugin did not load): with DUET_REQUIRE_OPENCL=1 or DUET_REQUIRE_CUDA=1 a backend
+// with no device fails the test (devices_of), so a broken install cannot pass by testing nothing.
+inline std::vector<duet::Device*> every_device() {
+    std::vector<std::string> names = {"opencl", "cuda"};
+    for (const auto& r : duet::backend_reports()) {
+        bool known = false;
+        for (const auto& n : names)
+            known = known || n == r.name;
+        if (!known)
+            names.push_back(r.name);
+    }
+    std::vector<duet::Device*> out;
+    for (const auto& name : names)
+        for (auto* d : duet_test::devices_of(name))
+            out.push_back(d);
+    return out;
+}
+
+// A user kernel source given in both languages: each device builds the one it runs.
+inline duet::BuildOptions user_program(const char* opencl_c, const char* cuda, const char* origin) {
+    duet::BuildOptions o;
+    o.sources.opencl = opencl_c;
+    o.sources.cuda = cuda;
+    o.sources.origin = origin;
+    return o;
+}
+
+// The device runs CUDA (its runtime compiler, NVRTC, may be missing where the driver is not).
+inline bool runs_cuda(const duet::Device& dev) {
+    return dev.info().backend == "cuda";
+}
+
+// A build that failed because the device has no run-time compiler (NVRTC missing): the checks
+// that need one are skipped, and say so.
+inline bool compiler_missing(const duet::Error& e) {
+    if (e.kind() != duet::ErrorKind::unavailable)
+        return false;
+    MESSAGE("no run-time compiler, its checks skipped: " << e.what());
+    return true;
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+} // namespace conformance
