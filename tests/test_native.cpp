@@ -161,7 +161,8 @@ TEST_CASE("native: runapp run --reference adds the reference row and the x CPU f
     const auto [code2, out2] = duet_test::shell(
         duet_test::runapp_path() + " run vecadd --size 5000 --reps 1 --quiet --format json");
     REQUIRE(code2 == 0);
-    for (const auto& r : nlohmann::json::parse(out2)["results"]) {
+    const auto doc2 = nlohmann::json::parse(out2); // named: a temporary's member would dangle
+    for (const auto& r : doc2["results"]) {
         CHECK(r["backend"] != "native");
         CHECK(r["x_cpu"].is_null());
     }
