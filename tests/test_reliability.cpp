@@ -811,6 +811,13 @@ TEST_CASE(
         for (std::size_t i; (i = next++) < cases.size();) {
             try {
                 results[i] = Child(cases[i], env, t.path).wait(90);
+                // Under LeakSanitizer its tracer thread itself can crash while it stops a
+                // process whose driver threads are exiting ("Tracer caught signal 11 ...
+                // LeakSanitizer has encountered a fatal error", exit 1, seen 3 times in 200 on a
+                // cold PoCL cache): that says nothing of runapp, so the line runs once more.
+                if (results[i].err.find("LeakSanitizer has encountered a fatal error") !=
+                    std::string::npos)
+                    results[i] = Child(cases[i], env, t.path).wait(90);
             } catch (const std::exception& e) {
                 std::lock_guard lock(failure_mutex);
                 spawn_failure = e.what();
