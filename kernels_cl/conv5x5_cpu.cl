@@ -7,29 +7,12 @@
 // (ceil(W / CONV_CPU_COLS), ceil(H / CONV_CPU_ROWS)) rounded to the local size. Correct on any
 // device (slow on a GPU). Twin: kernels_cu/conv5x5_cpu.cu.
 
-#ifndef CPU_VW
-#define CPU_VW 8
-#endif
+#include "cpu_vector.clh"
 #ifndef CONV_CPU_ROWS
 #define CONV_CPU_ROWS 16
 #endif
 #ifndef CONV_CPU_COLS
 #define CONV_CPU_COLS 1024
-#endif
-#if CPU_VW == 16
-#define VT float16
-#define VLOAD vload16
-#define VSTORE vstore16
-#elif CPU_VW == 8
-#define VT float8
-#define VLOAD vload8
-#define VSTORE vstore8
-#elif CPU_VW == 4
-#define VT float4
-#define VLOAD vload4
-#define VSTORE vstore4
-#else
-#error "CPU_VW: 4, 8 or 16 floats"
 #endif
 
 __kernel void conv5x5_cpu(__global const float* restrict in, __global float* restrict out,

@@ -10,26 +10,9 @@
 // Blocks on the right or bottom edge take a scalar path with bounds checks. Correct on any device
 // (slow on a GPU). Twin: kernels_cu/matmul_cpu.cu.
 
-#ifndef CPU_VW
-#define CPU_VW 8
-#endif
+#include "cpu_vector.clh"
 #ifndef CPU_MR
 #define CPU_MR 6
-#endif
-#if CPU_VW == 16
-#define VT float16
-#define VLOAD vload16
-#define VSTORE vstore16
-#elif CPU_VW == 8
-#define VT float8
-#define VLOAD vload8
-#define VSTORE vstore8
-#elif CPU_VW == 4
-#define VT float4
-#define VLOAD vload4
-#define VSTORE vstore4
-#else
-#error "CPU_VW: 4, 8 or 16 floats"
 #endif
 #if CPU_MR < 1 || CPU_MR > 8
 #error "CPU_MR: 1 to 8 rows"

@@ -12,26 +12,9 @@
 // additions in its accumulator lane, CPU_ACC - 1 adding the accumulators, CPU_VW - 1 adding the
 // lanes, CPU_VW * CPU_ACC for the tail, and the work-group's local size - 1 in the group's sum.
 
-#ifndef CPU_VW
-#define CPU_VW 8
-#endif
+#include "cpu_vector.clh"
 #ifndef CPU_ACC
 #define CPU_ACC 4
-#endif
-#if CPU_VW == 16
-#define VEC(T) T##16
-#define VLOAD vload16
-#define VSTORE vstore16
-#elif CPU_VW == 8
-#define VEC(T) T##8
-#define VLOAD vload8
-#define VSTORE vstore8
-#elif CPU_VW == 4
-#define VEC(T) T##4
-#define VLOAD vload4
-#define VSTORE vstore4
-#else
-#error "CPU_VW: 4, 8 or 16"
 #endif
 #if CPU_ACC != 1 && CPU_ACC != 2 && CPU_ACC != 4
 #error "CPU_ACC: 1, 2 or 4 accumulators"

@@ -5,24 +5,7 @@
 // work-items. Correct on any device (slow on a GPU, whose neighbouring work-items should touch
 // neighbouring addresses). Twin: kernels_cu/vecadd_cpu.cu.
 
-#ifndef CPU_VW
-#define CPU_VW 8
-#endif
-#if CPU_VW == 16
-#define VT float16
-#define VLOAD vload16
-#define VSTORE vstore16
-#elif CPU_VW == 8
-#define VT float8
-#define VLOAD vload8
-#define VSTORE vstore8
-#elif CPU_VW == 4
-#define VT float4
-#define VLOAD vload4
-#define VSTORE vstore4
-#else
-#error "CPU_VW: 4, 8 or 16 floats"
-#endif
+#include "cpu_vector.clh"
 
 // Work-item g of G takes elements [g * chunk, min(n, (g + 1) * chunk)), chunk a whole number of
 // vectors: every vector but the last work-item's tail is whole. Any global size works.
