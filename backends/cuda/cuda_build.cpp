@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdlib>
 
-#include <duet/backend/build_options.hpp>
 #include <duet/backend/program_cache.hpp>
 #include <duet/version.hpp>
 
@@ -116,10 +115,9 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 } // namespace
 
-std::unique_ptr<Kernel> CudaDevice::load_kernel(const std::string& name,
-                                                const BuildOptions& options) {
-    for (const auto& [n, v] : options.defines)
-        check_define(n, v);
+// The defines were checked by Device::load_kernel.
+std::unique_ptr<Kernel> CudaDevice::do_load_kernel(const std::string& name,
+                                                   const BuildOptions& options) {
     ModuleSource source;
     if (!options.sources.cuda.empty()) {
         source.origin = options.sources.origin.empty() ? "<string>" : options.sources.origin;

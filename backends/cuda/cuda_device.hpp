@@ -27,8 +27,6 @@ class CudaDevice final : public Device {
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
-    std::unique_ptr<Kernel> load_kernel(const std::string& name,
-                                        const BuildOptions& options) override;
 
     int ordinal() const { return info_.local_index; }
     const DeviceLimits& limits() const { return limits_; }
@@ -38,6 +36,10 @@ class CudaDevice final : public Device {
     void activate();
     // The backend's own fill kernel (kernels_cu/duet_fill.cu), loaded on first use.
     cudaKernel_t fill_kernel();
+
+  protected:
+    std::unique_ptr<Kernel> do_load_kernel(const std::string& name,
+                                           const BuildOptions& options) override;
 
   private:
     // Where a kernel's code comes from.

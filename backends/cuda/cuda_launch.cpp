@@ -1,12 +1,10 @@
 // Launch planning: grid = global / local per dimension (the app rounds global up, never us),
 // arguments as pointers to their values, local arguments laid out in one dynamic shared memory
 // block (as duet_local_t offsets, or as `extern __shared__` memory when the kernel has no
-// parameter for them). The range and argument contracts are the runtime's (launch_checks). CUDA's
-// own errors for these cases (cudaErrorInvalidConfiguration, or garbage from a wrongly sized
-// argument) say too little, so everything is checked here first.
+// parameter for them). The range and argument contracts are checked by the runtime
+// (Queue::launch_args against launch_contract_of) before this runs: CUDA's own errors for those
+// cases (cudaErrorInvalidConfiguration, or garbage from a wrongly sized argument) say too little.
 #include "cuda_launch.hpp"
-
-#include <duet/backend/launch_checks.hpp>
 
 #include <climits>
 #include <string>
@@ -33,32 +31,31 @@ std::string kernel_on_device(const CudaKernel& k) {
 
 } // namespace
 
-LaunchPlan plan_launch(CudaKernel& kernel, const Range& range, std::span<const KernelArg> args) {
-    const CudaDevice& dev = kernel.device();
-    const DeviceLimits& lim = dev.limits();
-    range.validate();
+LaunchContract launch_contract_of(const CudaKernel& kernel) {
+    const DeviceLimits& lim = kernel.device().limits();
+    LaunchContract c;
+    c.signature = &kernel.signature();
+    c.surplus_locals_are_shared = true;
+    for (int d = 0; d < 3; ++d) {
+        c.limits.max_local[d] = static_cast<std::size_t>(lim.max_block_dims[d]);
+        c.limits.max_groups[d] = static_cast<std::size_t>(lim.max_grid_dims[d]);
+    }
+    c.limits.max_group_items = kernel.max_work_group_size();
+    c.limits.local_name = "maxThreadsDim";
+    c.limits.groups_name = "maxGridSize";
+    c.limits.group_items_name = "cudaFuncAttributeMaxThreadsPerBlock";
+    return c;
+}
 
-    const std::array<std::size_t, 3> local =
-        range.has_local() ? range.local_size()
-                          : duet::default_local_size(range, kernel.max_work_group_size());
-    const int dims = range.dims();
+LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
+                       const std::array<std::size_t, 3>& local, std::span<const KernelArg> args) {
+    const CudaDevice& dev = kernel.device();
     // Built only when a check fails: launches are frequent, failures are not.
     const auto where = [&] {
         return "launching " + kernel_on_device(kernel) + " over " + range.to_string() +
-               (range.has_local() ? "" : " (local size " + dims_string(local, dims) + " chosen)");
+               (range.has_local() ? ""
+                                  : " (local size " + dims_string(local, range.dims()) + " chosen)");
     };
-
-    LaunchLimits limits;
-    for (int d = 0; d < 3; ++d) {
-        limits.max_local[d] = static_cast<std::size_t>(lim.max_block_dims[d]);
-        limits.max_groups[d] = static_cast<std::size_t>(lim.max_grid_dims[d]);
-    }
-    limits.max_group_items = kernel.max_work_group_size();
-    limits.local_name = "maxThreadsDim";
-    limits.groups_name = "maxGridSize";
-    limits.group_items_name = "cudaFuncAttributeMaxThreadsPerBlock";
-    if (std::string problem = launch_range_problem(range, local, limits); !problem.empty())
-        throw Error::usage(where() + ": " + problem);
     LaunchPlan plan;
     plan.block = dim3(static_cast<unsigned>(local[0]), static_cast<unsigned>(local[1]),
                       static_cast<unsigned>(local[2]));
@@ -70,27 +67,7 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range, std::span<const K
     // duet::local arguments, takes them as `extern __shared__` memory (the CUDA idiom); with as
     // many parameters as arguments each local argument is a duet_local_t offset (Duet's own
     // convention). Either way they are laid out one after another, 16-byte aligned.
-    const KernelSignature& signature = kernel.signature();
-    std::size_t local_args = 0;
-    for (const auto& a : args)
-        local_args += a.kind == KernelArg::Kind::local;
-    const bool locals_as_shared = signature.known && local_args > 0 &&
-                                  args.size() > signature.params.size() &&
-                                  args.size() - local_args == signature.params.size();
-    std::vector<KernelArg> mapped;
-    std::span<const KernelArg> passed = args;
-    if (locals_as_shared) {
-        for (const auto& a : args)
-            if (a.kind != KernelArg::Kind::local)
-                mapped.push_back(a);
-        passed = mapped;
-    }
-    if (std::string problem = kernel_args_problem(signature, passed); !problem.empty())
-        throw Error::usage(where() + ": " + problem +
-                           (signature.known && args.size() > signature.params.size() && local_args
-                                ? " (duet::local arguments with no parameter become extern "
-                                  "__shared__ memory only when all of them have none)"
-                                : ""));
+    const bool locals_as_shared = locals_beyond_params(kernel.signature(), args);
 
     // Sized up front: argv holds addresses of these elements, which must not move.
     plan.argv.resize(args.size());

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include <duet/backend/launch_checks.hpp>
 #include <duet/kernel_arg.hpp>
 #include <duet/range.hpp>
 
@@ -36,9 +37,16 @@ struct LaunchPlan {
     std::vector<LocalOffset> offsets; // offsets of local arguments
 };
 
-// Checks `range` and `args` against `kernel` and its device, and converts them. Usage Errors
-// name the limit (threads per block, block dimensions, grid size, shared memory, arguments).
-// The kernel's device must be current (an opt-in for large shared memory may be set).
-LaunchPlan plan_launch(CudaKernel& kernel, const Range& range, std::span<const KernelArg> args);
+// What the runtime checks a launch of `kernel` against (Queue::launch_args): its parameter
+// sizes, the block and grid limits of its device, its threads per block; duet::local arguments
+// with no parameter are its dynamic shared memory.
+LaunchContract launch_contract_of(const CudaKernel& kernel);
+
+// Converts a launch the runtime has checked against launch_contract_of(kernel), with `local`
+// its block. Usage Errors for what only CUDA knows: buffers of another backend or device, local
+// offsets past duet_local_t, shared memory past the device's opt-in. The kernel's device must
+// be current (an opt-in for large shared memory may be set).
+LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
+                       const std::array<std::size_t, 3>& local, std::span<const KernelArg> args);
 
 } // namespace duet::cuda

@@ -7,8 +7,6 @@
 #include <cstring>
 #include <memory>
 
-#include <duet/backend/transfer_checks.hpp>
-
 #include "cuda_check.hpp"
 #include "cuda_device.hpp"
 #include "cuda_event.hpp"
@@ -24,13 +22,6 @@ namespace {
 // threads to saturate memory, while the grid-stride loop covers any size.
 constexpr unsigned fill_threads = 256;
 constexpr unsigned fill_blocks_per_sm = 8;
-
-// The runtime's span rule (transfer_checks.hpp); 0 bytes are a no-op on CUDA.
-void check_bounds(const char* op, std::size_t bytes, std::size_t offset, std::size_t size,
-                  const std::string& who) {
-    if (std::string problem = span_problem(op, bytes, offset, size); !problem.empty())
-        throw Error::usage(who + ": " + problem);
-}
 
 char* at(const CudaBuffer& buf, std::size_t offset) {
     return static_cast<char*>(buf.ptr()) + offset;
@@ -58,6 +49,10 @@ CudaQueue::~CudaQueue() {
     DUET_CUDA_RELEASE(cudaStreamDestroy(stream_));
 }
 
+const Device& CudaQueue::device() const {
+    return device_;
+}
+
 std::string CudaQueue::who() const {
     return "the queue of " + device_.label();
 }
@@ -83,13 +78,11 @@ template <class Op> Event CudaQueue::enqueue(Op&& op) {
     return Event(std::move(event));
 }
 
-Event CudaQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
-                             bool blocking) {
+// Spans and host pointers were checked by the runtime (runtime/src/queue.cpp); 0 bytes are a
+// no-op on CUDA.
+Event CudaQueue::do_write_bytes(Buffer& dst, const void* src, std::size_t bytes,
+                                std::size_t offset, bool blocking) {
     const CudaBuffer& buf = own(dst, "the destination of a write");
-    check_bounds("a write", bytes, offset, buf.size(), who());
-    if (bytes > 0 && !src)
-        throw Error::usage("a write of " + std::to_string(bytes) + " bytes to " + who() +
-                           " from a null host pointer");
     Event ev = enqueue([&] {
         if (bytes > 0)
             DUET_CUDA_CHECK(
@@ -102,13 +95,9 @@ Event CudaQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, st
     return ev;
 }
 
-Event CudaQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
-                            bool blocking) {
+Event CudaQueue::do_read_bytes(const Buffer& src, void* dst, std::size_t bytes,
+                               std::size_t offset, bool blocking) {
     const CudaBuffer& buf = own(src, "the source of a read");
-    check_bounds("a read", bytes, offset, buf.size(), who());
-    if (bytes > 0 && !dst)
-        throw Error::usage("a read of " + std::to_string(bytes) + " bytes from " + who() +
-                           " into a null host pointer");
     Event ev = enqueue([&] {
         if (bytes > 0)
             DUET_CUDA_CHECK(
@@ -122,11 +111,9 @@ Event CudaQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, std
     return ev;
 }
 
-Event CudaQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
+Event CudaQueue::do_copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
     const CudaBuffer& s = as_cuda_buffer(src, "the source of a copy", who());
     const CudaBuffer& d = as_cuda_buffer(dst, "the destination of a copy", who());
-    check_bounds("a copy from the source", bytes, 0, s.size(), who());
-    check_bounds("a copy to the destination", bytes, 0, d.size(), who());
     if (&s.device() != &device_ && &d.device() != &device_)
         throw Error::usage("a copy between " + s.device().label() + " and " + d.device().label() +
                            " given to " + who() + "; use a queue of one of the two devices");
@@ -145,12 +132,9 @@ Event CudaQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
     });
 }
 
-Event CudaQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
-                            std::size_t bytes) {
+Event CudaQueue::do_fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                               std::size_t bytes) {
     const CudaBuffer& buf = own(dst, "the destination of a fill");
-    if (std::string problem = fill_problem(pattern, pattern_size, bytes); !problem.empty())
-        throw Error::usage(who() + ": " + problem);
-    check_bounds("a fill", bytes, 0, buf.size(), who());
 
     // The pattern repeated to 16 bytes: 2, 4 and 8 divide 16, so byte k of the buffer is byte
     // k % 16 of this (the buffer starts 256-byte aligned, as cudaMalloc guarantees).
@@ -186,7 +170,7 @@ Event CudaQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t patter
     });
 }
 
-Event CudaQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
+CudaKernel& CudaQueue::own(Kernel& kernel) const {
     auto* k = dynamic_cast<CudaKernel*>(&kernel);
     if (!k)
         throw Error::usage("kernel " + kernel.name() + " given to " + who() +
@@ -194,8 +178,19 @@ Event CudaQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs args
     if (&k->device() != &device_)
         throw Error::usage("kernel " + kernel.name() + " was loaded on " + k->device().label() +
                            " but launched on " + who() + "; load it on each device");
+    return *k;
+}
+
+LaunchContract CudaQueue::launch_contract(Kernel& kernel) const {
+    return launch_contract_of(own(kernel));
+}
+
+Event CudaQueue::do_launch(Kernel& kernel, const Range& range,
+                           const std::array<std::size_t, 3>& local, KernelArgs args) {
+    // launch_contract() has made sure the kernel is one of this device's.
+    auto* k = static_cast<CudaKernel*>(&kernel);
     device_.activate();
-    LaunchPlan plan = plan_launch(*k, range, args);
+    LaunchPlan plan = plan_launch(*k, range, local, args);
     return enqueue([&] {
         const auto what = [&] {
             return "launching kernel " + k->name() + " over " + range.to_string() + " (grid " +

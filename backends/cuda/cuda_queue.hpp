@@ -2,12 +2,14 @@
 // A duet::Queue on a CUDA stream: transfers, fills and launches, each timed by a CudaEvent.
 #include <cuda_runtime_api.h>
 
+#include <duet/backend/launch_checks.hpp>
 #include <duet/device.hpp>
 
 namespace duet::cuda {
 
 class CudaBuffer;
 class CudaDevice;
+class CudaKernel;
 
 class CudaQueue final : public Queue {
   public:
@@ -17,17 +19,24 @@ class CudaQueue final : public Queue {
     CudaQueue(const CudaQueue&) = delete;
     CudaQueue& operator=(const CudaQueue&) = delete;
 
-    Event write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
-                      bool blocking) override;
-    Event read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
-                     bool blocking) override;
-    Event copy(const Buffer& src, Buffer& dst, std::size_t bytes) override;
-    Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
-                     std::size_t bytes) override;
-    Event launch_args(Kernel& kernel, const Range& range, KernelArgs args) override;
+    const Device& device() const override;
     void finish() override;
 
+  protected:
+    Event do_write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
+                         bool blocking) override;
+    Event do_read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
+                        bool blocking) override;
+    Event do_copy(const Buffer& src, Buffer& dst, std::size_t bytes) override;
+    Event do_fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                        std::size_t bytes) override;
+    LaunchContract launch_contract(Kernel& kernel) const override;
+    Event do_launch(Kernel& kernel, const Range& range, const std::array<std::size_t, 3>& local,
+                    KernelArgs args) override;
+
   private:
+    // `kernel` as one loaded on this queue's device, else a usage Error.
+    CudaKernel& own(Kernel& kernel) const;
     // Records a start event, runs `op` (which enqueues on stream_), records the end event.
     template <class Op> Event enqueue(Op&& op);
     // `buf` as a buffer of this queue's device, else a usage Error naming `role`.

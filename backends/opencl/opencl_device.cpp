@@ -81,8 +81,8 @@ std::unique_ptr<HostBuffer> OpenclDevice::alloc_host(std::size_t bytes) {
     }
 }
 
-std::unique_ptr<Kernel> OpenclDevice::load_kernel(const std::string& name,
-                                                  const BuildOptions& options) {
+std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
+                                                     const BuildOptions& options) {
     std::string source, origin;
     if (!options.sources.opencl.empty()) {
         source = options.sources.opencl;

@@ -52,13 +52,15 @@ class OpenclDevice final : public Device {
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
-    std::unique_ptr<Kernel> load_kernel(const std::string& name,
-                                        const BuildOptions& options) override;
 
     const cl::Device& cl_device() const { return device_; }
     cl::Context& context();
     // "opencl:0 (name)" for messages.
     std::string where() const { return label(); }
+
+  protected:
+    std::unique_ptr<Kernel> do_load_kernel(const std::string& name,
+                                           const BuildOptions& options) override;
 
   private:
     cl::Platform platform_;

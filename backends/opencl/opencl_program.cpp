@@ -2,7 +2,6 @@
 #include <cctype>
 #include <chrono>
 
-#include <duet/backend/build_options.hpp>
 #include <duet/backend/log.hpp>
 #include <duet/backend/program_cache.hpp>
 #include <duet/version.hpp>
@@ -27,10 +26,8 @@ std::string build_log(const cl::Program& p, const cl::Device& d) {
 
 std::string build_options(const BuildOptions& options) {
     std::string s = "-DDUET_OPENCL=1";
-    for (const auto& [name, value] : options.defines) {
-        check_define(name, value);
+    for (const auto& [name, value] : options.defines)
         s += " -D" + name + (value.empty() ? "" : "=" + value);
-    }
     if (options.fast_math)
         s += " -cl-fast-relaxed-math";
     s += " -cl-kernel-arg-info"; // parameter names and types for launch checks (kernel_signature)

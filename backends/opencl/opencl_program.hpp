@@ -56,7 +56,8 @@ class OpenclKernel final : public Kernel {
     std::mutex launch_mutex_;
 };
 
-// The compiler options for a build: the defines, fast math only when asked for.
+// The compiler options for a build: the defines (checked by Device::load_kernel), fast math only
+// when asked for.
 std::string build_options(const BuildOptions& options);
 // Builds `source` for the device, through the on-disk cache. Throws a build Error with the log.
 std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string& source,

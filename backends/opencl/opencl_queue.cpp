@@ -1,11 +1,8 @@
-// Queue operations. Sizes, offsets, ranges and argument kinds are checked by the runtime's
-// rules (transfer_checks.hpp, launch_checks.hpp) before the driver sees them, so a mistake is
-// reported with the numbers that make it one, in the same words as on CUDA.
+// Queue operations. Sizes, offsets, ranges and argument kinds were checked by the runtime
+// (runtime/src/queue.cpp) before these hooks run; what is left is OpenCL's own.
 #include <algorithm>
 
-#include <duet/backend/launch_checks.hpp>
 #include <duet/backend/log.hpp>
-#include <duet/backend/transfer_checks.hpp>
 
 #include "opencl_check.hpp"
 #include "opencl_device.hpp"
@@ -16,14 +13,11 @@ namespace duet::opencl {
 
 namespace {
 
-// The runtime's span rule (transfer_checks.hpp); OpenCL also refuses 0 bytes
-// (clEnqueue*Buffer's CL_INVALID_VALUE), said here with the operation's name.
-void check_span(const char* op, std::size_t bytes, std::size_t offset, const Buffer& b,
-                const std::string& where) {
+// OpenCL refuses 0 bytes (clEnqueue*Buffer's CL_INVALID_VALUE): said here with the operation's
+// name (the span itself was checked by the runtime).
+void refuse_empty(const char* op, std::size_t bytes, const std::string& where) {
     if (bytes == 0)
         throw Error::usage(std::string(op) + " of 0 bytes on " + where);
-    if (std::string problem = span_problem(op, bytes, offset, b.size()); !problem.empty())
-        throw Error::usage(where + ": " + problem);
 }
 
 } // namespace
@@ -98,9 +92,13 @@ const cl::Buffer& OpenclQueue::buffer_of(const Buffer& b, const char* role) cons
     return ob->get();
 }
 
-Event OpenclQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
-                               bool blocking) {
-    check_span("a write", bytes, offset, dst, dev_.where());
+const Device& OpenclQueue::device() const {
+    return dev_;
+}
+
+Event OpenclQueue::do_write_bytes(Buffer& dst, const void* src, std::size_t bytes,
+                                  std::size_t offset, bool blocking) {
+    refuse_empty("a write", bytes, dev_.where());
     const auto& b = buffer_of(dst, "destination");
     cl::Event e;
     try {
@@ -113,9 +111,9 @@ Event OpenclQueue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, 
     return wrap(e);
 }
 
-Event OpenclQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
-                              bool blocking) {
-    check_span("a read", bytes, offset, src, dev_.where());
+Event OpenclQueue::do_read_bytes(const Buffer& src, void* dst, std::size_t bytes,
+                                 std::size_t offset, bool blocking) {
+    refuse_empty("a read", bytes, dev_.where());
     const auto& b = buffer_of(src, "source");
     cl::Event e;
     try {
@@ -128,9 +126,8 @@ Event OpenclQueue::read_bytes(const Buffer& src, void* dst, std::size_t bytes, s
     return wrap(e);
 }
 
-Event OpenclQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
-    check_span("a copy from the source", bytes, 0, src, dev_.where());
-    check_span("a copy to the destination", bytes, 0, dst, dev_.where());
+Event OpenclQueue::do_copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
+    refuse_empty("a copy from the source", bytes, dev_.where());
     cl::Event e;
     try {
         log().debug("clEnqueueCopyBuffer({} bytes)", bytes);
@@ -142,11 +139,9 @@ Event OpenclQueue::copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
     return wrap(e);
 }
 
-Event OpenclQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
-                              std::size_t bytes) {
-    if (std::string problem = fill_problem(pattern, pattern_size, bytes); !problem.empty())
-        throw Error::usage(dev_.where() + ": " + problem);
-    check_span("a fill", bytes, 0, dst, dev_.where());
+Event OpenclQueue::do_fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                                 std::size_t bytes) {
+    refuse_empty("a fill", bytes, dev_.where());
     cl::Event e;
     try {
         log().debug("clEnqueueFillBuffer({} bytes)", bytes);
@@ -161,15 +156,30 @@ Event OpenclQueue::fill_bytes(Buffer& dst, const void* pattern, std::size_t patt
     return wrap(e);
 }
 
-Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
+OpenclKernel& OpenclQueue::own(Kernel& kernel) const {
     auto* k = dynamic_cast<OpenclKernel*>(&kernel);
     if (!k)
         throw Error::usage("kernel " + kernel.name() + " was not built for " + dev_.where());
+    return *k;
+}
+
+LaunchContract OpenclQueue::launch_contract(Kernel& kernel) const {
+    const OpenclKernel& k = own(kernel);
     const auto& info = dev_.info();
-    // The runtime's one default work-group rule, the same as on CUDA.
-    const std::array<std::size_t, 3> l = range.has_local()
-                                             ? range.local_size()
-                                             : default_local_size(range, k->max_work_group_size());
+    LaunchContract c;
+    c.signature = &k.signature();
+    c.limits.max_local = info.max_work_item_sizes;
+    c.limits.max_group_items = std::min(k.max_work_group_size(), info.max_work_group_size);
+    c.limits.max_local_bytes = info.local_mem_bytes;
+    c.limits.local_name = "CL_DEVICE_MAX_WORK_ITEM_SIZES";
+    c.limits.group_items_name = "CL_KERNEL_WORK_GROUP_SIZE";
+    return c;
+}
+
+Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
+                             const std::array<std::size_t, 3>& l, KernelArgs args) {
+    // launch_contract() has made sure the kernel is one of ours.
+    auto* k = static_cast<OpenclKernel*>(&kernel);
     // Built only when something fails: a launch is a hot path.
     auto doing = [&] {
         return "launching " + k->name() + " over " + range.to_string() +
@@ -178,23 +188,6 @@ Event OpenclQueue::launch_args(Kernel& kernel, const Range& range, KernelArgs ar
                                         std::to_string(l[1]) + "x" + std::to_string(l[2]) + ")") +
                " on " + dev_.where();
     };
-    LaunchLimits limits;
-    limits.max_local = info.max_work_item_sizes;
-    limits.max_group_items = std::min(k->max_work_group_size(), info.max_work_group_size);
-    limits.local_name = "CL_DEVICE_MAX_WORK_ITEM_SIZES";
-    limits.group_items_name = "CL_KERNEL_WORK_GROUP_SIZE";
-    if (std::string problem = launch_range_problem(range, l, limits); !problem.empty())
-        throw Error::usage(doing() + ": " + problem);
-    if (std::string problem = kernel_args_problem(k->signature(), args); !problem.empty())
-        throw Error::usage(doing() + ": " + problem);
-    std::size_t local_total = 0;
-    for (const auto& a : args)
-        if (a.kind == KernelArg::Kind::local)
-            local_total += a.size;
-    if (local_total > info.local_mem_bytes)
-        throw Error::usage(doing() + ": " + std::to_string(local_total) +
-                           " bytes of local memory asked for, the device has " +
-                           std::to_string(info.local_mem_bytes));
     const auto& g = range.global();
     cl::NDRange global = range.dims() == 1   ? cl::NDRange(g[0])
                          : range.dims() == 2 ? cl::NDRange(g[0], g[1])

@@ -1,5 +1,6 @@
 #pragma once
 // In-order profiling queues and their events.
+#include <duet/backend/launch_checks.hpp>
 #include <duet/device.hpp>
 
 #include "opencl_common.hpp"
@@ -7,6 +8,7 @@
 namespace duet::opencl {
 
 class OpenclDevice;
+class OpenclKernel;
 
 // An event with device timestamps (CL_QUEUE_PROFILING_ENABLE).
 class OpenclEvent final : public EventImpl {
@@ -27,17 +29,24 @@ class OpenclQueue final : public Queue {
     OpenclQueue(OpenclDevice& dev, bool timing);
     // Waits for what is queued: a pending non-blocking transfer never outlives its queue.
     ~OpenclQueue() override;
-    Event write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
-                      bool blocking) override;
-    Event read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
-                     bool blocking) override;
-    Event copy(const Buffer& src, Buffer& dst, std::size_t bytes) override;
-    Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
-                     std::size_t bytes) override;
-    Event launch_args(Kernel& kernel, const Range& range, KernelArgs args) override;
+    const Device& device() const override;
     void finish() override;
 
+  protected:
+    Event do_write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
+                         bool blocking) override;
+    Event do_read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
+                        bool blocking) override;
+    Event do_copy(const Buffer& src, Buffer& dst, std::size_t bytes) override;
+    Event do_fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                        std::size_t bytes) override;
+    LaunchContract launch_contract(Kernel& kernel) const override;
+    Event do_launch(Kernel& kernel, const Range& range, const std::array<std::size_t, 3>& local,
+                    KernelArgs args) override;
+
   private:
+    // The kernel as one of this backend's, else a usage Error.
+    OpenclKernel& own(Kernel& kernel) const;
     const cl::Buffer& buffer_of(const Buffer& b, const char* role) const;
     // The event to ask the driver for: none when the queue has timing off.
     cl::Event* event_slot(cl::Event& e) { return timing_ ? &e : nullptr; }

@@ -124,6 +124,14 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
     return {};
 }
 
+bool locals_beyond_params(const KernelSignature& signature, std::span<const KernelArg> args) {
+    std::size_t locals = 0;
+    for (const auto& a : args)
+        locals += a.kind == KernelArg::Kind::local;
+    return signature.known && locals > 0 && args.size() > signature.params.size() &&
+           args.size() - locals == signature.params.size();
+}
+
 std::string launch_range_problem(const Range& range, const std::array<std::size_t, 3>& local,
                                  const LaunchLimits& limits) {
     static const char axis[] = "xyz";

@@ -23,8 +23,10 @@ class FakeDevice final : public duet::Device {
     std::unique_ptr<duet::Queue> create_queue(const duet::QueueOptions&) override { refuse(); }
     std::unique_ptr<duet::Buffer> alloc_bytes(std::size_t) override { refuse(); }
     std::unique_ptr<duet::HostBuffer> alloc_host(std::size_t) override { refuse(); }
-    std::unique_ptr<duet::Kernel> load_kernel(const std::string&,
-                                              const duet::BuildOptions&) override {
+
+  protected:
+    std::unique_ptr<duet::Kernel> do_load_kernel(const std::string&,
+                                                 const duet::BuildOptions&) override {
         refuse();
     }
 

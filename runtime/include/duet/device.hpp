@@ -1,5 +1,6 @@
 #pragma once
 // The runtime API every backend implements: Device, Buffer, HostBuffer, Kernel, Queue.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -74,33 +75,42 @@ class Kernel {
     virtual const std::string& build_options() const = 0;
 };
 
+class Device;
+struct LaunchContract; // duet/backend/launch_checks.hpp, for backends
+
 // An in-order command queue (a CUDA stream). Transfers and launches return timing Events.
 // Non-blocking transfers (blocking = false) only start the copy: the host memory must stay
 // alive and, for a write, unchanged until the transfer is done (Event::wait() or finish());
 // freeing it earlier is a use-after-free. A Queue waits for its pending work when destroyed,
 // so destroy the queue (or call finish()) before the host memory it reads into or writes from.
+//
+// Every operation is checked here, once for all backends, before the backend sees it (usage
+// Errors naming the numbers): spans against their buffers, host pointers, fill patterns,
+// launch ranges and arguments (runtime/src/queue.cpp). A backend implements the do_* hooks.
 class Queue {
   public:
     virtual ~Queue() = default;
+    // The device this queue runs on.
+    virtual const Device& device() const = 0;
     // Copies `bytes` from host `src` into `dst` at byte `offset`. Blocking unless asked.
-    virtual Event write_bytes(Buffer& dst, const void* src, std::size_t bytes,
-                              std::size_t offset = 0, bool blocking = true) = 0;
+    Event write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset = 0,
+                      bool blocking = true);
     // Copies `bytes` from `src` at byte `offset` into host `dst`. Blocking unless asked.
-    virtual Event read_bytes(const Buffer& src, void* dst, std::size_t bytes,
-                             std::size_t offset = 0, bool blocking = true) = 0;
+    Event read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset = 0,
+                     bool blocking = true);
     // Device-to-device copy of `bytes`.
-    virtual Event copy(const Buffer& src, Buffer& dst, std::size_t bytes) = 0;
+    Event copy(const Buffer& src, Buffer& dst, std::size_t bytes);
     // Fills `bytes` of `dst` with a repeated pattern of 1, 2, 4, 8 or 16 bytes.
-    virtual Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
-                             std::size_t bytes) = 0;
+    Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                     std::size_t bytes);
     // Launches `kernel` over `range` with already converted arguments. Checked first, the same
-    // on both backends (usage Errors): the argument count against the kernel's (an unset
+    // on every backend (usage Errors): the argument count against the kernel's (an unset
     // argument is named), each argument's kind (buffer, scalar, local) and scalar size against
     // its parameter, the range against the device's and the kernel's limits and size_t
-    // overflow. Without a local size, both backends choose it by one rule
+    // overflow, local memory. Without a local size, it is chosen by one rule
     // (duet::default_local_size). CUDA: duet::local arguments the kernel has no parameter for
     // become its `extern __shared__` memory, laid out as cuda_launch.hpp says.
-    virtual Event launch_args(Kernel& kernel, const Range& range, KernelArgs args) = 0;
+    Event launch_args(Kernel& kernel, const Range& range, KernelArgs args);
     // Waits until everything queued has finished.
     virtual void finish() = 0;
 
@@ -121,6 +131,23 @@ class Queue {
     template <class T> Event fill(Buffer& dst, const T& value, std::size_t count) {
         return fill_bytes(dst, &value, sizeof(T), count * sizeof(T));
     }
+
+  protected:
+    // The backend's side, called only after the checks above passed: spans fit their buffers,
+    // host pointers are set where bytes move, fill patterns are valid.
+    virtual Event do_write_bytes(Buffer& dst, const void* src, std::size_t bytes,
+                                 std::size_t offset, bool blocking) = 0;
+    virtual Event do_read_bytes(const Buffer& src, void* dst, std::size_t bytes,
+                                std::size_t offset, bool blocking) = 0;
+    virtual Event do_copy(const Buffer& src, Buffer& dst, std::size_t bytes) = 0;
+    virtual Event do_fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
+                                std::size_t bytes) = 0;
+    // What a launch of `kernel` on this queue is checked against; a usage Error when this queue
+    // cannot launch it (a kernel of another backend or device).
+    virtual LaunchContract launch_contract(Kernel& kernel) const = 0;
+    // Enqueues a checked launch; `local` is the range's local size or the one chosen for it.
+    virtual Event do_launch(Kernel& kernel, const Range& range,
+                            const std::array<std::size_t, 3>& local, KernelArgs args) = 0;
 };
 
 // How a queue records its operations.
@@ -142,9 +169,10 @@ class Device {
     virtual std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) = 0;
     // Allocates page-locked host memory (falls back to plain memory, reported by pinned()).
     virtual std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) = 0;
-    // Builds (or finds in the caches) and returns the named kernel.
-    virtual std::unique_ptr<Kernel> load_kernel(const std::string& name,
-                                                const BuildOptions& options = {}) = 0;
+    // Builds (or finds in the caches) and returns the named kernel. The defines are checked
+    // here, the same for every backend (duet/backend/build_options.hpp's rule), before the
+    // backend's do_load_kernel sees them.
+    std::unique_ptr<Kernel> load_kernel(const std::string& name, const BuildOptions& options = {});
 
     // Allocates room for `count` elements of T.
     template <class T> std::unique_ptr<Buffer> alloc(std::size_t count) {
@@ -155,6 +183,11 @@ class Device {
     }
     // "opencl:0 (NVIDIA H100 80GB HBM3)"
     std::string label() const { return info().id() + " (" + info().name + ")"; }
+
+  protected:
+    // The backend's build, called with checked options.
+    virtual std::unique_ptr<Kernel> do_load_kernel(const std::string& name,
+                                                   const BuildOptions& options) = 0;
 };
 
 } // namespace duet

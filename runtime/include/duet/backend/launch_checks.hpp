@@ -46,11 +46,26 @@ struct LaunchLimits {
     std::array<std::size_t, 3> max_local{0, 0, 0};  // work-items per group, per dimension
     std::array<std::size_t, 3> max_groups{0, 0, 0}; // work-groups (CUDA grid), per dimension
     std::size_t max_global = 0;                     // work-items per dimension
+    std::size_t max_local_bytes = 0;                // duet::local bytes per launch (0: not here)
     // The backend's names for the limits, put after the numbers in messages ("maxThreadsDim").
     const char* local_name = "";
     const char* groups_name = "";
     const char* group_items_name = "";
 };
+
+// What a queue's backend gives the runtime to check a launch against (Queue::launch_contract):
+// the kernel's parameters and the device's and the kernel's limits.
+struct LaunchContract {
+    const KernelSignature* signature = nullptr; // owned by the kernel; nullptr: nothing known
+    LaunchLimits limits;
+    // The CUDA idiom: when every duet::local argument has no parameter (the kernel has exactly
+    // that many fewer), they become the kernel's `extern __shared__` memory.
+    bool surplus_locals_are_shared = false;
+};
+
+// True when `args` passed to a kernel of `signature` hold duet::local arguments and exactly
+// those have no parameter (the surplus_locals_are_shared case).
+bool locals_beyond_params(const KernelSignature& signature, std::span<const KernelArg> args);
 
 // Why `range` run with work-groups of `local` cannot launch within `limits` (empty when it
 // can): zero sizes, global not a multiple of local, size_t overflow of products, limits.
