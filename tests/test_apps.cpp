@@ -121,6 +121,7 @@ TEST_CASE("apps: PoCL 5's default work-group method is recognised, and cbs lifts
     info.platform_version = "OpenCL 3.0 CUDA 13.0.98";
     CHECK_FALSE(duet::apps::pocl5_loopvec(info));
     info.backend = "cuda";
+    info.kernel_language = duet::KernelLanguage::cuda;
     info.platform_version = "PoCL 5.0"; // not an OpenCL device: never
     CHECK_FALSE(duet::apps::pocl5_loopvec(info));
     if (saved)
@@ -131,6 +132,7 @@ TEST_CASE(
     "apps: matmul tf32 runs where tensor cores are (compute capability 8.0+), else says why") {
     duet::DeviceInfo info;
     info.backend = "cuda";
+    info.kernel_language = duet::KernelLanguage::cuda;
     info.name = "NVIDIA H100 80GB HBM3";
     info.device_version = "compute capability 9.0";
     info.caps.matrix_units = info.caps.inline_asm = true;
@@ -138,6 +140,7 @@ TEST_CASE(
     info.device_version = "compute capability 7.5"; // tensor cores, but no TF32
     CHECK(duet::apps::tf32_unsupported(info).find("compute capability 7.5") != std::string::npos);
     info.backend = "opencl"; // NVIDIA's OpenCL: cl_nv_device_attribute_query's capability
+    info.kernel_language = duet::KernelLanguage::opencl_c;
     info.device_version = "OpenCL 3.0 CUDA";
     CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
     info.details = {{"Compute capability (NV)", "8.6"}};

@@ -48,6 +48,7 @@ std::vector<Shape> conv_shapes(const std::string& v, const RunConfig& cfg) {
 duet::DeviceInfo h100() {
     duet::DeviceInfo i;
     i.backend = "cuda";
+    i.kernel_language = duet::KernelLanguage::cuda;
     i.type = "GPU";
     i.device_type = duet::DeviceType::gpu;
     i.platform = "CUDA";

@@ -42,6 +42,8 @@ duet::DeviceInfo fake_device(const std::string& name, const std::string& driver 
                              const std::string& backend = "opencl") {
     duet::DeviceInfo i;
     i.backend = backend;
+    i.kernel_language =
+        backend == "cuda" ? duet::KernelLanguage::cuda : duet::KernelLanguage::opencl_c;
     i.name = name;
     i.driver_version = driver;
     i.platform = backend == "cuda" ? "CUDA" : "Some Platform";

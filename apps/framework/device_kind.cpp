@@ -13,9 +13,8 @@ bool is_gpu(const DeviceInfo& info) {
     return info.is_gpu();
 }
 
-// The one question DeviceInfo has no capability for: which kernel sources the backend builds.
 KernelLanguage kernel_language(const DeviceInfo& info) {
-    return info.backend == "cuda" ? KernelLanguage::cuda : KernelLanguage::opencl_c;
+    return info.kernel_language;
 }
 
 bool has_subgroups(const DeviceInfo& info) {

@@ -14,7 +14,8 @@ bool is_gpu(const DeviceInfo& info);
 // The language of the kernels the device runs: OpenCL C compiled at run time (whose kernels have
 // the WG and DUET_HAS_SUBGROUPS switches), or CUDA (warp shuffles always, block size from
 // blockDim, its own tile defaults).
-enum class KernelLanguage { opencl_c, cuda };
+// DeviceInfo::kernel_language, as the backend set it.
+using KernelLanguage = duet::KernelLanguage;
 KernelLanguage kernel_language(const DeviceInfo& info);
 // OpenCL's sub-group functions are there (cl_khr_subgroups); CUDA always has warp shuffles.
 bool has_subgroups(const DeviceInfo& info);

@@ -49,7 +49,9 @@ nlohmann::json machine_info() {
 }
 
 double peak_gflops(const duet::DeviceInfo& info) {
-    if (info.backend != "cuda" || info.compute_units <= 0 || info.clock_mhz <= 0)
+    // Only a CUDA device's device_version is its compute capability.
+    if (info.kernel_language != duet::KernelLanguage::cuda || info.compute_units <= 0 ||
+        info.clock_mhz <= 0)
         return 0;
     // FP32 lanes per SM by compute capability ("8.6"), from NVIDIA's programming guide table.
     const auto dot = info.device_version.find('.');

@@ -47,7 +47,7 @@ std::string cuda_twin(const std::string& opencl_id, const std::vector<std::strin
     for (auto* d : duet::devices())
         if (d->info().id() == opencl_id)
             for (auto* o : duet::same_physical_device(*d))
-                if (o->info().backend == "cuda" &&
+                if (o->info().kernel_language == duet::KernelLanguage::cuda &&
                     std::find(ids.begin(), ids.end(), o->info().id()) != ids.end())
                     return o->info().id();
     return {};

@@ -127,6 +127,7 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
 
     DeviceInfo& i = f.info;
     i.backend = "cuda";
+    i.kernel_language = KernelLanguage::cuda;
     i.local_index = ordinal;
     i.name = prop.name;
     i.vendor = "NVIDIA Corporation";

@@ -103,6 +103,7 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
                            const std::string& library) {
     DeviceInfo i;
     i.backend = "opencl";
+    i.kernel_language = KernelLanguage::opencl_c;
     i.local_index = index;
     i.name = query_string(d, CL_DEVICE_NAME);
     i.vendor = query_string(d, CL_DEVICE_VENDOR);

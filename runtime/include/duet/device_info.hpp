@@ -26,6 +26,9 @@ inline const char* device_type_name(DeviceType t) {
     }
 }
 
+// The kernel sources a device's backend builds: OpenCL C (compiled at run time) or CUDA C++.
+enum class KernelLanguage { opencl_c, cuda };
+
 // Where a work-group's local (OpenCL) / shared (CUDA) memory lives.
 enum class LocalMemoryKind {
     unknown,
@@ -85,6 +88,9 @@ struct DeviceInfo {
     int preferred_work_group_multiple = 0; // from a probe kernel or the warp size
     bool unified_memory = false;           // host and device share memory (CPUs, iGPUs)
     DeviceCapabilities caps;               // what kernels may use; see DeviceCapabilities
+    // The language of the kernels the backend builds, so apps choose sources and switches
+    // without comparing backend names.
+    KernelLanguage kernel_language = KernelLanguage::opencl_c;
 
     // Backend-specific facts as ordered label/value pairs (extensions, cache sizes, ...).
     std::vector<std::pair<std::string, std::string>> details;
