@@ -446,8 +446,16 @@ struct Choice {
     std::vector<std::string> good, bad;
 };
 
+// The apps of the registry, by name.
+std::vector<std::string> app_names() {
+    std::vector<std::string> names;
+    for (const auto* app : duet::apps::all_apps())
+        names.push_back(app->name());
+    return names;
+}
+
 struct Pools {
-    std::vector<std::string> apps = {"vecadd", "matmul", "conv5x5", "reduction"};
+    std::vector<std::string> apps = app_names();
     std::vector<std::string> odd_apps = {
         "fft",          "",  "VECADD",   "vecadd,matmul", "vec add",
         "ｖｅｃａｄｄ", "-", "vecadd\t", "reduction_i32", "123"};

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <iostream>
 
-#include <duet/backend/program_cache.hpp>
 #include <duet/duet.hpp>
 #include <nlohmann/json.hpp>
 
@@ -12,38 +11,39 @@
 namespace runapp {
 
 int cmd_cache(const Cli& c) {
-    auto& cache = duet::ProgramCache::instance();
+    const auto cache = duet::program_cache_status();
     const std::string sub = c.positional.empty() ? "ls" : c.positional[0];
     if (c.positional.size() > 1 || (sub != "ls" && sub != "clear"))
         throw duet::Error::usage("runapp cache takes ls or clear");
-    if (cache.dir().empty()) {
+    if (cache.dir.empty()) {
         std::cout << "the program cache is off (DUET_CACHE_DIR is empty and no HOME)\n";
         return 0;
     }
-    if (sub == "clear" && !cache.enabled())
+    if (sub == "clear" && !cache.enabled)
         throw duet::Error::unavailable(
-            "the program cache is off (" + cache.why_off() +
+            "the program cache is off (" + cache.why_off +
             "); nothing was removed from a directory Duet does not trust");
     if (sub == "clear") {
         // Only files that are Duet entries by their header go; anything else (a user's file,
         // a link) stays where it is, whatever its name.
-        const auto all = cache.list();
+        const auto all = duet::program_cache_list();
         const auto others =
             std::count_if(all.begin(), all.end(), [](auto& e) { return !e.duet_entry; });
-        std::cout << "removed " << cache.clear() << " entries from " << cache.dir() << "\n";
+        std::cout << "removed " << duet::program_cache_clear() << " entries from " << cache.dir
+                  << "\n";
         if (others)
             std::cout << "left " << others << " .bin file(s) that are not Duet cache entries\n";
         return 0;
     }
-    const auto entries = cache.list();
+    const auto entries = duet::program_cache_list();
     std::uint64_t total = 0;
     Table t({"bytes", "program", "file"});
     for (const auto& e : entries) {
         total += e.bytes;
         t.add({std::to_string(e.bytes), e.description, e.path});
     }
-    std::cout << "cache " << cache.dir()
-              << (cache.enabled() ? "" : " (off: " + cache.why_off() + ")") << ": "
+    std::cout << "cache " << cache.dir
+              << (cache.enabled ? "" : " (off: " + cache.why_off + ")") << ": "
               << entries.size() << " entries, " << total << " bytes\n";
     if (!t.empty())
         t.print(std::cout);

@@ -178,9 +178,12 @@ int planned_rows(const std::vector<const App*>& apps, const Cli& c, std::size_t 
 } // namespace
 
 int cmd_run(const Cli& c, int argc, char** argv) {
-    if (c.positional.empty())
-        throw duet::Error::usage(
-            "which app? runapp run APP (apps: vecadd, matmul, conv5x5, reduction)");
+    if (c.positional.empty()) {
+        std::string names;
+        for (const App* app : duet::apps::all_apps())
+            names += (names.empty() ? "" : ", ") + app->name();
+        throw duet::Error::usage("which app? runapp run APP (apps: " + names + ")");
+    }
     std::vector<const App*> apps;
     for (const auto& name : c.positional)
         apps.push_back(&duet::apps::find_app(name));

@@ -3,6 +3,7 @@
 #include <duet/device.hpp>
 #include <duet/device_id.hpp>
 #include <duet/error.hpp>
+#include <duet/program_cache_info.hpp>
 #include <duet/range.hpp>
 #include <duet/registry.hpp>
 #include <duet/stats.hpp>
