@@ -42,9 +42,8 @@ int cmd_cache(const Cli& c) {
         total += e.bytes;
         t.add({std::to_string(e.bytes), e.description, e.path});
     }
-    std::cout << "cache " << cache.dir
-              << (cache.enabled ? "" : " (off: " + cache.why_off + ")") << ": "
-              << entries.size() << " entries, " << total << " bytes\n";
+    std::cout << "cache " << cache.dir << (cache.enabled ? "" : " (off: " + cache.why_off + ")")
+              << ": " << entries.size() << " entries, " << total << " bytes\n";
     if (!t.empty())
         t.print(std::cout);
     return 0;

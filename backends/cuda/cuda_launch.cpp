@@ -53,8 +53,9 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
     // Built only when a check fails: launches are frequent, failures are not.
     const auto where = [&] {
         return "launching " + kernel_on_device(kernel) + " over " + range.to_string() +
-               (range.has_local() ? ""
-                                  : " (local size " + dims_string(local, range.dims()) + " chosen)");
+               (range.has_local()
+                    ? ""
+                    : " (local size " + dims_string(local, range.dims()) + " chosen)");
     };
     LaunchPlan plan;
     plan.block = dim3(static_cast<unsigned>(local[0]), static_cast<unsigned>(local[1]),

@@ -80,8 +80,8 @@ template <class Op> Event CudaQueue::enqueue(Op&& op) {
 
 // Spans and host pointers were checked by the runtime (runtime/src/queue.cpp); 0 bytes are a
 // no-op on CUDA.
-Event CudaQueue::do_write_bytes(Buffer& dst, const void* src, std::size_t bytes,
-                                std::size_t offset, bool blocking) {
+Event CudaQueue::do_write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
+                                bool blocking) {
     const CudaBuffer& buf = own(dst, "the destination of a write");
     Event ev = enqueue([&] {
         if (bytes > 0)
@@ -95,8 +95,8 @@ Event CudaQueue::do_write_bytes(Buffer& dst, const void* src, std::size_t bytes,
     return ev;
 }
 
-Event CudaQueue::do_read_bytes(const Buffer& src, void* dst, std::size_t bytes,
-                               std::size_t offset, bool blocking) {
+Event CudaQueue::do_read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
+                               bool blocking) {
     const CudaBuffer& buf = own(src, "the source of a read");
     Event ev = enqueue([&] {
         if (bytes > 0)

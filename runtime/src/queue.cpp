@@ -72,8 +72,7 @@ Event Queue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
                     : " (local size chosen: " + dims_string(local, range.dims()) + ")") +
                " on " + device().label();
     };
-    if (std::string problem = launch_range_problem(range, local, contract.limits);
-        !problem.empty())
+    if (std::string problem = launch_range_problem(range, local, contract.limits); !problem.empty())
         throw Error::usage(doing() + ": " + problem);
 
     // Arguments that map onto parameters: all, except duet::local ones that become shared

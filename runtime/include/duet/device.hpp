@@ -101,8 +101,7 @@ class Queue {
     // Device-to-device copy of `bytes`.
     Event copy(const Buffer& src, Buffer& dst, std::size_t bytes);
     // Fills `bytes` of `dst` with a repeated pattern of 1, 2, 4, 8 or 16 bytes.
-    Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
-                     std::size_t bytes);
+    Event fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size, std::size_t bytes);
     // Launches `kernel` over `range` with already converted arguments. Checked first, the same
     // on every backend (usage Errors): the argument count against the kernel's (an unset
     // argument is named), each argument's kind (buffer, scalar, local) and scalar size against
@@ -137,8 +136,8 @@ class Queue {
     // host pointers are set where bytes move, fill patterns are valid.
     virtual Event do_write_bytes(Buffer& dst, const void* src, std::size_t bytes,
                                  std::size_t offset, bool blocking) = 0;
-    virtual Event do_read_bytes(const Buffer& src, void* dst, std::size_t bytes,
-                                std::size_t offset, bool blocking) = 0;
+    virtual Event do_read_bytes(const Buffer& src, void* dst, std::size_t bytes, std::size_t offset,
+                                bool blocking) = 0;
     virtual Event do_copy(const Buffer& src, Buffer& dst, std::size_t bytes) = 0;
     virtual Event do_fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
                                 std::size_t bytes) = 0;

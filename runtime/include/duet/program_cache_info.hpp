@@ -10,9 +10,9 @@ namespace duet {
 
 // Where the process-wide program cache is and whether it is used.
 struct ProgramCacheStatus {
-    std::string dir;     // "" when caching is off because no directory could be chosen
+    std::string dir;      // "" when caching is off because no directory could be chosen
     bool enabled = false; // false: no directory, or one that is not private to the user
-    std::string why_off; // why a directory that is set is not used ("" otherwise)
+    std::string why_off;  // why a directory that is set is not used ("" otherwise)
 };
 
 // One file in the cache directory.
