@@ -11,6 +11,8 @@
 
 namespace {
 
+namespace fs = std::filesystem;
+
 // Values for each option: `good` ones that some command accepts, `bad` ones that are malformed
 // or out of range. Good sizes stay small so that runs that are accepted finish quickly on a CPU.
 struct Choice {
