@@ -13,7 +13,7 @@
 # POCL5_ROOT (default /var/tmp/duet-pocl5), POCL5_MIRROR (default http://archive.ubuntu.com/ubuntu).
 # The runapp that `check` and `run` use is this machine's build: the chroot's libraries are newer
 # (glibc 2.39, libstdc++ 14), so a binary built here runs there, against noble's libOpenCL and
-# PoCL 5.0. Not part of CI (setup costs minutes and network); see docs/LADDERS.md.
+# PoCL 5.0 (the chroot also gets the libraries runapp links: OpenBLAS, Open MPI). Not part of CI (setup costs minutes and network); see docs/LADDERS.md.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,7 +65,7 @@ setup() {
     echo "pocl5_chroot: debootstrap noble into $root (a few minutes)" >&2
     debootstrap --variant=minbase --components=main,universe \
         --keyring="$tmp/k/usr/share/keyrings/ubuntu-archive-keyring.gpg" \
-        --include=pocl-opencl-icd,clinfo,ocl-icd-libopencl1 noble "$root" "$mirror" "$script" >&2 ||
+        --include=pocl-opencl-icd,clinfo,ocl-icd-libopencl1,libopenblas0-pthread,libopenmpi3t64 noble "$root" "$mirror" "$script" >&2 ||
         die "debootstrap failed (its log: $root/debootstrap/debootstrap.log)"
     touch "$root/$marker"
     chroot "$root" dpkg-query -W pocl-opencl-icd libllvm16t64 >&2
@@ -73,21 +73,24 @@ setup() {
 
 # Runs "$@" inside the chroot with /proc, /sys (hwloc reads the CPU topology there) and this
 # checkout mounted, in the checkout's directory; unmounts on the way out.
+mounted=()
+unmount_all() {
+    local i
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[i]}" || true; done
+    mounted=()
+}
+
 in_chroot() {
     need_root
     ours && [ -x "$root/usr/bin/clinfo" ] || die "no chroot at $root: run '$0 setup' first"
-    local mounted=()
-    cleanup() {
-        local i
-        for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[i]}" || true; done
-    }
-    trap cleanup EXIT
+    trap unmount_all EXIT
     mountpoint -q "$root/proc" || { mount -t proc proc "$root/proc" && mounted+=("$root/proc"); }
     mountpoint -q "$root/sys" || { mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys"); }
     mkdir -p "$root$here"
     mountpoint -q "$root$here" || { mount --bind "$here" "$root$here" && mounted+=("$root$here"); }
     local rc=0
     chroot "$root" /usr/bin/env -C "$here" HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" || rc=$?
+    unmount_all
     return $rc
 }
 
@@ -101,15 +104,18 @@ check() {
     runapp=$(find "$build" -name runapp -type f -perm -u+x | head -n1)
     [ -n "$runapp" ] || die "no runapp under $build: cmake --build $build --target runapp"
     case "$build" in "$here"/*) ;; *) die "$build is not inside $here (the chroot sees only this checkout)" ;; esac
-    local cache="$build/pocl5-cache"
-    mkdir -p "$cache"
+    # A fresh program cache (removed after) and no PoCL cache: every kernel is compiled.
+    local cache
+    cache=$(mktemp -d "$build/pocl5-cache.XXXXXX")
     in_chroot clinfo -l
     local size rc=0
     for size in 129x65x257 64x64x64 37x53x29; do
-        in_chroot env DUET_CACHE_DIR="$cache" "$runapp" run matmul --variant reg4x4,reg8x8 \
-            --device opencl --size "$size" --reps 2 || rc=1
+        in_chroot env POCL_KERNEL_CACHE=0 DUET_CACHE_DIR="$cache" "$runapp" run matmul \
+            --variant reg4x4,reg8x8 --device opencl --size "$size" --reps 2 || rc=1
     done
-    in_chroot env DUET_CACHE_DIR="$cache" "$runapp" run matmul --device opencl --size 129x65x257 --reps 1 || rc=1
+    in_chroot env POCL_KERNEL_CACHE=0 DUET_CACHE_DIR="$cache" "$runapp" run matmul --device opencl \
+        --size 129x65x257 --reps 1 || rc=1
+    rm -rf "$cache"
     return $rc
 }
 
