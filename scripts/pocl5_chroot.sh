@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# PoCL 5.0 (LLVM 16) on this machine, for the kernels that PoCL 5's work-group compiler must
-# build (docs/LADDERS.md, "PoCL 5"). Debian has no PoCL 5.x any more (bookworm: 3.1, trixie: 6.0,
-# sid: 7.x); Ubuntu 24.04 (noble) ships pocl 5.0-2.1 built with LLVM 16.0.6 and assertions on,
-# the build that aborted on the GPU machine. This script makes a noble chroot with it.
+# PoCL 5.0 (LLVM 16) on this machine, to check that its work-group compiler builds Duet's
+# kernels (docs/CHECKS.md, "PoCL 5.0's kernel compiler"). Debian has no PoCL 5.x any more
+# (bookworm: 3.1, trixie: 6.0, sid: 7.x); Ubuntu 24.04 (noble) ships pocl 5.0-2.1 with LLVM 16.0.6
+# and assertions on, the platform string the GPU machine reports ("PoCL 5.0+debian ... None+Asserts
+# ... LLVM 16.0.6"). This script makes a noble chroot with it.
 #
-#   bash scripts/pocl5_chroot.sh setup          # debootstrap the chroot (~3 min, ~760 MB)
+#   bash scripts/pocl5_chroot.sh setup          # debootstrap the chroot (3-6 min, ~800 MB)
 #   bash scripts/pocl5_chroot.sh run CMD...     # CMD inside it, in this checkout (same path)
 #   bash scripts/pocl5_chroot.sh check BUILD    # BUILD's runapp: matmul's steps on PoCL 5.0
 #   bash scripts/pocl5_chroot.sh remove         # delete the chroot (only one this script made)
@@ -13,7 +14,8 @@
 # POCL5_ROOT (default /var/tmp/duet-pocl5), POCL5_MIRROR (default http://archive.ubuntu.com/ubuntu).
 # The runapp that `check` and `run` use is this machine's build: the chroot's libraries are newer
 # (glibc 2.39, libstdc++ 14), so a binary built here runs there, against noble's libOpenCL and
-# PoCL 5.0 (the chroot also gets the libraries runapp links: OpenBLAS, Open MPI). Not part of CI (setup costs minutes and network); see docs/LADDERS.md.
+# PoCL 5.0 (the chroot also gets the libraries runapp links: OpenBLAS, Open MPI). Not part of CI:
+# setup takes minutes and the network, `check` 30-90 s on 2 cores.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,7 +32,7 @@ die() {
 }
 
 usage() {
-    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,/^[^#]/p' "${BASH_SOURCE[0]}" | grep '^#' | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
