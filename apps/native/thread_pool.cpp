@@ -21,7 +21,7 @@ namespace {
 constexpr auto spin_for = std::chrono::microseconds(300);
 
 class Pool {
-public:
+  public:
     explicit Pool(unsigned workers) {
         threads_.reserve(workers);
         for (unsigned w = 0; w < workers; ++w)
@@ -55,7 +55,7 @@ public:
                 std::rethrow_exception(e);
     }
 
-private:
+  private:
     // Returns once done(word's value); spins for spin_for, then sleeps until the word changes.
     template <class Done> static void wait_until(std::atomic<unsigned>& word, Done done) {
         const auto until = std::chrono::steady_clock::now() + spin_for;
