@@ -16,7 +16,22 @@
 #ifndef CPU_ACC
 #define CPU_ACC 4
 #endif
-#if CPU_ACC != 1 && CPU_ACC != 2 && CPU_ACC != 4
+#if CPU_ACC == 1
+#define DUET_RED_CPU_MORE
+#define DUET_RED_CPU_JOIN
+#elif CPU_ACC == 2
+#define DUET_RED_CPU_MORE acc1 += v[1];
+#define DUET_RED_CPU_JOIN acc0 += acc1;
+#elif CPU_ACC == 4
+#define DUET_RED_CPU_MORE                                                                          \
+    acc1 += v[1];                                                                                  \
+    acc2 += v[2];                                                                                  \
+    acc3 += v[3];
+#define DUET_RED_CPU_JOIN                                                                          \
+    acc0 += acc1;                                                                                  \
+    acc0 += acc2;                                                                                  \
+    acc0 += acc3;
+#else
 #error "CPU_ACC: 1, 2 or 4 accumulators"
 #endif
 
@@ -26,20 +41,24 @@
     const uint un = (uint)n, step = CPU_VW * CPU_ACC;                                              \
     const uint chunk = ((un + step - 1) / step + G - 1) / G * step;                                \
     const uint begin = min(un, g * chunk), end = min(un, begin + chunk);                           \
-    VEC(T) acc[CPU_ACC];                                                                           \
-    for (int a = 0; a < CPU_ACC; ++a)                                                              \
-        acc[a] = (VEC(T))(0);                                                                      \
-    uint i = begin;                                                                                \
-    for (; i + step <= end; i += step)                                                             \
-        for (int a = 0; a < CPU_ACC; ++a)                                                          \
-            acc[a] += VLOAD(0, in + i + a * CPU_VW);                                               \
+    /* begin is a multiple of step where the chunk has values (a buffer's base is aligned for   \
+       the largest type): whole aligned vectors through a vector pointer, into accumulators the   \
+       compiler keeps in registers (vloads into an array of them indexed in a loop stayed in   \
+       memory in PoCL's build, a store and a load around every addition, each vload8 in pieces) */\
+    __global const VEC(T)* v = (__global const VEC(T)*)in + begin / CPU_VW;                        \
+    const uint whole = (end - begin) / step;                                                       \
+    VEC(T) acc0 = (VEC(T))(0), acc1 = (VEC(T))(0), acc2 = (VEC(T))(0), acc3 = (VEC(T))(0);        \
+    for (uint k = 0; k < whole; ++k, v += CPU_ACC) {                                               \
+        acc0 += v[0];                                                                              \
+        DUET_RED_CPU_MORE                                                                          \
+    }                                                                                              \
+    uint i = begin + whole * step;                                                                 \
     T tail = 0;                                                                                    \
     for (; i < end; ++i)                                                                           \
         tail += in[i];                                                                             \
-    for (int a = 1; a < CPU_ACC; ++a)                                                              \
-        acc[0] += acc[a];                                                                          \
+    DUET_RED_CPU_JOIN                                                                              \
     T lanes[CPU_VW];                                                                               \
-    VSTORE(acc[0], 0, lanes);                                                                      \
+    VSTORE(acc0, 0, lanes);                                                                        \
     T sum = tail;                                                                                  \
     for (int l = 0; l < CPU_VW; ++l)                                                               \
         sum += lanes[l];                                                                           \

@@ -1,8 +1,11 @@
 // The native CPU reference (apps/native/): every app's reference row is checked like a device's
 // and passes at odd sizes, the speed-ups over it (x_cpu) are set only where both rows ran and
 // passed, the copy bandwidth is measured, and the table, JSON and CSV carry them.
+#include <atomic>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -135,6 +138,37 @@ TEST_CASE("native: the copy bandwidth copies and reports its method") {
     CHECK(c.gbs >= c.other_gbs);
     CHECK(c.bytes >= (std::size_t{1} << 21));
     CHECK(!c.method.empty());
+}
+
+TEST_CASE("native: on_threads runs every part once per call, on kept threads, and rethrows") {
+    const unsigned n = std::max(2u, native::host_cpu().threads);
+    for (int call = 0; call < 50; ++call) {
+        std::vector<std::atomic<int>> ran(n);
+        native::on_threads(n, [&](unsigned t) { ran[t].fetch_add(1); });
+        for (unsigned t = 0; t < n; ++t)
+            REQUIRE(ran[t].load() == 1);
+    }
+    // Fewer threads than the pool has: the others stay out.
+    std::atomic<int> calls{0};
+    native::on_threads(1, [&](unsigned t) { calls += int(t) + 1; });
+    CHECK(calls.load() == 1);
+    // A call inside a call (its own threads), and a part that throws.
+    std::atomic<int> inner{0};
+    native::on_threads(n, [&](unsigned t) {
+        if (t == 0)
+            native::on_threads(n, [&](unsigned) { inner.fetch_add(1); });
+    });
+    CHECK(inner.load() == int(n));
+    CHECK_THROWS_WITH(native::on_threads(n,
+                                         [&](unsigned t) {
+                                             if (t == n - 1)
+                                                 throw std::runtime_error("part failed");
+                                         }),
+                      "part failed");
+    // The pool still works after a part threw.
+    std::atomic<int> after{0};
+    native::on_threads(n, [&](unsigned) { after.fetch_add(1); });
+    CHECK(after.load() == int(n));
 }
 
 TEST_CASE("native: runapp run --reference adds the reference row and the x CPU figures") {

@@ -59,16 +59,6 @@ std::string device_name(const std::string& library) {
            (library.empty() ? "" : ", " + library) + ")";
 }
 
-void on_threads(unsigned threads, const std::function<void(unsigned)>& body) {
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(body, t);
-    body(0);
-    for (auto& t : pool)
-        t.join();
-}
-
 Stats time_host(int warmup, int reps, const std::function<void()>& body) {
     for (int i = 0; i < warmup; ++i)
         body();

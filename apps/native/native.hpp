@@ -25,7 +25,8 @@ const HostCpu& host_cpu();
 // "host CPU (AMD EPYC 7B13, 2 threads, AVX2[, LIBRARY])": the device column of a reference row.
 std::string device_name(const std::string& library = "");
 
-// Runs body(t) for t in [0, threads) on that many threads (the caller's thread is t = 0).
+// Runs body(t) for t in [0, threads) on that many threads at once (the caller's thread is t = 0),
+// on threads started once and kept (native/thread_pool.cpp); rethrows a body's exception.
 void on_threads(unsigned threads, const std::function<void(unsigned)>& body);
 
 // Calls `body` warmup times untimed, then reps times, each timed on the host's steady clock (ms).
