@@ -141,6 +141,22 @@ TEST_CASE("security: a cache directory others can write, or someone else's, is r
         CHECK_FALSE(c.enabled());
         CHECK(contains(c.why_off(), open.string()));
     }
+    SUBCASE("through a symbolic link someone else owns (they could repoint it)") {
+        // The link leads to a private directory of the user's own, so every check on the
+        // real path passes; the link's owner could still swap its target afterwards.
+        const fs::path mine = t.path / "mine", link = t.path / "planted";
+        fs::create_directories(mine);
+        ::chmod(mine.c_str(), 0700);
+        fs::create_directory_symlink(mine, link);
+        if (::geteuid() != 0)
+            return; // only root can give a link to someone else
+        REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);
+        ProgramCache c((link / "cache").string());
+        CHECK_FALSE(c.enabled());
+        CHECK(contains(c.why_off(), "symbolic link " + link.string()));
+        ProgramCache own((mine / "cache").string()); // the same directory, reached directly
+        CHECK(own.enabled());
+    }
 }
 
 TEST_CASE("security: a run with a shared cache directory still passes, uncached, with a warning") {
@@ -230,6 +246,18 @@ TEST_CASE("security: a FIFO in place of an entry or of tuned.json does not hang"
     CHECK(in_child_within(10, [&] { return c.list().size() == 1; })); // ls and clear too
     CHECK(in_child_within(10, [&] { return c.clear() == 0; }));
     CHECK(fs::is_fifo(dir / (key + ".bin")));
+
+    // A kernel source given as a FIFO (KernelSources::from_files) is refused, not waited on.
+    const fs::path src = t.path / "kernel.cl";
+    REQUIRE(::mkfifo(src.c_str(), 0600) == 0);
+    CHECK(in_child_within(10, [&] {
+        try {
+            duet::KernelSources::from_files(src.string(), "");
+        } catch (const duet::Error& e) {
+            return contains(e.what(), "not a regular file");
+        }
+        return false;
+    }));
 
     REQUIRE(::mkfifo((dir / "tuned.json").c_str(), 0600) == 0);
     if (has_opencl0()) {
