@@ -3,6 +3,8 @@
 // are not Duet's, FIFOs in place of files, control characters in defines, truncated plugins and
 // ICD libraries, allocations beyond memory, a kernel that never ends, unhelpful environment
 // variables. Each case failed (crash, hang, wrong file touched, silent) before the fix.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -366,6 +368,27 @@ TEST_CASE("security: a buffer beyond the host's memory on a CPU device is a fast
         }
         CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
     }
+}
+
+TEST_CASE("security: vecadd arrays that fit one by one but not together are refused at once") {
+    DUET_NEED_OPENCL();
+    // n floats fit (n x 4 <= avail), so each array alone passes its own check; a, b and c
+    // together (n x 12) do not. Unchecked, the run filled memory for minutes before failing.
+    const std::uint64_t avail = duet::host_memory_available();
+    const std::uint64_t n = std::min<std::uint64_t>(INT32_MAX, avail / 8);
+    if (avail == 0 || n * 4 > avail || n * 12 <= avail) {
+        MESSAGE("no size between one array and three fits this host's memory: skipped");
+        return;
+    }
+    TempDir t("workset");
+    const auto r = runapp({"vecadd", "--size", std::to_string(n), "--variant", "naive", "--reps",
+                           "1", "--warmup", "0", "--device", "opencl:0"},
+                          {{"DUET_CACHE_DIR", (t.path / "c").string()}}, t.path, 90);
+    check_no_crash(r);
+    INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "vecadd's a, b and c"));
+    CHECK(contains(r.err, "is available"));
 }
 
 TEST_CASE("security: --timeout ends a kernel that never returns on the CPU device") {
