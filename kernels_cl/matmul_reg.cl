@@ -32,7 +32,6 @@
 #error "reg4x4: TM | BM, TN | BN, 4 | BK, each tile whole float4 loads per work-item"
 #endif
 
-#ifndef DUET_MATMUL_NO_REG // left out where the compiler cannot build them (apps/matmul.cpp)
 __kernel __attribute__((reqd_work_group_size(R4_TX, R4_TY, 1))) void
 matmul_reg4x4(__global const float* A, __global const float* B, __global float* C, const int M,
               const int N, const int K) {
@@ -101,7 +100,6 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
         }
     }
 }
-#endif
 
 // reg8x8: the same kernel with an 8x8 register block, a 128x128 block of C per 256 work-items
 // and a thinner K tile (8), so the two tiles still fit comfortably in local memory.
@@ -124,7 +122,6 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
 #error "reg8x8: TM | BM, TN | BN, 4 | BK, each tile whole float4 loads per work-item"
 #endif
 
-#ifndef DUET_MATMUL_NO_REG
 __kernel __attribute__((reqd_work_group_size(R8_TX, R8_TY, 1))) void
 matmul_reg8x8(__global const float* A, __global const float* B, __global float* C, const int M,
               const int N, const int K) {
@@ -193,4 +190,3 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
         }
     }
 }
-#endif

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "app.hpp"
-#include "matmul.hpp" // pocl5_loopvec, tf32_unsupported: which devices matmul's steps skip
+#include "matmul.hpp" // matmul_steps, tf32_unsupported: which devices matmul's steps skip
 #include "test_util.hpp"
 
 namespace {
@@ -103,28 +103,21 @@ TEST_CASE("apps: a wrong result is reported as a failure, not a pass") {
     }
 }
 
-TEST_CASE("apps: PoCL 5's default work-group method is recognised, and cbs lifts the skip") {
+TEST_CASE("apps: matmul's register steps refuse no OpenCL device, PoCL 5 included") {
+    // PoCL 5.0's work-group compiler aborted on reg4x4/reg8x8 until their tile loads were
+    // reshaped (kernels_cl/matmul.clh, matmul_load4): they are no longer skipped there.
     duet::DeviceInfo info;
     info.backend = "opencl";
     info.platform_version = "OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts, RELOC, LLVM 16.0.6";
-    const char* saved = std::getenv("POCL_WORK_GROUP_METHOD");
-    const std::string keep = saved ? saved : "";
-    unsetenv("POCL_WORK_GROUP_METHOD");
-    CHECK(duet::apps::pocl5_loopvec(info));
-    setenv("POCL_WORK_GROUP_METHOD", "loopvec", 1);
-    CHECK(duet::apps::pocl5_loopvec(info));
-    setenv("POCL_WORK_GROUP_METHOD", "cbs", 1);
-    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
-    unsetenv("POCL_WORK_GROUP_METHOD");
-    info.platform_version = "OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts, RELOC, LLVM 15.0.6";
-    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
-    info.platform_version = "OpenCL 3.0 CUDA 13.0.98";
-    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
-    info.backend = "cuda";
-    info.platform_version = "PoCL 5.0"; // not an OpenCL device: never
-    CHECK_FALSE(duet::apps::pocl5_loopvec(info));
-    if (saved)
-        setenv("POCL_WORK_GROUP_METHOD", keep.c_str(), 1);
+    int seen = 0;
+    for (const auto& step : duet::apps::matmul_steps())
+        if (step.name == "reg4x4" || step.name == "reg8x8") {
+            ++seen;
+            INFO(step.name);
+            CHECK(step.needs.refuses_note.empty());
+            CHECK((!step.needs.refuses || step.needs.refuses(info).empty()));
+        }
+    CHECK(seen == 2);
 }
 
 TEST_CASE(

@@ -14,7 +14,7 @@ namespace duet_test {
 // test, so a broken install cannot pass by testing nothing.
 inline std::vector<duet::Device*> devices_of(const std::string& backend) {
     // DUET_TEST_SKIP_PLATFORM=A,B leaves out devices whose platform name contains A or B (on the
-    // GPU machine: its PoCL 5.0, whose kernel compiler asserts on one of our kernels).
+    // GPU machine: its PoCL 5.0, while its kernel compiler asserted on two of our kernels).
     const char* skip_env = std::getenv("DUET_TEST_SKIP_PLATFORM");
     const std::string skip = skip_env ? skip_env : "";
     auto skipped = [&](const std::string& platform) {

@@ -226,13 +226,11 @@ class Matmul final : public App {
             throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
                                "emulation); leave it out on " +
                                dev.info().id());
-        if (!tf32_emulated) // reg4x4 and reg8x8 refuse PoCL 5's default compiler, tf32 all
-            check_needs(v, dev.info()); // but NVIDIA 8.0+
+        if (!tf32_emulated) // tf32 refuses all but NVIDIA 8.0+
+            check_needs(v, dev.info());
         if (v.name == "tf32" && !tf32_emulated &&
             kernel_language(dev.info()) == KernelLanguage::opencl_c)
             opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX
-        if (pocl5_loopvec(dev.info())) // which builds the whole file at once: leave them out
-            opts.defines.emplace_back("DUET_MATMUL_NO_REG", "1");
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
         // the edges themselves. The shape is the variant's own where the device allows it, else
         // the largest smaller one that fits (matmul_steps.cpp); naive takes --local as given.

@@ -14,18 +14,6 @@
 
 namespace duet::apps {
 
-// PoCL 5.x on its default work-group method ("loopvec"; any POCL_WORK_GROUP_METHOD other than
-// cbs), which aborts building reg4x4 and reg8x8 (seen with PoCL 5.0, LLVM 16; PoCL 3.1 builds
-// them). bench/pocl_split_check.py shows it kernel by kernel.
-bool pocl5_loopvec(const DeviceInfo& info) {
-    const auto at = info.platform_version.find("PoCL ");
-    if (kernel_language(info) != KernelLanguage::opencl_c || at == std::string::npos)
-        return false;
-    const int major = std::atoi(info.platform_version.c_str() + at + 5);
-    const char* method = std::getenv("POCL_WORK_GROUP_METHOD");
-    return major == 5 && !(method && std::string(method) == "cbs");
-}
-
 // Tensor cores for the tf32 step: "" when the device has them with TF32 (compute capability 8.0
 // or newer: mma.sync with .tf32 operands) and its kernel language can reach them (CUDA; OpenCL
 // where the compiler takes inline PTX: NVIDIA's), else "is skipped on X: why". The capability
@@ -249,17 +237,6 @@ std::vector<TunePoint> best_points(const DeviceInfo& info) {
     return out;
 }
 
-// reg4x4 and reg8x8 abort PoCL 5's default kernel compiler: "" elsewhere.
-std::string pocl5_refuses(const DeviceInfo& info) {
-    if (!pocl5_loopvec(info))
-        return "";
-    return "is skipped on " + info.platform_version +
-           ": its kernel compiler aborts on this kernel (assertion region_entry_barrier in "
-           "Kernel.cc); run with POCL_WORK_GROUP_METHOD=cbs to build it";
-}
-
-constexpr const char* pocl5_note = "skipped on PoCL 5's default work-group method (compiler abort)";
-
 constexpr const char* tf32_note =
     "NVIDIA tensor cores with TF32 (compute capability 8.0+; OpenCL: NVIDIA's, inline PTX)";
 
@@ -297,7 +274,6 @@ const std::vector<Step>& matmul_steps() {
         {.name = "reg4x4",
          .kernel = "matmul_reg4x4",
          .description = "64x64 block, 4x4 outputs per work-item in registers, float4 loads",
-         .needs = {.refuses = pocl5_refuses, .refuses_note = pocl5_note},
          .shapes = rule([](const RunConfig& c) {
              return reg_shapes({"R4_BM", "R4_BN", 4, 4, def(c, "R4_BK", 16), false},
                                {{64, 64}, {64, 32}, {32, 32}, {32, 16}, {16, 16}}, c);
@@ -305,7 +281,6 @@ const std::vector<Step>& matmul_steps() {
         {.name = "reg8x8",
          .kernel = "matmul_reg8x8",
          .description = "128x128 block, 8x8 outputs per work-item, float4 loads",
-         .needs = {.refuses = pocl5_refuses, .refuses_note = pocl5_note},
          .shapes = rule([](const RunConfig& c) {
              return reg_shapes({"R8_BM", "R8_BN", 8, 8, def(c, "R8_BK", 8), false},
                                {{128, 128}, {128, 64}, {64, 64}, {64, 32}, {32, 32}}, c);
