@@ -16,3 +16,13 @@ export OCL_ICD_FILENAMES=
 "$runapp" compare matmul --devices opencl --size 256 --reps 2 --warmup 1
 "$runapp" compare conv5x5 --devices opencl --size 512x384 --reps 2 --warmup 1
 "$runapp" compare reduction --devices opencl --size 1M --reps 2 --warmup 1
+# The sub-group path of the reduction (DUET_HAS_SUBGROUPS=1) at the sub-group width Intel's
+# vectoriser picks (it offers 4 to 64; nothing assumes 32), in groups of 16 and 64. Forced:
+# this runtime offers sub-groups as the OpenCL C 3.0 feature __opencl_c_subgroups and as
+# cl_intel_subgroups, not as the cl_khr_subgroups extension Duet detects, so a plain run takes
+# the local-memory tree.
+for local in 16 64; do
+    "$runapp" reduction --variant shuffle_i32,shuffle_f32,atomic_f32 --size 1M --reps 1 \
+        --warmup 0 --local "$local" --define DUET_HAS_SUBGROUPS=1 | tee /dev/stderr |
+        grep "sub-groups (sub_group_reduce_add)" >/dev/null
+done

@@ -4,6 +4,9 @@
 #include <fstream>
 #include <string>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <doctest/doctest.h>
 
 #include "cmd_compile.hpp"
@@ -106,6 +109,18 @@ TEST_CASE("compile: an unknown target names the known ones and exits 2") {
     r = run_runapp("", "compile " DUET_SOURCE_DIR "/kernels_cu/vecadd.cu --target intel");
     CHECK(r.code == 2);
     CHECK(r.out.find("choose nvidia") != std::string::npos);
+}
+
+TEST_CASE("compile: a FIFO given as the kernel file is refused at once, never waited on") {
+    const std::filesystem::path fifo = std::filesystem::temp_directory_path() /
+                                       ("duet_compile_fifo_" + std::to_string(::getpid()) + ".cl");
+    std::filesystem::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // `timeout` turns a hang (the old behaviour: open() waits for a writer) into exit 124.
+    const auto r = run_runapp("timeout 60", "compile " + fifo.string() + " --target spirv");
+    std::filesystem::remove(fifo);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("not a regular file") != std::string::npos);
 }
 
 TEST_CASE("compile: a missing compiler is listed as unavailable with its package, not a failure") {

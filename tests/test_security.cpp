@@ -3,6 +3,8 @@
 // are not Duet's, FIFOs in place of files, control characters in defines, truncated plugins and
 // ICD libraries, allocations beyond memory, a kernel that never ends, unhelpful environment
 // variables. Each case failed (crash, hang, wrong file touched, silent) before the fix.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -141,6 +143,22 @@ TEST_CASE("security: a cache directory others can write, or someone else's, is r
         CHECK_FALSE(c.enabled());
         CHECK(contains(c.why_off(), open.string()));
     }
+    SUBCASE("through a symbolic link someone else owns (they could repoint it)") {
+        // The link leads to a private directory of the user's own, so every check on the
+        // real path passes; the link's owner could still swap its target afterwards.
+        const fs::path mine = t.path / "mine", link = t.path / "planted";
+        fs::create_directories(mine);
+        ::chmod(mine.c_str(), 0700);
+        fs::create_directory_symlink(mine, link);
+        if (::geteuid() != 0)
+            return; // only root can give a link to someone else
+        REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);
+        ProgramCache c((link / "cache").string());
+        CHECK_FALSE(c.enabled());
+        CHECK(contains(c.why_off(), "symbolic link " + link.string()));
+        ProgramCache own((mine / "cache").string()); // the same directory, reached directly
+        CHECK(own.enabled());
+    }
 }
 
 TEST_CASE("security: a run with a shared cache directory still passes, uncached, with a warning") {
@@ -230,6 +248,18 @@ TEST_CASE("security: a FIFO in place of an entry or of tuned.json does not hang"
     CHECK(in_child_within(10, [&] { return c.list().size() == 1; })); // ls and clear too
     CHECK(in_child_within(10, [&] { return c.clear() == 0; }));
     CHECK(fs::is_fifo(dir / (key + ".bin")));
+
+    // A kernel source given as a FIFO (KernelSources::from_files) is refused, not waited on.
+    const fs::path src = t.path / "kernel.cl";
+    REQUIRE(::mkfifo(src.c_str(), 0600) == 0);
+    CHECK(in_child_within(10, [&] {
+        try {
+            duet::KernelSources::from_files(src.string(), "");
+        } catch (const duet::Error& e) {
+            return contains(e.what(), "not a regular file");
+        }
+        return false;
+    }));
 
     REQUIRE(::mkfifo((dir / "tuned.json").c_str(), 0600) == 0);
     if (has_opencl0()) {
@@ -338,6 +368,27 @@ TEST_CASE("security: a buffer beyond the host's memory on a CPU device is a fast
         }
         CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
     }
+}
+
+TEST_CASE("security: vecadd arrays that fit one by one but not together are refused at once") {
+    DUET_NEED_OPENCL();
+    // n floats fit (n x 4 <= avail), so each array alone passes its own check; a, b and c
+    // together (n x 12) do not. Unchecked, the run filled memory for minutes before failing.
+    const std::uint64_t avail = duet::host_memory_available();
+    const std::uint64_t n = std::min<std::uint64_t>(INT32_MAX, avail / 8);
+    if (avail == 0 || n * 4 > avail || n * 12 <= avail) {
+        MESSAGE("no size between one array and three fits this host's memory: skipped");
+        return;
+    }
+    TempDir t("workset");
+    const auto r = runapp({"vecadd", "--size", std::to_string(n), "--variant", "naive", "--reps",
+                           "1", "--warmup", "0", "--device", "opencl:0"},
+                          {{"DUET_CACHE_DIR", (t.path / "c").string()}}, t.path, 90);
+    check_no_crash(r);
+    INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "vecadd's a, b and c"));
+    CHECK(contains(r.err, "is available"));
 }
 
 TEST_CASE("security: --timeout ends a kernel that never returns on the CPU device") {

@@ -91,18 +91,17 @@ std::string dims_label(const std::vector<std::size_t>& dims) {
     return s;
 }
 
-namespace {
-// A host array of `n` elements of `size` bytes must fit in the host's available memory: beyond
-// it the allocation thrashes for half a minute and then throws bad_alloc (or a driver asserts).
-void check_host_fits(std::size_t n, std::size_t size) {
+// Beyond the host's available memory an allocation thrashes for half a minute and then throws
+// bad_alloc (or a driver asserts): checked before anything is made.
+void check_host_fits(std::size_t n, std::size_t size, const std::string& what) {
     const std::uint64_t avail = host_memory_available();
     const double want = double(n) * double(size);
     if (avail > 0 && want > double(avail))
-        throw Error::usage("an input of " + std::to_string(n) + " elements needs " +
-                           bytes_text(std::uint64_t(want)) + " of host memory, and " +
-                           bytes_text(avail) + " is available; give a smaller --size");
+        throw Error::usage((what.empty() ? "an input" : what) + ": " + std::to_string(n) +
+                           " elements need " + bytes_text(std::uint64_t(want)) +
+                           " of host memory, and " + bytes_text(avail) +
+                           " is available; give a smaller --size");
 }
-} // namespace
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
     check_host_fits(n, sizeof(float));

@@ -40,6 +40,10 @@ template <class Key, class Value> class LastValueCache {
 std::vector<std::size_t> parse_dims(const std::string& text);
 // "1024x768"
 std::string dims_label(const std::vector<std::size_t>& dims);
+// A usage Error when `n` elements of `size` bytes each (every host array of a run together,
+// e.g. 3 x 4 bytes for vecadd's a, b and c) exceed the host's available memory; `what` names
+// them in the message ("an input" when empty). random_floats/random_ints check their own array.
+void check_host_fits(std::size_t n, std::size_t size, const std::string& what = {});
 // Seeded uniform floats in [lo, hi).
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f,
                                  float hi = 1.f);

@@ -76,6 +76,10 @@ class VecAdd final : public App {
             s.build(opts);
         Kernel& kernel = s.kernel();
 
+        // a, b and c together before any is made (each alone may fit); a CPU device's buffers
+        // are host memory too.
+        check_host_fits(n, 3 * sizeof(float) * (is_cpu(dev.info()) ? 2 : 1),
+                        "vecadd's a, b and c (and a CPU device's copies)");
         const auto a = random_floats(n, cfg.seed);
         const auto b = random_floats(n, cfg.seed + 1);
         auto da = s.upload(a), db = s.upload(b);
@@ -112,6 +116,7 @@ class VecAdd final : public App {
         const auto t0 = std::chrono::steady_clock::now();
         const std::size_t n = size_of(cfg.size);
         Result r = native_result(name(), native_variant(variant), {n}, cfg);
+        check_host_fits(n, 3 * sizeof(float), "vecadd's a, b and c");
         const auto a = random_floats(n, cfg.seed);
         const auto b = random_floats(n, cfg.seed + 1);
         std::vector<float> c(n);

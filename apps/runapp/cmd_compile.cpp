@@ -40,8 +40,12 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
         return;
     const std::string ext = fs::path(what).extension().string();
     if (ext == ".cl" || ext == ".cu") {
-        std::ifstream in(what, std::ios::binary);
+        // Regular first: opening a FIFO for reading would block until someone writes to it.
         std::error_code ec;
+        if (fs::exists(what, ec) && !fs::is_regular_file(what, ec))
+            throw duet::Error::usage("kernel file '" + what +
+                                     "' is not a regular file (a FIFO, device or directory)");
+        std::ifstream in(what, std::ios::binary);
         if (!in || !fs::is_regular_file(what, ec))
             throw duet::Error::usage("cannot read kernel file '" + what + "': check the path");
         std::ostringstream ss;

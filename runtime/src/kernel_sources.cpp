@@ -39,6 +39,12 @@ bool is_main_file(const std::string& name, Language lang) {
 }
 
 std::string read_file(const fs::path& p) {
+    // Checked before opening: opening a FIFO for reading blocks until someone writes to it.
+    std::error_code ec;
+    if (fs::exists(p, ec) && !fs::is_regular_file(p, ec))
+        throw Error::not_found("kernel source " + p.string() +
+                               " is not a regular file (a FIFO, device or directory); give a "
+                               "kernel source file");
     std::ifstream in(p, std::ios::binary);
     if (!in)
         throw Error::not_found("cannot read kernel source file " + p.string() +

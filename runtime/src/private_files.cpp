@@ -71,6 +71,20 @@ bool make_private_dir(const std::string& dir, std::string* why) {
     const fs::path abs = fs::absolute(fs::path(dir)).lexically_normal();
     if (!create_missing(abs, why))
         return false;
+    // A symbolic link on the way is followed by every later open: one that someone else owns
+    // can be pointed at their own directory after the checks below have passed.
+    const uid_t me_link = ::geteuid();
+    fs::path prefix;
+    for (const auto& part : abs) {
+        prefix /= part;
+        struct stat ls {};
+        if (::lstat(prefix.c_str(), &ls) == 0 && S_ISLNK(ls.st_mode) && ls.st_uid != me_link &&
+            ls.st_uid != 0)
+            return fail(why, dir + " goes through the symbolic link " + prefix.string() +
+                                 ", owned by uid " + std::to_string(ls.st_uid) +
+                                 ": they could point it at a directory of theirs. Point "
+                                 "DUET_CACHE_DIR at a directory of your own");
+    }
     char real[PATH_MAX];
     if (!::realpath(abs.c_str(), real))
         return fail(why, "cannot resolve " + abs.string() + ": " + err(errno));
