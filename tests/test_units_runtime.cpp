@@ -2,7 +2,6 @@
 // errors, kernel lookup, the registry, device selection and stable device ids.
 #include <doctest/doctest.h>
 
-#include <duet/backend/build_options.hpp>
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/duet.hpp>
 
@@ -21,20 +20,6 @@ TEST_CASE("Range: local sizes, rounding and validation") {
     CHECK_THROWS_AS(Range(64).local(0).validate(), Error);
     CHECK(duet::round_up(17, 8) == 24);
     CHECK(duet::round_up(16, 8) == 16);
-}
-
-TEST_CASE("register cap: the registers a work-item may use to launch in a group of N") {
-    // NVIDIA's register file (64 Ki per block): 1024 work-items get 64 each, 512 get 128.
-    CHECK(duet::register_cap(65536, 1024) == 64);
-    CHECK(duet::register_cap(65536, 512) == 128);
-    CHECK(duet::register_cap(65536, 1000) == 64); // whole warps of 32
-    CHECK(duet::register_cap(65536, 384) == 168); // 170 rounded down to a step of 8
-    CHECK(duet::register_cap(32768, 1024) == 32);
-    CHECK(duet::register_cap(65536, 8192) == 16); // never below 16
-    // No cap where 255 (the most a work-item has) fits, or where a number is unknown.
-    CHECK(duet::register_cap(65536, 256) == 0);
-    CHECK(duet::register_cap(65536, 0) == 0);
-    CHECK(duet::register_cap(0, 1024) == 0);
 }
 
 TEST_CASE("stats: median of odd and even counts") {

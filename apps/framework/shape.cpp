@@ -46,17 +46,14 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
     f.limits = device_limits(dev.info());
     // Start at the first shape the device itself allows; each build may lower the kernel's limit.
     std::size_t i = first_fitting(shapes, f.limits);
-    const Shape* built = nullptr;
+    const std::vector<std::pair<std::string, std::string>>* built = nullptr;
     while (i < shapes.size()) {
-        if (!built || built->defines != shapes[i].defines || built->items() != shapes[i].items()) {
+        if (!built || *built != shapes[i].defines) {
             BuildOptions opts = base;
             opts.defines.insert(opts.defines.end(), shapes[i].defines.begin(),
                                 shapes[i].defines.end());
-            // Built for this shape's group, as __launch_bounds__ would: a compiler that caps
-            // registers for it (NVIDIA's) keeps the textbook shape launchable.
-            opts.max_group_items = shapes[i].items();
             f.kernel = dev.load_kernel(kernel, opts);
-            built = &shapes[i];
+            built = &shapes[i].defines;
         }
         const std::size_t k = f.kernel->max_work_group_size();
         if (k && (!f.limits.max_items || k < f.limits.max_items))

@@ -220,9 +220,6 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
         args.push_back("-D" + n + (v.empty() ? "" : "=" + v));
     if (options.fast_math)
         args.push_back("--use_fast_math");
-    if (const std::size_t cap = register_cap(std::size_t(std::max(limits_.registers_per_block, 0)),
-                                             options.max_group_items))
-        args.push_back("--maxrregcount=" + std::to_string(cap));
     const std::string flags = join(args);
     std::string header_text;
     const auto headers = nvrtc_headers(header_text);

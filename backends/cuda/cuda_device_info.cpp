@@ -116,7 +116,6 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     l.cc_major = prop.major;
     l.cc_minor = prop.minor;
     l.max_threads_per_block = prop.maxThreadsPerBlock;
-    l.registers_per_block = prop.regsPerBlock;
     for (int d = 0; d < 3; ++d) {
         l.max_block_dims[d] = prop.maxThreadsDim[d];
         l.max_grid_dims[d] = prop.maxGridSize[d];

@@ -12,7 +12,6 @@ namespace duet::cuda {
 struct DeviceLimits {
     int cc_major = 0, cc_minor = 0; // compute capability
     int max_threads_per_block = 0;
-    int registers_per_block = 0;
     std::array<int, 3> max_block_dims{0, 0, 0};
     std::array<int, 3> max_grid_dims{0, 0, 0};
     std::size_t shared_per_block = 0;       // without opt-in (48 KiB)

@@ -1,6 +1,5 @@
 // An OpenCL device: its context, memory and kernels (what it is: opencl_device_info.cpp).
 
-#include <duet/backend/build_options.hpp>
 #include <duet/backend/host_memory.hpp>
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/backend/log.hpp>
@@ -22,26 +21,7 @@ OpenclHostBuffer::~OpenclHostBuffer() {
 }
 
 OpenclDevice::OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info)
-    : platform_(std::move(platform)), device_(std::move(device)), info_(std::move(info)) {
-    // NVIDIA's compiler takes -cl-nv-maxrregcount (cl_nv_compiler_options); the register file a
-    // group may use is CL_DEVICE_REGISTERS_PER_BLOCK_NV (cl_nv_device_attribute_query).
-    constexpr cl_device_info registers_per_block_nv = 0x4002;
-    try {
-        const std::string ext = device_.getInfo<CL_DEVICE_EXTENSIONS>();
-        cl_uint regs = 0;
-        if (ext.find("cl_nv_compiler_options") != std::string::npos &&
-            ext.find("cl_nv_device_attribute_query") != std::string::npos &&
-            clGetDeviceInfo(device_(), registers_per_block_nv, sizeof regs, &regs, nullptr) ==
-                CL_SUCCESS)
-            nv_registers_per_group_ = regs;
-    } catch (const cl::Error&) {
-    }
-}
-
-std::string OpenclDevice::register_cap(std::size_t items) const {
-    const std::size_t cap = duet::register_cap(nv_registers_per_group_, items);
-    return cap ? " -cl-nv-maxrregcount=" + std::to_string(cap) : "";
-}
+    : platform_(std::move(platform)), device_(std::move(device)), info_(std::move(info)) {}
 
 cl::Context& OpenclDevice::context() {
     std::call_once(context_once_, [this] {
@@ -125,7 +105,7 @@ std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
         source = std::move(file->text);
         origin = file->name;
     }
-    const std::string opts = build_options(options) + register_cap(options.max_group_items);
+    const std::string opts = build_options(options);
     std::shared_ptr<ProgramEntry> entry;
     bool in_memory = false;
     {

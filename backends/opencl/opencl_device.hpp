@@ -63,14 +63,9 @@ class OpenclDevice final : public Device {
                                            const BuildOptions& options) override;
 
   private:
-    // " -cl-nv-maxrregcount=N" keeping a kernel launchable in groups of `items` on NVIDIA's
-    // OpenCL (BuildOptions::max_group_items); "" elsewhere or when no cap is needed.
-    std::string register_cap(std::size_t items) const;
-
     cl::Platform platform_;
     cl::Device device_;
     DeviceInfo info_;
-    cl_uint nv_registers_per_group_ = 0; // 0: not NVIDIA's OpenCL (no -cl-nv-* options)
     std::once_flag context_once_;
     cl::Context context_;
     std::mutex programs_mutex_;

@@ -52,13 +52,4 @@ void check_define(const std::string& name, const std::string& value) {
                            "': a value may not start with '-' (only a negative number may)");
 }
 
-std::size_t register_cap(std::size_t registers_per_group, std::size_t items) {
-    if (registers_per_group == 0 || items == 0)
-        return 0;
-    const std::size_t per_item = registers_per_group / (((items + 31) / 32) * 32) / 8 * 8;
-    if (per_item >= 255)
-        return 0;
-    return per_item < 16 ? 16 : per_item;
-}
-
 } // namespace duet

@@ -52,12 +52,6 @@ struct BuildOptions {
     std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
     bool fast_math = false; // off unless asked for, then on both backends
     KernelSources sources;  // empty: the kernel is looked up among Duet's own kernels
-    // The most work-items per group the kernel will be launched with (0: not said). Like CUDA's
-    // __launch_bounds__, it lets a compiler that would otherwise spend registers until the
-    // kernel only launches in smaller groups keep it launchable at this size: NVIDIA's OpenCL
-    // gets -cl-nv-maxrregcount, NVRTC --maxrregcount, both from the device's registers per
-    // group; other compilers ignore it. A hint, not a promise: check max_work_group_size().
-    std::size_t max_group_items = 0;
 };
 
 // A compiled kernel ready to launch. One Kernel may be launched from several threads at once
