@@ -11,6 +11,11 @@
 // neighbours, as are B's. The tiles are loaded 4 floats at a time (matmul_load4): one 16-byte
 // load where K (for A) or N (for B) is a multiple of 4, bounds-checked scalars otherwise.
 // Each work-item owns TM consecutive rows and TN consecutive columns of the block.
+// Its TM values of A (and TN of B) at step k are neighbours starting on a 16-byte boundary, so
+// they are read from local memory as float4s: one 16-byte read instead of four. CUDA's compiler
+// merges the four scalar reads of the twin on its own; NVIDIA's OpenCL compiler does not, and
+// with scalar reads these steps ran 1.5-1.7x slower through OpenCL than through CUDA on the H100
+// (docs/PERFORMANCE.md).
 // (The remainders are written q - r * d rather than q % d: with both q / d and q % d, LLVM emits
 // a `freeze` instruction that Oclgrind's uninitialised-value checker cannot run.)
 #ifndef R4_BM
@@ -35,8 +40,8 @@
 __kernel __attribute__((reqd_work_group_size(R4_TX, R4_TY, 1))) void
 matmul_reg4x4(__global const float* A, __global const float* B, __global float* C, const int M,
               const int N, const int K) {
-    __local float As[R4_BK][R4_BM]; // transposed: As[k][m]
-    __local float Bs[R4_BK][R4_BN];
+    __local float As[R4_BK][R4_BM] __attribute__((aligned(16))); // transposed: As[k][m]
+    __local float Bs[R4_BK][R4_BN] __attribute__((aligned(16)));
     const int tx = (int)get_local_id(0);
     const int ty = (int)get_local_id(1);
     const int tid = ty * R4_TX + tx;
@@ -76,11 +81,21 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
         for (int k = 0; k < R4_BK; ++k) {
             float a[R4_TM], b[R4_TN];
             MATMUL_UNROLL
-            for (int i = 0; i < R4_TM; ++i)
-                a[i] = As[k][ty * R4_TM + i];
+            for (int i = 0; i < R4_TM; i += 4) { // 16-byte local reads (see above)
+                const float4 q = *(__local const float4*)&As[k][ty * R4_TM + i];
+                a[i] = q.x;
+                a[i + 1] = q.y;
+                a[i + 2] = q.z;
+                a[i + 3] = q.w;
+            }
             MATMUL_UNROLL
-            for (int j = 0; j < R4_TN; ++j)
-                b[j] = Bs[k][tx * R4_TN + j];
+            for (int j = 0; j < R4_TN; j += 4) {
+                const float4 q = *(__local const float4*)&Bs[k][tx * R4_TN + j];
+                b[j] = q.x;
+                b[j + 1] = q.y;
+                b[j + 2] = q.z;
+                b[j + 3] = q.w;
+            }
             MATMUL_UNROLL
             for (int i = 0; i < R4_TM; ++i)
                 MATMUL_UNROLL
@@ -125,8 +140,8 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
 __kernel __attribute__((reqd_work_group_size(R8_TX, R8_TY, 1))) void
 matmul_reg8x8(__global const float* A, __global const float* B, __global float* C, const int M,
               const int N, const int K) {
-    __local float As[R8_BK][R8_BM]; // transposed: As[k][m]
-    __local float Bs[R8_BK][R8_BN];
+    __local float As[R8_BK][R8_BM] __attribute__((aligned(16))); // transposed: As[k][m]
+    __local float Bs[R8_BK][R8_BN] __attribute__((aligned(16)));
     const int tx = (int)get_local_id(0);
     const int ty = (int)get_local_id(1);
     const int tid = ty * R8_TX + tx;
@@ -166,11 +181,21 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
         for (int k = 0; k < R8_BK; ++k) {
             float a[R8_TM], b[R8_TN];
             MATMUL_UNROLL
-            for (int i = 0; i < R8_TM; ++i)
-                a[i] = As[k][ty * R8_TM + i];
+            for (int i = 0; i < R8_TM; i += 4) { // 16-byte local reads (see above)
+                const float4 q = *(__local const float4*)&As[k][ty * R8_TM + i];
+                a[i] = q.x;
+                a[i + 1] = q.y;
+                a[i + 2] = q.z;
+                a[i + 3] = q.w;
+            }
             MATMUL_UNROLL
-            for (int j = 0; j < R8_TN; ++j)
-                b[j] = Bs[k][tx * R8_TN + j];
+            for (int j = 0; j < R8_TN; j += 4) {
+                const float4 q = *(__local const float4*)&Bs[k][tx * R8_TN + j];
+                b[j] = q.x;
+                b[j + 1] = q.y;
+                b[j + 2] = q.z;
+                b[j + 3] = q.w;
+            }
             MATMUL_UNROLL
             for (int i = 0; i < R8_TM; ++i)
                 MATMUL_UNROLL
