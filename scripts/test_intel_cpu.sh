@@ -21,6 +21,17 @@ export OCL_ICD_FILENAMES=
 # this runtime offers sub-groups as the OpenCL C 3.0 feature __opencl_c_subgroups and as
 # cl_intel_subgroups, not as the cl_khr_subgroups extension Duet detects, so a plain run takes
 # the local-memory tree.
+# The launch checks of argument kinds need each kernel's argument information, which this
+# runtime drops from programs made from cached binaries: they must hold on a warm cache too.
+contracts=$(dirname "$runapp")/test_contracts
+if [ -x "$contracts" ]; then
+    cache=$(mktemp -d)
+    for pass in cold warm; do
+        echo "test_contracts, $pass cache"
+        DUET_CACHE_DIR=$cache "$contracts" -tc="contracts: arguments are per launch*"
+    done
+    rm -rf "$cache"
+fi
 for local in 16 64; do
     "$runapp" reduction --variant shuffle_i32,shuffle_f32,atomic_f32 --size 1M --reps 1 \
         --warmup 0 --local "$local" --define DUET_HAS_SUBGROUPS=1 | tee /dev/stderr |

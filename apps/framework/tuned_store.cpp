@@ -10,7 +10,7 @@
 
 #include <duet/backend/log.hpp>
 #include <duet/backend/private_files.hpp>
-#include <duet/backend/program_cache.hpp>
+#include <duet/program_cache_info.hpp>
 #include <nlohmann/json.hpp>
 
 namespace duet::apps {
@@ -121,7 +121,7 @@ std::string TuningStore::default_path() {
     if (const char* d = std::getenv("DUET_CACHE_DIR"))
         dir = d; // an empty value turns the cache (and the store) off
     else
-        dir = ProgramCache::instance().dir();
+        dir = program_cache_status().dir;
     return dir.empty() ? std::string{} : dir + "/tuned.json";
 }
 

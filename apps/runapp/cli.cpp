@@ -238,7 +238,18 @@ Cli parse(int argc, char** argv) {
                 c.variant = v;
             else if (name == "--local") {
                 for (auto& s : split(v, ',')) {
-                    auto d = duet::apps::parse_dims(s);
+                    std::vector<std::size_t> d;
+                    try {
+                        d = duet::apps::parse_dims(s);
+                    } catch (const Error& e) { // its message speaks of a size
+                        std::string why = e.detail();
+                        if (const auto at = why.find("': "); at != std::string::npos)
+                            why = why.substr(at + 3);
+                        why = why.substr(0, why.find(" (give")); // advice for sizes, not shapes
+                        throw Error::usage("--local '" + s + "': " + why +
+                                           "; give a work-group shape W or WxH, each a whole "
+                                           "number of at least 1 (e.g. 16x16)");
+                    }
                     if (d.size() > 2)
                         throw Error::usage("--local '" + s + "': give W or WxH");
                     c.locals.push_back({d[0], d.size() > 1 ? d[1] : 1});

@@ -1,5 +1,6 @@
 #pragma once
 // The OpenCL device, its buffers and pinned host memory.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,6 +58,9 @@ class OpenclDevice final : public Device {
     cl::Context& context();
     // "opencl:0 (name)" for messages.
     std::string where() const { return label(); }
+    // Whether programs made from this driver's binaries keep their kernels' argument information
+    // (-1: not known yet; build_program finds out once, on the first program it caches).
+    std::atomic<int> binaries_keep_arg_info{-1};
 
   protected:
     std::unique_ptr<Kernel> do_load_kernel(const std::string& name,

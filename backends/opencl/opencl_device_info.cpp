@@ -255,7 +255,9 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
         i.details.emplace_back("Double precision", fp ? "yes" : "no");
     i.caps.fp64 = fp != 0 || has("cl_khr_fp64");
     i.caps.fp16 = has("cl_khr_fp16");
-    i.caps.subgroup_functions = has("cl_khr_subgroups");
+    // Sub-group functions (sub_group_reduce_add, get_sub_group_id, ...) come with the Khronos
+    // extension or Intel's (whose CPU runtime offers only cl_intel_subgroups).
+    i.caps.subgroup_functions = has("cl_khr_subgroups") || has("cl_intel_subgroups");
     i.caps.int64_atomics = has("cl_khr_int64_base_atomics");
     cl_ulong fp_atomics = 0;
     i.caps.float_atomics = has("cl_ext_float_atomics") &&

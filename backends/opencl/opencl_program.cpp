@@ -63,6 +63,38 @@ template <class T> bool arg_info(const cl::Kernel& k, cl_uint i, cl_kernel_arg_i
     }
 }
 
+// True when the program's kernels can say what their arguments are (CL_KERNEL_ARG_*): the
+// launch checks of argument kinds and sizes need it. Some drivers drop it from a program made
+// from a binary (Intel's CPU runtime), so a cached program must be checked before it is used.
+bool keeps_arg_info(cl::Program p) { // (by value: createKernels is not const)
+    try {
+        std::vector<cl::Kernel> kernels;
+        p.createKernels(&kernels);
+        for (const auto& k : kernels) {
+            if (k.getInfo<CL_KERNEL_NUM_ARGS>() == 0)
+                continue;
+            cl_kernel_arg_address_qualifier space = 0;
+            return arg_info(k, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, space);
+        }
+        return true; // no kernel takes arguments: nothing to lose
+    } catch (const cl::Error&) {
+        return false;
+    }
+}
+
+// Whether a program built from `binary` on this device keeps its argument information.
+bool binary_keeps_arg_info(OpenclDevice& dev, const std::vector<unsigned char>& binary,
+                           const std::string& options) {
+    try {
+        std::vector<cl::Device> devs{dev.cl_device()};
+        cl::Program p(dev.context(), devs, cl::Program::Binaries{binary});
+        p.build(devs, options.c_str());
+        return keeps_arg_info(p);
+    } catch (const cl::Error&) {
+        return false;
+    }
+}
+
 } // namespace
 
 KernelSignature kernel_signature(const cl::Kernel& k) {
@@ -127,8 +159,15 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
             cl::Program::Binaries bins{*bin};
             cl::Program p(dev.context(), devs, bins);
             p.build(devs, options.c_str());
-            entry->program = p;
-            entry->cache_hit = true;
+            if (keeps_arg_info(p)) {
+                entry->program = p;
+                entry->cache_hit = true;
+            } else {
+                log().info("cached binary for {} lost its kernels' argument information on this "
+                           "driver; building from source",
+                           origin);
+                cache.remove(key);
+            }
         } catch (const cl::Error& e) {
             // A binary the driver refuses (another driver version, a damaged file) is rebuilt.
             log().info("cached binary for {} did not load ({}); rebuilding", origin,
@@ -155,7 +194,15 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
         entry->program = p;
         try {
             auto bins = p.getInfo<CL_PROGRAM_BINARIES>();
-            if (!bins.empty() && !bins[0].empty())
+            // Not cached where a program made from the binary would lose what the launch
+            // checks need (Intel's CPU runtime): built from source every time there.
+            if (!bins.empty() && !bins[0].empty() && dev.binaries_keep_arg_info < 0)
+                dev.binaries_keep_arg_info = binary_keeps_arg_info(dev, bins[0], options) ? 1 : 0;
+            if (!bins.empty() && !bins[0].empty() && dev.binaries_keep_arg_info == 0)
+                log().info("program binary of {} not cached: this driver drops the kernels' "
+                           "argument information from programs made from binaries",
+                           origin);
+            else if (!bins.empty() && !bins[0].empty())
                 cache.store(key, bins[0],
                             "opencl " + origin + " " + options + " | " + info.name + " | " +
                                 info.driver_version);
