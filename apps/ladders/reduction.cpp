@@ -356,7 +356,8 @@ class Reduction final : public App {
         if (uses_group_sum)
             r.note += !opencl     ? ", warp shuffles (__shfl_down_sync)"
                       : subgroups ? ", sub-groups (sub_group_reduce_add)"
-                                  : ", no cl_khr_subgroups: local-memory tree";
+                                  : ", no sub-group functions (cl_khr_subgroups or "
+                                    "cl_intel_subgroups): local-memory tree";
         if constexpr (is_int)
             r.note += ", values in [" + std::to_string(-hi) + ", " + std::to_string(hi) + "]";
         return s.finish(reduction_model());
