@@ -33,6 +33,39 @@ inline std::vector<duet::Device*> every_device() {
     return out;
 }
 
+// The user kernels of the suite, in OpenCL C and in CUDA (NVRTC, with Duet's header for local
+// arguments): scale_add (y += s * x * FACTOR) and reverse_groups (each work-group's slice
+// reversed through local memory given as an argument).
+inline const char* const user_cl = R"(
+__kernel void scale_add(__global const float* x, __global float* y, const float s, const int n) {
+    int i = get_global_id(0);
+    if (i < n) y[i] = y[i] + s * x[i] * FACTOR;
+}
+// Reverses each work-group's slice through local memory given as an argument.
+__kernel void reverse_groups(__global const int* in, __global int* out, __local int* tmp) {
+    int l = get_local_id(0), n = get_local_size(0), g = get_group_id(0);
+    tmp[l] = in[g * n + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g * n + l] = tmp[n - 1 - l];
+}
+)";
+
+// The same two kernels in CUDA (built by NVRTC, with Duet's header for local arguments).
+inline const char* const user_cu = R"(
+#include "duet_cuda.cuh"
+extern "C" __global__ void scale_add(const float* x, float* y, const float s, const int n) {
+    const int i = duet_global_id(0);
+    if (i < n) y[i] = y[i] + s * x[i] * FACTOR;
+}
+extern "C" __global__ void reverse_groups(const int* in, int* out, duet_local_t tmp_arg) {
+    int* tmp = DUET_LOCAL(int, tmp_arg);
+    const int l = threadIdx.x, n = blockDim.x, g = blockIdx.x;
+    tmp[l] = in[g * n + l];
+    __syncthreads();
+    out[g * n + l] = tmp[n - 1 - l];
+}
+)";
+
 // A user kernel source given in both languages: each device builds the one it runs.
 inline duet::BuildOptions user_program(const char* opencl_c, const char* cuda, const char* origin) {
     duet::BuildOptions o;

@@ -11,19 +11,6 @@ using duet::Range;
 
 namespace {
 
-const char* const user_cl = R"(
-__kernel void scale_add(__global const float* x, __global float* y, const float s, const int n) {
-    int i = get_global_id(0);
-    if (i < n) y[i] = y[i] + s * x[i] * FACTOR;
-}
-)";
-const char* const user_cu = R"(
-extern "C" __global__ void scale_add(const float* x, float* y, const float s, const int n) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = y[i] + s * x[i] * FACTOR;
-}
-)";
-
 const char* const broken_cl = "__kernel void oops(__global float* p) { p[0] = undeclared_thing; }";
 const char* const broken_cu =
     "extern \"C\" __global__ void oops(float* p) { p[0] = undeclared_thing; }";
@@ -64,7 +51,8 @@ TEST_CASE("conformance: bad input is a clear Error, never a crash") {
                 if (!conformance::runs_cuda(*dev))
                     CHECK(contains(e.what(), "no OpenCL kernel named 'no_such_kernel'"));
             }
-            auto opts = conformance::user_program(user_cl, user_cu, "user source");
+            auto opts = conformance::user_program(conformance::user_cl, conformance::user_cu,
+                                                  "user source");
             opts.defines = {{"FACTOR", "1.0f"}};
             try {
                 dev->load_kernel("missing", opts);

@@ -8,45 +8,12 @@
 
 using duet::Range;
 
-namespace {
-
-const char* const user_cl = R"(
-__kernel void scale_add(__global const float* x, __global float* y, const float s, const int n) {
-    int i = get_global_id(0);
-    if (i < n) y[i] = y[i] + s * x[i] * FACTOR;
-}
-// Reverses each work-group's slice through local memory given as an argument.
-__kernel void reverse_groups(__global const int* in, __global int* out, __local int* tmp) {
-    int l = get_local_id(0), n = get_local_size(0), g = get_group_id(0);
-    tmp[l] = in[g * n + l];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    out[g * n + l] = tmp[n - 1 - l];
-}
-)";
-
-// The same two kernels in CUDA (built by NVRTC, with Duet's header for local arguments).
-const char* const user_cu = R"(
-#include "duet_cuda.cuh"
-extern "C" __global__ void scale_add(const float* x, float* y, const float s, const int n) {
-    const int i = duet_global_id(0);
-    if (i < n) y[i] = y[i] + s * x[i] * FACTOR;
-}
-extern "C" __global__ void reverse_groups(const int* in, int* out, duet_local_t tmp_arg) {
-    int* tmp = DUET_LOCAL(int, tmp_arg);
-    const int l = threadIdx.x, n = blockDim.x, g = blockIdx.x;
-    tmp[l] = in[g * n + l];
-    __syncthreads();
-    out[g * n + l] = tmp[n - 1 - l];
-}
-)";
-
-} // namespace
-
 TEST_CASE("conformance: user kernels from strings, defines, scalars and local memory") {
     for (auto* dev : conformance::every_device()) {
         SUBCASE(dev->label().c_str()) {
             auto q = dev->create_queue();
-            auto opts = conformance::user_program(user_cl, user_cu, "user source");
+            auto opts = conformance::user_program(conformance::user_cl, conformance::user_cu,
+                                                  "user source");
             opts.defines = {{"FACTOR", "2.0f"}};
             std::unique_ptr<duet::Kernel> k;
             try {
