@@ -237,6 +237,31 @@ std::vector<TunePoint> best_points(const DeviceInfo& info) {
     return out;
 }
 
+// cpu: a block of CPU_GM x CPU_GN micro-blocks (CPU_MR rows x 2 vectors of the device's float
+// width each, one per work-item) by 1 x (GN * GM) work-items, and B's KC x (GN * NR) panel in
+// local memory (kernels_cl/matmul_cpu.cl). A device with less local memory or a smaller
+// work-group limit takes a shorter block of K, then fewer rows per group; the user's CPU_GN,
+// CPU_GM or CPU_KC pins the shape.
+std::vector<Shape> cpu_shapes(const RunConfig& c, const DeviceInfo& info) {
+    const std::size_t mr = def(c, "CPU_MR", 6), nr = 2 * cpu_vector_width(info, c);
+    auto one = [&](std::size_t gn, std::size_t gm, std::size_t kc, Defines d) {
+        return make({gm, gn}, gm * mr, gn * nr, gn * kc * nr * sizeof(float), std::move(d),
+                    by(gm, gn) + " items, blocks of " + by(mr, nr) + ", K in blocks of " +
+                        num(kc));
+    };
+    if (user_sets(c, {"CPU_GN", "CPU_GM", "CPU_KC"})) {
+        const auto gn = def(c, "CPU_GN", 4), gm = def(c, "CPU_GM", 16), kc = def(c, "CPU_KC", 256);
+        return {one(gn, gm, kc, {})};
+    }
+    std::vector<Shape> out{one(4, 16, 256, {})};
+    for (std::size_t kc = 128; kc >= 32; kc /= 2)
+        out.push_back(one(4, 16, kc, {{"CPU_KC", num(kc)}}));
+    for (std::size_t gm = 8; gm >= 1; gm /= 2)
+        out.push_back(one(4, gm, 32, {{"CPU_KC", "32"}, {"CPU_GM", num(gm)}}));
+    out.push_back(one(1, 1, 32, {{"CPU_KC", "32"}, {"CPU_GM", "1"}, {"CPU_GN", "1"}}));
+    return out;
+}
+
 constexpr const char* tf32_note =
     "NVIDIA tensor cores with TF32 (compute capability 8.0+; OpenCL: NVIDIA's, inline PTX)";
 
@@ -300,15 +325,10 @@ const std::vector<Step>& matmul_steps() {
          .shapes = rule(tf32_shapes)},
         {.name = "cpu",
          .kernel = "matmul_cpu",
-         .description = "CPU-shaped: 6 rows x 2 vectors of C per work-item in registers over all "
-                        "of K, no barrier, groups of 1x16 sharing a panel of B",
-         // CPU_MR rows x 2 vectors of the device's float width per work-item, groups of 1 x
-         // CPU_GROUP (kernels_cl/matmul_cpu.cl; the host adds CPU_VW to the build).
-         .shapes =
-             [](const RunConfig& c, const DeviceInfo& info) {
-                 return cpu_block_shapes(def(c, "CPU_MR", 6), 2 * cpu_vector_width(info, c),
-                                         def(c, "CPU_GROUP", 16));
-             }},
+         .description = "CPU-shaped, a BLAS's loops: K in blocks of 256, B's panel packed in "
+                        "local memory, 6 rows x 2 vectors of C per work-item in registers, "
+                        "4x16 of them per group",
+         .shapes = cpu_shapes},
     };
     return steps;
 }
