@@ -213,9 +213,8 @@ TEST_CASE("apps: the cpu steps' streamed stores write what the ordinary ones do"
             const std::vector<std::string> sizes =
                 std::string(app_name) == "vecadd"
                     ? std::vector<std::string>{"1", "1001", "65536"}
-                    : std::vector<std::string>{"3x7", "37x21", duet_test::under_oclgrind()
-                                                                   ? "64x9"
-                                                                   : "1030x67"};
+                    : std::vector<std::string>{"3x7", "37x21",
+                                               duet_test::under_oclgrind() ? "64x9" : "1030x67"};
             for (const auto& size : sizes)
                 SUBCASE((dev->info().id() + " " + app_name + " " + size).c_str()) {
                     duet::apps::RunConfig cfg;
