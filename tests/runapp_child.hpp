@@ -208,7 +208,8 @@ bool has_opencl0() {
 const std::vector<std::string> small_vecadd = {"vecadd",   "--size", "1000",     "--reps",  "1",
                                                "--warmup", "0",      "--device", "opencl:0"};
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more) {
+[[maybe_unused]] std::vector<std::string> with(std::vector<std::string> a,
+                                               const std::vector<std::string>& more) {
     a.insert(a.end(), more.begin(), more.end());
     return a;
 }
