@@ -374,3 +374,26 @@ TEST_CASE("runapp: doctor says whether NVRTC is there and when it is needed") {
     CHECK((r.out.find("NVRTC: found: ") != std::string::npos ||
            r.out.find("needed only for CUDA kernels compiled at run time") != std::string::npos));
 }
+
+TEST_CASE("runapp: list with no device at all says so and exits 3, in every format") {
+    // No OpenCL platform (an empty vendor directory) and no CUDA driver on this machine (the
+    // CUDA plugin, where built, finds none): a script's `runapp list && ...` must learn that
+    // nothing can run.
+    if (duet_test::shell("nvidia-smi -L > /dev/null 2>&1").first == 0) {
+        MESSAGE("a CUDA driver is present: CUDA devices would be listed; skipped");
+        return;
+    }
+    const fs::path empty = fresh_dir("icd-none");
+    const std::string env = "OCL_ICD_VENDORS=" + empty.string() + " OCL_ICD_FILENAMES= ";
+    for (const char* format : {"table", "json", "csv"}) {
+        auto [code, out] =
+            duet_test::shell(env + runapp_path() + " list --format " + format + " 2>&1");
+        INFO(format << ": " << out);
+        CHECK(code == 3);
+        if (std::string(format) == "table")
+            CHECK(out.find("no devices found; `runapp doctor` walks through why") !=
+                  std::string::npos);
+        if (std::string(format) == "json")
+            CHECK(out.find("\"devices\": []") != std::string::npos);
+    }
+}

@@ -91,6 +91,9 @@ int cmd_list(const Cli& c) {
     }
     const auto reports = duet::backend_reports();
     const auto devs = duet::devices();
+    // No device at all is a device error (exit 3), in every format: `runapp list && ...` in a
+    // script learns that nothing can run; the output still says what each backend found.
+    const int status = devs.empty() ? 3 : 0;
     if (c.format == Format::json) {
         nlohmann::json j;
         j["backends"] = nlohmann::json::array();
@@ -127,7 +130,7 @@ int cmd_list(const Cli& c) {
                                     {"same_device_as", same}});
         }
         std::cout << dump_json(j) << "\n";
-        return 0;
+        return status;
     }
     if (c.format == Format::csv) { // the devices, one a line
         std::cout << "index,id,stable_id,type,name,compute_units,global_mem_bytes,platform,"
@@ -142,7 +145,7 @@ int cmd_list(const Cli& c) {
                       << csv_field(i.name) << ',' << i.compute_units << ',' << i.global_mem_bytes
                       << ',' << csv_field(i.platform) << ',' << same << "\n";
         }
-        return 0;
+        return status;
     }
     for (const auto& r : reports) {
         std::cout << r.name << ": ";
@@ -165,8 +168,8 @@ int cmd_list(const Cli& c) {
     }
     std::cout << "\n";
     if (devs.empty()) {
-        std::cout << "no devices found; `runapp doctor` walks through why\n";
-        return 0;
+        std::cerr << "no devices found; `runapp doctor` walks through why\n";
+        return status;
     }
     Table t({"#", "id", "stable id", "type", "name", "CUs", "memory", "platform", "same GPU as"});
     for (auto* d : devs) {
