@@ -5,8 +5,8 @@
 // Each work-item owns one block of CPU_MR rows x CPU_NR = 2 * CPU_VW columns of C, held in
 // registers (2 * CPU_MR vectors: 12 of the 16 AVX2 or 32 AVX-512 registers at the defaults) over
 // all of K: per k, one row of its B micro-panel loaded as two vectors, each of its CPU_MR values
-// of A broadcast, 2 * CPU_MR fused multiply-adds (fma(), not mad(): PoCL turns mad() into a
-// multiply and an add). A work-group is CPU_GN x CPU_GM such blocks (a block of CPU_GM * CPU_MR
+// of A broadcast, 2 * CPU_MR fused multiply-adds (CPU_FMA, cpu_vector.clh: fma() where the
+// device has it in hardware; PoCL compiles mad() as a multiply and an add, half the rate). A work-group is CPU_GN x CPU_GM such blocks (a block of CPU_GM * CPU_MR
 // rows by CPU_GN * CPU_NR columns of C) launched as CPU_GM x CPU_GN work-items. Per block of
 // K, its items first copy B's CPU_KC x (CPU_GN * CPU_NR) panel into local memory, as CPU_GN
 // micro-panels of CPU_KC x CPU_NR each contiguous (16 KiB at the defaults with AVX2), then a
@@ -102,8 +102,8 @@ matmul_cpu(__global const float* restrict A, __global const float* restrict B,
 #pragma unroll
             for (int r = 0; r < CPU_MR; ++r) {
                 const VT av = (VT)(a[r][k]);
-                lo[r] = fma(av, b0, lo[r]);
-                hi[r] = fma(av, b1, hi[r]);
+                lo[r] = CPU_FMA(av, b0, lo[r]);
+                hi[r] = CPU_FMA(av, b1, hi[r]);
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE); // the panel is read before the next copy overwrites it
