@@ -1,4 +1,4 @@
-// matmul shaped for a CPU: C = A * B (row-major, A M x K, B K x N), the loops of a BLAS
+// matmul shaped for a CPU: C = A * B (row-major, A M x K, B K x N) in the loops of a BLAS
 // (Goto's): K in blocks of CPU_KC, B's panel of each block packed into local memory, a register
 // micro-kernel over it.
 //
@@ -6,26 +6,31 @@
 // registers (2 * CPU_MR vectors: 12 of the 16 AVX2 or 32 AVX-512 registers at the defaults) over
 // all of K: per k, one row of its B micro-panel loaded as two vectors, each of its CPU_MR values
 // of A broadcast, 2 * CPU_MR fused multiply-adds (CPU_FMA, cpu_vector.clh: fma() where the
-// device has it in hardware; PoCL compiles mad() as a multiply and an add, half the rate). A work-group is CPU_GN x CPU_GM such blocks (a block of CPU_GM * CPU_MR
-// rows by CPU_GN * CPU_NR columns of C) launched as CPU_GM x CPU_GN work-items. Per block of
-// K, its items first copy B's CPU_KC x (CPU_GN * CPU_NR) panel into local memory, as CPU_GN
-// micro-panels of CPU_KC x CPU_NR each contiguous (16 KiB at the defaults with AVX2), then a
-// barrier, then each item runs its micro-kernel over its micro-panel, then a barrier before the
-// next copy. Two barriers per block of K, none in the inner loop.
+// device has it in hardware; PoCL compiles mad() as a multiply and an add). A work-group is
+// CPU_GM x CPU_GN such blocks: CPU_GM * CPU_MR rows by CPU_GN * CPU_NR columns of C. For each
+// block of K its items copy B's CPU_KC x (CPU_GN * CPU_NR) panel into local memory, as CPU_GN
+// micro-panels of CPU_KC x CPU_NR, each contiguous (16 KiB at the defaults with AVX2); a barrier;
+// each item runs its micro-kernel over its micro-panel; a barrier before the next copy. Two
+// barriers per block of K, none in the inner loop; the accumulators live across them (PoCL keeps
+// them in its per-item context between the regions: 12 loads and stores per block of K).
 //
-// Why: on a CPU (PoCL) a work-group's items run one after another on one core, so the group's
-// items are numbered down the rows first: consecutive items share a micro-panel of B, which stays
-// in L1, and read the group's rows of A (CPU_GM * CPU_MR x CPU_KC, 96 KiB) from L2. B read in
-// place would be CPU_KC lines N floats apart: at N = 1024 or 2048 they all fall into the same
-// cache sets (a 4 or 8 KiB stride), and each k a new page; packed, they are one contiguous stream.
-// A is read in place (its rows are streams the prefetchers follow; packing it too was slower).
+// Why: on a CPU (PoCL) a work-group's items run one after another on one core, dimension 0
+// innermost, so consecutive items go down the rows: they share a micro-panel of B, which stays in
+// L1, and read the group's rows of A (96 x CPU_KC floats) from L2. B read in place, as the
+// previous version of this step did, is CPU_KC lines N floats apart: at N = 1024 or 2048 they
+// all fall into the same few cache sets (a 4 or 8 KiB stride), so the panel never stays in
+// cache, and each k touches a new page; packed, it is one contiguous stream. A is read in place:
+// its rows are streams that the prefetchers follow, and packing it too (transposed, or as padded
+// rows) measured 10-20% slower on the 2-core AMD EPYC (the copy costs more than it saves).
+// The defaults as measured there (PoCL 3.1, single-thread runs on a shared machine, +-15% noise):
+// CPU_KC 128 or 512, 8, 10 or 32 rows of blocks per group, 2 or 8 micro-panels were no faster.
 //
 // CPU_VW is the device's preferred float width (the host passes it); CPU_MR (6), CPU_GN (4),
-// CPU_GM (16), CPU_KC (256) are defines (the host passes smaller CPU_KC / CPU_GM where a device's
-// local memory or work-group limit needs them). Arguments as every matmul kernel:
+// CPU_GM (16), CPU_KC (256) are defines (the host passes a smaller CPU_KC, then CPU_GM, where a
+// device's local memory or work-group limit needs them). Arguments as every matmul kernel:
 //     (A, B, C, M, N, K), global size (ceil(N / (CPU_GN * CPU_NR)) * CPU_GM,
 //     ceil(M / (CPU_GM * CPU_MR)) * CPU_GN), local size (CPU_GM, CPU_GN): the groups' ids
-//     index C's blocks (x across, y down), the items' ids their micro-blocks (x down, y across).
+//     index C's blocks (x across, y down), the items' ids their blocks (x down, y across).
 // Any size: B's columns past N are packed as zeros, A's rows past M read row M - 1, and only the
 // rows and columns of C that exist are written. Correct on any device (slow on a GPU). Twin:
 // kernels_cu/matmul_cpu.cu.
@@ -54,7 +59,9 @@
 #define CPU_MC (CPU_GM * CPU_MR)
 #define CPU_ITEMS (CPU_GN * CPU_GM)
 
-__kernel __attribute__((reqd_work_group_size(CPU_GM, CPU_GN, 1))) void
+// vec_type_hint: the kernel is vectorised by hand (Intel's CPU compiler otherwise packs work-items
+// into SIMD lanes over the vectors already there: 2x slower there).
+__kernel __attribute__((reqd_work_group_size(CPU_GM, CPU_GN, 1))) __attribute__((vec_type_hint(VT))) void
 matmul_cpu(__global const float* restrict A, __global const float* restrict B,
            __global float* restrict C, const int M, const int N, const int K) {
     // B's panel of one block of K: CPU_GN micro-panels, each CPU_KC rows of two vectors.

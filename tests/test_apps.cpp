@@ -230,3 +230,32 @@ TEST_CASE("apps: the cpu steps' streamed stores write what the ordinary ones do"
                 }
         }
 }
+
+TEST_CASE("apps: matmul's cpu step over several blocks of K and partial groups") {
+    // kernels_cl/matmul_cpu.cl packs B's panel per block of K (CPU_KC) and keeps its sums across
+    // the blocks; the odd sizes of the test above have one block at the default 256. A block of
+    // 8 makes 37x53x29 four blocks, the last a part one, with partial groups at both edges, and
+    // small groups (3 x 2 blocks) several groups each way.
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        const auto& app = duet::apps::find_app("matmul");
+        std::optional<duet::apps::Variant> cpu;
+        for (const auto& v : app.variants())
+            if (v.name == "cpu")
+                cpu = v;
+        REQUIRE(cpu);
+        for (const char* gm : {"16", "3"})
+            SUBCASE((dev->info().id() + " CPU_KC=8 CPU_GM=" + gm).c_str()) {
+                duet::apps::RunConfig cfg;
+                cfg.size = app.parse_size("37x53x29");
+                cfg.reps = 1;
+                cfg.warmup = 0;
+                cfg.verify = duet::apps::Verify::full;
+                cfg.defines = {
+                    {"CPU_KC", "8"}, {"CPU_GM", gm}, {"CPU_GN", gm[0] == '3' ? "2" : "4"}};
+                const auto r = app.run(*dev, *cpu, cfg);
+                INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                CHECK(r.verified);
+                CHECK(r.pass);
+            }
+    }
+}

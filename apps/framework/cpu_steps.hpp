@@ -22,8 +22,8 @@ std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunC
 std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::string& app);
 
 // Work-groups of 1 x L work-items, L = `items` halving down to 1, each work-item a block of
-// rows x cols outputs: the cpu steps of matmul and conv5x5 (a group is a column of blocks that
-// one core runs in turn).
+// rows x cols outputs: conv5x5's cpu step (a group is a column of blocks that one core runs in
+// turn; matmul's has shapes of its own, matmul_steps.cpp).
 std::vector<Shape> cpu_block_shapes(std::size_t rows, std::size_t cols, std::size_t items);
 
 } // namespace duet::apps

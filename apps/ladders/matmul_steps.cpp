@@ -238,16 +238,15 @@ std::vector<TunePoint> best_points(const DeviceInfo& info) {
 }
 
 // cpu: a block of CPU_GM x CPU_GN micro-blocks (CPU_MR rows x 2 vectors of the device's float
-// width each, one per work-item) by 1 x (GN * GM) work-items, and B's KC x (GN * NR) panel in
-// local memory (kernels_cl/matmul_cpu.cl). A device with less local memory or a smaller
-// work-group limit takes a shorter block of K, then fewer rows per group; the user's CPU_GN,
-// CPU_GM or CPU_KC pins the shape.
+// width each, one per work-item) by GM x GN work-items, with B's KC x (GN * NR) panel in local
+// memory (kernels_cl/matmul_cpu.cl). A device with less local memory or a smaller work-group
+// limit takes a shorter block of K, then fewer rows per group; the user's CPU_GN, CPU_GM or
+// CPU_KC pins the shape.
 std::vector<Shape> cpu_shapes(const RunConfig& c, const DeviceInfo& info) {
     const std::size_t mr = def(c, "CPU_MR", 6), nr = 2 * cpu_vector_width(info, c);
     auto one = [&](std::size_t gn, std::size_t gm, std::size_t kc, Defines d) {
         return make({gm, gn}, gm * mr, gn * nr, gn * kc * nr * sizeof(float), std::move(d),
-                    by(gm, gn) + " items, blocks of " + by(mr, nr) + ", K in blocks of " +
-                        num(kc));
+                    by(gm, gn) + " items, blocks of " + by(mr, nr) + ", K in blocks of " + num(kc));
     };
     if (user_sets(c, {"CPU_GN", "CPU_GM", "CPU_KC"})) {
         const auto gn = def(c, "CPU_GN", 4), gm = def(c, "CPU_GM", 16), kc = def(c, "CPU_KC", 256);
