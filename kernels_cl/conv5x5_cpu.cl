@@ -35,7 +35,7 @@ __kernel void conv5x5_cpu(__global const float* restrict in, __global float* res
 #pragma unroll
     for (int k = 0; k < 25; ++k)
         f[k] = filter[k];
-    const bool stream = cpu_stream(8ul * (ulong)width * (ulong)height);
+    const bool stream = CPU_STREAM(8ul * (ulong)width * (ulong)height);
     for (int y = y0; y < y1; ++y) {
         __global const float* row[5];
 #pragma unroll
@@ -56,7 +56,7 @@ __kernel void conv5x5_cpu(__global const float* restrict in, __global float* res
                     s = CPU_FMA(f[dy * 5 + dx], row[dy][clamp(x + dx - 2, 0, width - 1)], s);
             o[x] = s;
         }
-        const bool nt = stream && cpu_aligned(o + x);
+        const bool nt = stream && CPU_ALIGNED(o + x);
         for (; x + CONV_CPU_VECS * CPU_VW <= x1 && x + (CONV_CPU_VECS - 1) * CPU_VW <= vec_end;
              x += CONV_CPU_VECS * CPU_VW) {
             VT s[CONV_CPU_VECS];

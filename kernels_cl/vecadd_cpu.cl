@@ -20,7 +20,7 @@ __kernel void vecadd_cpu(__global const float* restrict a, __global const float*
     const uint begin = min(un, g * chunk), end = min(un, begin + chunk);
     uint i = begin;
     // begin is a multiple of CPU_VW: c + begin is aligned where c is (a buffer's base always is).
-    if (cpu_stream(12ul * un) && cpu_aligned(c + begin)) {
+    if (CPU_STREAM(12ul * un) && CPU_ALIGNED(c + begin)) {
         for (; i + CPU_VW <= end; i += CPU_VW)
             STREAM_STORE(VLOAD(0, a + i) + VLOAD(0, b + i), c + i);
         write_mem_fence(CLK_GLOBAL_MEM_FENCE); // streamed stores are weakly ordered
