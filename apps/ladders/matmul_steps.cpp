@@ -326,7 +326,7 @@ const std::vector<Step>& matmul_steps() {
          .kernel = "matmul_cpu",
          .description = "CPU-shaped, a BLAS's loops: K in blocks of 256, B's panel packed in "
                         "local memory, 6 rows x 2 vectors of C per work-item in registers, "
-                        "4x16 of them per group",
+                        "16x4 of them per group",
          .shapes = cpu_shapes},
     };
     return steps;
