@@ -193,6 +193,14 @@ class Conv5x5 final : public App {
         opts.defines.insert(opts.defines.end(), g.defines.begin(), g.defines.end());
         if (v.name == "cpu")
             add_cpu_width(opts, dev.info(), cfg);
+        // rows reads its input through the read-only cache where OpenCL C takes inline PTX
+        // (kernels_cl/conv5x5.cl); a user's DUET_NV_LDG=0 keeps plain loads, to compare.
+        const auto& info = dev.info();
+        if (v.name == "rows" && kernel_language(info) == KernelLanguage::opencl_c &&
+            info.caps.inline_asm &&
+            std::none_of(cfg.defines.begin(), cfg.defines.end(),
+                         [](const auto& d) { return d.first == "DUET_NV_LDG"; }))
+            opts.defines.emplace_back("DUET_NV_LDG", "1");
         // The shape: the user's (--local, a tile --define) as given, or an error; otherwise the
         // variant's own where the device allows it, else the largest smaller one that fits.
         const bool pinned = cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX",
