@@ -2,10 +2,12 @@
 // walked in vectors of the device's preferred float width (CPU_VW, passed by the host from
 // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT: 8 for AVX2, 16 for AVX-512). A core's hardware
 // prefetcher follows three straight streams; nothing depends on the compiler vectorising across
-// work-items. Correct on any device (slow on a GPU, whose neighbouring work-items should touch
-// neighbouring addresses). Twin: kernels_cu/vecadd_cpu.cu.
+// work-items. Arrays larger than the device's cache are written with non-temporal stores
+// (cpu_stream.clh): c is not read before it is written. Correct on any device (slow on a GPU,
+// whose neighbouring work-items should touch neighbouring addresses). Twin:
+// kernels_cu/vecadd_cpu.cu.
 
-#include "cpu_vector.clh"
+#include "cpu_stream.clh"
 
 // Work-item g of G takes elements [g * chunk, min(n, (g + 1) * chunk)), chunk a whole number of
 // vectors: every vector but the last work-item's tail is whole. Any global size works.
@@ -17,6 +19,12 @@ __kernel void vecadd_cpu(__global const float* restrict a, __global const float*
     const uint chunk = (vecs + G - 1) / G * CPU_VW;
     const uint begin = min(un, g * chunk), end = min(un, begin + chunk);
     uint i = begin;
+    // begin is a multiple of CPU_VW: c + begin is aligned where c is (a buffer's base always is).
+    if (cpu_stream(12ul * un) && cpu_aligned(c + begin)) {
+        for (; i + CPU_VW <= end; i += CPU_VW)
+            STREAM_STORE(VLOAD(0, a + i) + VLOAD(0, b + i), c + i);
+        write_mem_fence(CLK_GLOBAL_MEM_FENCE); // streamed stores are weakly ordered
+    }
     for (; i + CPU_VW <= end; i += CPU_VW)
         VSTORE(VLOAD(0, a + i) + VLOAD(0, b + i), 0, c + i);
     for (; i < end; ++i)

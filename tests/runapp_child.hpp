@@ -56,14 +56,14 @@ struct TempDir {
     TempDir& operator=(const TempDir&) = delete;
 };
 
-std::string read_file(const fs::path& p) {
+[[maybe_unused]] std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
 
-void write_file(const fs::path& p, const std::string& s) {
+[[maybe_unused]] void write_file(const fs::path& p, const std::string& s) {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out << s;
 }
@@ -176,12 +176,12 @@ Proc runapp(const std::vector<std::string>& args, const EnvChanges& env, const f
     return Child(args, env, scratch).wait(timeout_s);
 }
 
-bool contains(const std::string& s, const std::string& what) {
+[[maybe_unused]] bool contains(const std::string& s, const std::string& what) {
     return s.find(what) != std::string::npos;
 }
 
 // Whether runapp sees an OpenCL device opencl:0, asked of runapp itself.
-bool has_opencl0() {
+[[maybe_unused]] bool has_opencl0() {
     static const bool has = [] {
         TempDir t("probe");
         const auto r = runapp({"list", "--format", "json"}, {}, t.path, 60);
@@ -208,7 +208,8 @@ bool has_opencl0() {
 const std::vector<std::string> small_vecadd = {"vecadd",   "--size", "1000",     "--reps",  "1",
                                                "--warmup", "0",      "--device", "opencl:0"};
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& more) {
+[[maybe_unused]] std::vector<std::string> with(std::vector<std::string> a,
+                                               const std::vector<std::string>& more) {
     a.insert(a.end(), more.begin(), more.end());
     return a;
 }

@@ -197,3 +197,36 @@ TEST_CASE("apps: a split of K beyond 64 slices is a usage error") {
         break;
     }
 }
+
+TEST_CASE("apps: the cpu steps' streamed stores write what the ordinary ones do") {
+    // vecadd's and conv5x5's cpu steps stream their stores past the cache only for outputs
+    // larger than the device's cache (kernels_cl/cpu_stream.clh); a cache of 0 bytes makes every
+    // size take that path, odd sizes and unaligned rows included.
+    for (auto* dev : duet_test::devices_of("opencl"))
+        for (const char* app_name : {"vecadd", "conv5x5"}) {
+            const auto& app = duet::apps::find_app(app_name);
+            std::optional<duet::apps::Variant> cpu;
+            for (const auto& v : app.variants())
+                if (v.name == "cpu")
+                    cpu = v;
+            REQUIRE(cpu);
+            const std::vector<std::string> sizes =
+                std::string(app_name) == "vecadd"
+                    ? std::vector<std::string>{"1", "1001", "65536"}
+                    : std::vector<std::string>{"3x7", "37x21",
+                                               duet_test::under_oclgrind() ? "64x9" : "1030x67"};
+            for (const auto& size : sizes)
+                SUBCASE((dev->info().id() + " " + app_name + " " + size).c_str()) {
+                    duet::apps::RunConfig cfg;
+                    cfg.size = app.parse_size(size);
+                    cfg.reps = 1;
+                    cfg.warmup = 0;
+                    cfg.verify = duet::apps::Verify::full;
+                    cfg.defines = {{"CPU_CACHE_BYTES", "0"}};
+                    const auto r = app.run(*dev, *cpu, cfg);
+                    INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                    CHECK(r.verified);
+                    CHECK(r.pass);
+                }
+        }
+}

@@ -30,6 +30,16 @@ std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunC
                                    [](const auto& d) { return d.first == "CPU_VW"; });
     if (!given)
         opts.defines.emplace_back("CPU_VW", std::to_string(w));
+    // The cache size above which the cpu steps stream their stores (kernels_cl/cpu_stream.clh).
+    const bool cache_given = std::any_of(cfg.defines.begin(), cfg.defines.end(), [](const auto& d) {
+        return d.first == "CPU_CACHE_BYTES";
+    });
+    for (const auto& [label, value] : info.details)
+        if (label == "Float fused multiply-add" && value == "yes")
+            opts.defines.emplace_back("CPU_HAS_FMA", "1");
+    if (!cache_given && info.global_mem_cache_bytes > 0)
+        opts.defines.emplace_back("CPU_CACHE_BYTES",
+                                  std::to_string(info.global_mem_cache_bytes) + "ul");
     return w;
 }
 

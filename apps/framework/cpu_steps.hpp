@@ -14,7 +14,8 @@ namespace duet::apps {
 // device's preferred float width (OpenCL), raised to 4 and capped at 16, else 8 (CUDA: its
 // twins are built for 8).
 std::size_t cpu_vector_width(const DeviceInfo& info, const RunConfig& cfg);
-// Adds CPU_VW to `opts` unless the user defined it; returns the width.
+// Adds CPU_VW (and CPU_CACHE_BYTES, the device's cache size, and CPU_HAS_FMA where the device
+// reports them) to `opts` unless the user defined them; returns the width.
 std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg);
 // Work-items for a step that gives each one a contiguous chunk: CPU_TASKS_PER_CU (4) per compute
 // unit, so that a core that finishes early takes another chunk; at least 1.

@@ -32,7 +32,7 @@ const std::vector<Step>& vecadd_steps() {
         {.name = "cpu",
          .kernel = "vecadd_cpu",
          .description = "CPU-shaped: 4 work-items per core, each a contiguous chunk in vectors of "
-                        "the device's float width",
+                        "the device's float width, streamed stores past the cache",
          .shapes =
              [](const RunConfig&, const DeviceInfo&) {
                  return halving_shapes({1, 1});

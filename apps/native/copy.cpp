@@ -9,13 +9,10 @@
 #include <memory>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include <duet/error.hpp>
 
 #include "native.hpp"
+#include "stream.hpp"
 
 namespace duet::apps::native {
 
@@ -26,37 +23,6 @@ constexpr std::size_t page = 4096;
 struct FreeDeleter {
     void operator()(void* p) const { std::free(p); }
 };
-
-// Copies n bytes (both pointers 64-byte aligned, n a multiple of 64) with stores that bypass the
-// cache: the destination is not read first (no read-for-ownership), so a copy moves 2n bytes
-// instead of 3n. Where the CPU has no such stores, memcpy.
-#if defined(__x86_64__)
-__attribute__((target("avx"))) void stream_copy_avx(const float* src, float* dst, std::size_t n) {
-    for (std::size_t i = 0; i < n / sizeof(float); i += 16) {
-        const __m256 x = _mm256_load_ps(src + i), y = _mm256_load_ps(src + i + 8);
-        _mm256_stream_ps(dst + i, x);
-        _mm256_stream_ps(dst + i + 8, y);
-    }
-    _mm_sfence();
-}
-void stream_copy_sse(const float* src, float* dst, std::size_t n) {
-    for (std::size_t i = 0; i < n / sizeof(float); i += 16)
-        for (std::size_t j = 0; j < 16; j += 4)
-            _mm_stream_ps(dst + i + j, _mm_load_ps(src + i + j));
-    _mm_sfence();
-}
-#endif
-
-void stream_copy(const float* src, float* dst, std::size_t n) {
-#if defined(__x86_64__)
-    if (host_cpu().vector_bits >= 256)
-        stream_copy_avx(src, dst, n);
-    else
-        stream_copy_sse(src, dst, n);
-#else
-    std::memcpy(dst, src, n);
-#endif
-}
 
 } // namespace
 

@@ -6,6 +6,7 @@
 
 #include "native.hpp"
 #include "simd_clones.hpp"
+#include "stream.hpp"
 
 namespace duet::apps::native {
 
@@ -60,9 +61,14 @@ DUET_SIMD_CLONES std::int32_t sum_part_i32(const std::int32_t* __restrict x, std
     return s;
 }
 
-// Rows [y0, y1) of the convolution. Inside a row, `lanes` adjacent outputs at a time are summed
-// over the 25 taps in registers from contiguous (unaligned) loads of the five input rows; the 2
-// columns at each edge clamp, scalar.
+// Outputs of the convolution summed side by side: 8 AVX2 or 4 AVX-512 registers of independent
+// sums, enough to keep both FMA units busy through the FMA's latency (the 25 taps of one output
+// form a chain of dependent FMAs).
+constexpr std::size_t conv_lanes = 64;
+
+// Rows [y0, y1) of the convolution. Inside a row, `conv_lanes` adjacent outputs at a time are
+// summed over the 25 taps in registers (the tap loops unrolled, so the sums stay there) from
+// contiguous (unaligned) loads of the five input rows; the 2 columns at each edge clamp, scalar.
 DUET_SIMD_CLONES void conv_rows(const float* __restrict img, const float* __restrict f,
                                 float* __restrict out, std::size_t W, std::size_t H, std::size_t y0,
                                 std::size_t y1) {
@@ -85,16 +91,18 @@ DUET_SIMD_CLONES void conv_rows(const float* __restrict img, const float* __rest
         long long x = 0;
         for (; x < std::min(2LL, w); ++x)
             scalar(x);
-        for (; x + static_cast<long long>(lanes) + 2 <= w; x += lanes) {
-            float s[lanes] = {};
+        for (; x + static_cast<long long>(conv_lanes) + 2 <= w; x += conv_lanes) {
+            float s[conv_lanes] = {};
+#pragma GCC unroll 5
             for (int dy = 0; dy < 5; ++dy)
+#pragma GCC unroll 5
                 for (int dx = 0; dx < 5; ++dx) {
                     const float t = taps[dy * 5 + dx];
                     const float* in = row[dy] + x + dx - 2;
-                    for (std::size_t i = 0; i < lanes; ++i)
+                    for (std::size_t i = 0; i < conv_lanes; ++i)
                         s[i] += t * in[i];
                 }
-            for (std::size_t i = 0; i < lanes; ++i)
+            for (std::size_t i = 0; i < conv_lanes; ++i)
                 o[x + i] = s[i];
         }
         for (; x < w; ++x)
@@ -106,9 +114,13 @@ DUET_SIMD_CLONES void conv_rows(const float* __restrict img, const float* __rest
 
 void vecadd(const float* a, const float* b, float* c, std::size_t n) {
     const unsigned threads = threads_for(n, 1 << 18);
+    // Arrays larger than the cache: stores past it (stream.cpp), as the device's cpu step does.
+    static const std::size_t cache = last_level_cache_bytes();
+    const bool stream = 3 * n * sizeof(float) > (cache ? cache : std::size_t(32) << 20);
     on_threads(threads, [&](unsigned t) {
         const std::size_t lo = part(n, t, threads), hi = part(n, t + 1, threads);
-        add_part(a + lo, b + lo, c + lo, hi - lo);
+        if (!stream || !stream_add(a + lo, b + lo, c + lo, hi - lo))
+            add_part(a + lo, b + lo, c + lo, hi - lo);
     });
 }
 

@@ -251,6 +251,11 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     if (query(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, u))
         i.details.emplace_back("Preferred float vector width", std::to_string(u));
     cl_device_fp_config fp = 0;
+    // Fused multiply-add of floats in hardware (optional in a device's single-precision config
+    // before OpenCL 2.0): the cpu steps use fma() only where it is (apps/framework/cpu_steps.cpp).
+    if (query(d, CL_DEVICE_SINGLE_FP_CONFIG, fp))
+        i.details.emplace_back("Float fused multiply-add", (fp & CL_FP_FMA) ? "yes" : "no");
+    fp = 0;
     if (query(d, CL_DEVICE_DOUBLE_FP_CONFIG, fp))
         i.details.emplace_back("Double precision", fp ? "yes" : "no");
     i.caps.fp64 = fp != 0 || has("cl_khr_fp64");
