@@ -24,7 +24,9 @@ Ceiling plausible_ceiling(const DeviceInfo& info) {
     if (info.compute_units <= 0 || info.clock_mhz <= 0)
         return c;
     const double cycles = double(info.compute_units) * info.clock_mhz * 1e6;
-    c.gflops = cycles * 1024 / 1e9;
+    // 1024 flops per cycle per unit is 4x an SM's float32 FMA rate; matrix units go far beyond
+    // (an H100 SM does 2048 TF32 flops a cycle, 4096 bf16): 4096 where the device has them.
+    c.gflops = cycles * (info.caps.matrix_units ? 4096 : 1024) / 1e9;
     const double peak = info.peak_bandwidth_gbs();
     c.gbs = peak > 0 ? std::max(2 * peak, cycles * 64 / 1e9) : cycles * 512 / 1e9;
     return c;

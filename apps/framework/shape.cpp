@@ -16,9 +16,12 @@ std::string shape_misfit(const Shape& s, const ShapeLimits& lim) {
         if (lim.max_dims[d] && s.local[d] > lim.max_dims[d])
             return shape + " is over the limit of " + std::to_string(lim.max_dims[d]) +
                    " work-items in dimension " + std::to_string(d);
-    if (lim.local_bytes && s.local_bytes > lim.local_bytes)
+    const bool optin = s.local_by_argument && lim.optin_local_bytes > lim.local_bytes;
+    const std::uint64_t local = optin ? lim.optin_local_bytes : lim.local_bytes;
+    if (local && s.local_bytes > local)
         return shape + " needs " + std::to_string(s.local_bytes) +
-               " bytes of local memory, over the " + std::to_string(lim.local_bytes) + " there are";
+               " bytes of local memory, over the " + std::to_string(local) + " there are" +
+               (optin ? " by opt-in" : "");
     return "";
 }
 
@@ -35,6 +38,7 @@ ShapeLimits device_limits(const DeviceInfo& info) {
     lim.max_items = info.max_work_group_size;
     lim.max_dims = {info.max_work_item_sizes[0], info.max_work_item_sizes[1]};
     lim.local_bytes = info.local_mem_bytes;
+    lim.optin_local_bytes = info.local_mem_optin_bytes;
     return lim;
 }
 
@@ -46,14 +50,14 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
     f.limits = device_limits(dev.info());
     // Start at the first shape the device itself allows; each build may lower the kernel's limit.
     std::size_t i = first_fitting(shapes, f.limits);
-    const std::vector<std::pair<std::string, std::string>>* built = nullptr;
+    const Shape* built = nullptr;
     while (i < shapes.size()) {
-        if (!built || *built != shapes[i].defines) {
+        if (!built || built->defines != shapes[i].defines || built->kernel != shapes[i].kernel) {
             BuildOptions opts = base;
             opts.defines.insert(opts.defines.end(), shapes[i].defines.begin(),
                                 shapes[i].defines.end());
-            f.kernel = dev.load_kernel(kernel, opts);
-            built = &shapes[i].defines;
+            f.kernel = dev.load_kernel(shapes[i].kernel.empty() ? kernel : shapes[i].kernel, opts);
+            built = &shapes[i];
         }
         const std::size_t k = f.kernel->max_work_group_size();
         if (k && (!f.limits.max_items || k < f.limits.max_items))

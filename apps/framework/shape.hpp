@@ -23,8 +23,12 @@ struct Shape {
     std::array<std::size_t, 2> local{1, 1}; // work-items per group
     std::size_t rows = 0, cols = 0;         // what the app's geometry needs (app-specific)
     std::size_t local_bytes = 0;            // local memory the kernel declares in this shape
+    // local_bytes come as the launch's duet::local argument, which may take the device's opt-in
+    // limit (DeviceInfo::local_mem_optin_bytes) where it has one, not only local_mem_bytes.
+    bool local_by_argument = false;
     std::vector<std::pair<std::string, std::string>> defines; // build defines of this shape
-    std::string label; // how a note names it: "32x8 items, 4 rows each"
+    std::string kernel; // a kernel of its own for this shape ("": the step's kernel)
+    std::string label;  // how a note names it: "32x8 items, 4 rows each"
     std::size_t items() const { return local[0] * local[1]; }
 };
 
@@ -33,6 +37,7 @@ struct ShapeLimits {
     std::size_t max_items = 0;                 // the kernel's work-group limit
     std::array<std::size_t, 2> max_dims{0, 0}; // the device's limit per dimension
     std::uint64_t local_bytes = 0;             // local memory per group
+    std::uint64_t optin_local_bytes = 0;       // by duet::local arguments, by opt-in (0: none)
 };
 
 // Why `s` cannot run within `lim`, or "" when it can.
@@ -52,7 +57,8 @@ struct Fitted {
     std::string reason;    // why the textbook shape did not fit ("" when it did)
 };
 
-// Builds `kernel` with `base` plus the defines of the first of `shapes` the device can run: the
+// Builds `kernel` (or the shape's own, Shape::kernel) with `base` plus the defines of the first
+// of `shapes` the device can run: the
 // textbook shape first, then, when the built kernel's limit or the device's local memory is too
 // small for it, the next shape that fits, rebuilt, until one fits. When none does it throws
 // ErrorKind::unsupported naming the variant and the limits.

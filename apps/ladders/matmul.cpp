@@ -89,8 +89,12 @@ double entry_bound(double abs_sum, std::size_t K) {
 // most (2u + u^2)|a b|, below 2^-10 |a b|, whatever K is; the sums that follow are float sums
 // (entry_bound's part). TF32's own share is 8192 times float's unit roundoff: this is not a
 // float32 result, and the run's note gives its measured error beside float32's.
-double tf32_entry_bound(double abs_sum, std::size_t K) {
-    return std::ldexp(1.0, -10) * abs_sum + entry_bound(abs_sum, K);
+// Truncated inputs (wgmma on Hopper reads the fp32 bits and drops the 13 low ones, matmul_tf32_
+// wgmma): each input is off by less than 2^-10 of itself, each product by (2^-9 + 2^-20)|a b|.
+double tf32_entry_bound(double abs_sum, std::size_t K, bool truncated = false) {
+    const double product =
+        truncated ? std::ldexp(1.0, -9) + std::ldexp(1.0, -20) : std::ldexp(1.0, -10);
+    return product * abs_sum + entry_bound(abs_sum, K);
 }
 
 // The reference values and bounds of the checked entries of one problem.
@@ -252,11 +256,28 @@ class Matmul final : public App {
         }
         Kernel& kernel = s.kernel();
         const Shape& g = s.shape();
+        // tf32 on Hopper (matmul_steps.cpp): wgmma takes B "K-major" only, so matmul_tf32_bt
+        // first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work; the
+        // kernel's stages come as its duet::local argument (g.local_bytes, over 48 KiB).
+        const bool wgmma = g.kernel == "matmul_tf32_wgmma";
+        const std::size_t Kp = (K + 3) / 4 * 4;
+        if (wgmma && double(Kp) * double(N) > double(INT32_MAX))
+            throw Error::usage("matmul size " + dims_label({M, N, K}) +
+                               ": tf32's B^T of over 2^31-1 elements (the kernels index with int)");
+        std::unique_ptr<Kernel> transpose;
+        if (wgmma) {
+            transpose = dev.load_kernel("matmul_tf32_bt", opts);
+            s.note("wgmma (sm_90a) by matmul_tf32_wgmma, B transposed first by matmul_tf32_bt "
+                   "(timed with it); inputs truncated to TF32");
+        }
 
         const auto a = random_floats(M * K, cfg.seed);
         const auto b = random_floats(K * N, cfg.seed + 1);
         auto da = s.upload(a), db = s.upload(b);
         auto dc = s.output(M * N * sizeof(float));
+        std::unique_ptr<Buffer> dbt;
+        if (wgmma)
+            dbt = dev.alloc<float>(N * Kp);
         Queue& q = s.queue();
 
         const auto local = g.local;
@@ -286,7 +307,15 @@ class Matmul final : public App {
         const int count = static_cast<int>(M * N), slices = static_cast<int>(splits);
         const Range sum_range = Range((M * N + 255) / 256 * 256).local(256);
 
+        const int kpi = static_cast<int>(Kp);
+        const Range bt_range = Range((N + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
         s.time([&] {
+            if (wgmma) {
+                auto first = q.launch(*transpose, bt_range, *db, *dbt, ki, ni, kpi);
+                auto last = q.launch(kernel, range, *da, *dbt, *dc, mi, ni, ki, kpi,
+                                     duet::local(g.local_bytes));
+                return std::pair{first, last};
+            }
             if (splits == 1) {
                 auto e = q.launch(kernel, range, *da, *db, *dc, mi, ni, ki);
                 return std::pair{e, e};
@@ -308,15 +337,16 @@ class Matmul final : public App {
             if (v.name == "tf32") {
                 std::vector<double> bound(ref->indices.size());
                 for (std::size_t t = 0; t < bound.size(); ++t)
-                    bound[t] = tf32_entry_bound(ref->abs_sum[t], K);
+                    bound[t] = tf32_entry_bound(ref->abs_sum[t], K, wgmma);
                 compare_outputs(r, c, ref->indices, ref->value, &bound);
-                char buf[256];
+                char buf[320];
                 std::snprintf(buf, sizeof buf,
-                              "TF32, not float32: max |error| %.2e of sum|a*b| against the FP64 "
-                              "reference (bound %.2e); float32 dot products of the same entries "
-                              "(CPU): %.2e",
+                              "TF32, not float32 (inputs %s): max |error| %.2e of sum|a*b| against "
+                              "the FP64 reference (bound %.2e); float32 dot products of the same "
+                              "entries (CPU): %.2e",
+                              wgmma ? "truncated" : "rounded",
                               relative_error(*ref, c, a, b, N, K, false),
-                              tf32_entry_bound(1.0, K) - double(K) * FLT_MIN,
+                              tf32_entry_bound(1.0, K, wgmma) - double(K) * FLT_MIN,
                               relative_error(*ref, c, a, b, N, K, true));
                 r.note += std::string(r.note.empty() ? "" : "; ") + buf;
             } else {

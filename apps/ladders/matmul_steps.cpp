@@ -19,19 +19,29 @@ namespace duet::apps {
 // where the compiler takes inline PTX: NVIDIA's), else "is skipped on X: why". The capability
 // number: CUDA's device version ("compute capability 9.0"), NVIDIA OpenCL's
 // cl_nv_device_attribute_query (a detail).
-std::string tf32_unsupported(const DeviceInfo& info) {
+namespace {
+
+// The compute capability's text ("9.0") from the device version (CUDA) or a detail (NVIDIA's
+// OpenCL); "" when the device reports none.
+std::string nv_capability(const DeviceInfo& info) {
     std::string cc = kernel_language(info) == KernelLanguage::cuda ? info.device_version : "";
     for (const auto& [label, value] : info.details)
         if (label == "Compute capability (NV)")
             cc = value;
     const auto digit = cc.find_first_of("0123456789");
-    const int major = digit == std::string::npos ? 0 : std::atoi(cc.c_str() + digit);
+    return digit == std::string::npos ? "" : cc.substr(digit);
+}
+
+} // namespace
+
+std::string tf32_unsupported(const DeviceInfo& info) {
+    const std::string cc = nv_capability(info);
+    const int major = cc.empty() ? 0 : std::atoi(cc.c_str());
     const bool asm_ok = kernel_language(info) == KernelLanguage::cuda || info.caps.inline_asm;
     if (major >= 8 && asm_ok && info.caps.matrix_units)
         return "";
     return "is skipped on " + info.name + " (" + info.id() +
-           (digit == std::string::npos ? ", " + info.vendor
-                                       : ", compute capability " + cc.substr(digit)) +
+           (cc.empty() ? ", " + info.vendor : ", compute capability " + cc) +
            "): tf32 runs on NVIDIA tensor cores with TF32 (compute capability 8.0 or newer), "
            "through mma.sync PTX, which in OpenCL only NVIDIA's compiler takes";
 }
@@ -155,7 +165,21 @@ std::vector<Shape> best_shapes(const RunConfig& cfg) {
 // TF_STAGES copies of the tiles (CUDA; OpenCL keeps 2), A's rows padded by 4 floats and B's by 8
 // (the #ifndef defaults of kernels_c?/matmul_tf32.c?); smaller blocks of fewer warps after, down
 // to one warp (the small devices of the tests, which run the emulated mma: 192 floats per warp).
-std::vector<Shape> tf32_shapes(const RunConfig& cfg) {
+std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
+    std::vector<Shape> out;
+    // Hopper through CUDA (compute capability 9.0) with no --define (a define builds through
+    // NVRTC for plain sm_90, which has no wgmma): matmul_tf32_wgmma first, a 128x256 block by
+    // two warpgroups (32x8 threads), its 4 stages of 48 KiB plus 1 KiB to align them passed as
+    // the launch's duet::local argument, beyond 48 KiB by opt-in (kernels_cu/matmul_tf32_wgmma.cu).
+    const std::string cc = nv_capability(info);
+    if (kernel_language(info) == KernelLanguage::cuda && cfg.defines.empty() &&
+        cc.rfind("9.0", 0) == 0) {
+        Shape w = make({32, 8}, 128, 256, 4 * 48 * 1024 + 1024, {},
+                       "128x256 block, 2 warpgroups of 128 (wgmma, sm_90a)");
+        w.kernel = "matmul_tf32_wgmma";
+        w.local_by_argument = true;
+        out.push_back(std::move(w));
+    }
     const std::size_t bk = def(cfg, "TF_BK", 16), stages = def(cfg, "TF_STAGES", 2);
     const std::size_t scratch = def(cfg, "DUET_TF32_EMULATE", 0) ? 192 : 0;
     auto one = [&](std::size_t bm, std::size_t bn, std::size_t wm, std::size_t wn, bool textbook) {
@@ -171,7 +195,9 @@ std::vector<Shape> tf32_shapes(const RunConfig& cfg) {
     if (user_sets(cfg, {"TF_BM", "TF_BN", "TF_WM", "TF_WN"}))
         return {one(def(cfg, "TF_BM", 128), def(cfg, "TF_BN", 128), def(cfg, "TF_WM", 2),
                     def(cfg, "TF_WN", 4), true)};
-    return {one(128, 128, 2, 4, true), one(64, 64, 2, 2, false), one(32, 32, 1, 1, false)};
+    for (auto& s : {one(128, 128, 2, 4, true), one(64, 64, 2, 2, false), one(32, 32, 1, 1, false)})
+        out.push_back(s);
+    return out;
 }
 
 // ---- best's tuning space ----
@@ -319,9 +345,10 @@ const std::vector<Step>& matmul_steps() {
         {.name = "tf32",
          .kernel = "matmul_tf32",
          .description =
-             "tensor cores (mma.sync): TF32 inputs (10-bit mantissa), float sums; not float32",
+             "tensor cores (mma.sync; CUDA on compute capability 9.0: wgmma): TF32 inputs "
+             "(10-bit mantissa), float sums; not float32",
          .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
-         .shapes = rule(tf32_shapes)},
+         .shapes = tf32_shapes},
         {.name = "cpu",
          .kernel = "matmul_cpu",
          .description = "CPU-shaped, a BLAS's loops: K in blocks of 256, B's panel packed in "

@@ -151,6 +151,8 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     // CUDA has no per-allocation limit below the memory size (unlike OpenCL's MAX_MEM_ALLOC).
     i.max_alloc_bytes = prop.totalGlobalMem;
     i.local_mem_bytes = prop.sharedMemPerBlock;
+    i.local_mem_optin_bytes =
+        std::max<std::uint64_t>(prop.sharedMemPerBlockOptin, prop.sharedMemPerBlock);
     i.global_mem_cache_bytes =
         static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, ordinal));
     i.constant_mem_bytes = prop.totalConstMem;

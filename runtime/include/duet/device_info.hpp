@@ -73,13 +73,17 @@ struct DeviceInfo {
     std::string uuid;             // 32 hex digits, empty when the device does not report one
     std::string pci_bus_id;       // "0000:3b:00.0", empty when unknown
 
-    int compute_units = 0;                    // SMs / compute units
-    int clock_mhz = 0;                        // max core clock
-    int memory_clock_mhz = 0;                 // 0 when unknown
-    int memory_bus_bits = 0;                  // 0 when unknown
-    std::uint64_t global_mem_bytes = 0;       // device memory
-    std::uint64_t max_alloc_bytes = 0;        // largest single allocation
-    std::uint64_t local_mem_bytes = 0;        // shared/local memory per work-group
+    int compute_units = 0;              // SMs / compute units
+    int clock_mhz = 0;                  // max core clock
+    int memory_clock_mhz = 0;           // 0 when unknown
+    int memory_bus_bits = 0;            // 0 when unknown
+    std::uint64_t global_mem_bytes = 0; // device memory
+    std::uint64_t max_alloc_bytes = 0;  // largest single allocation
+    std::uint64_t local_mem_bytes = 0;  // shared/local memory per work-group
+    // What a launch's duet::local arguments may take in all where the device lets a kernel opt
+    // in beyond local_mem_bytes (CUDA: sharedMemPerBlockOptin, as dynamic shared memory, less
+    // the kernel's static shared memory); 0 where there is no such opt-in (OpenCL).
+    std::uint64_t local_mem_optin_bytes = 0;
     std::uint64_t global_mem_cache_bytes = 0; // last-level cache: L2 (GPU), the host LLC (CPU)
     std::uint64_t constant_mem_bytes = 0;     // constant memory
     std::size_t max_work_group_size = 0;      // threads per block / work-items per group
