@@ -21,7 +21,8 @@
 // another between barriers), so every step that reads another work-item's local memory is
 // separated from the write by barrier(CLK_LOCAL_MEM_FENCE), reached by every work-item of the
 // group. Where the CUDA twin drops to __syncwarp() for the last 32 threads, this file keeps the
-// full barrier.
+// full barrier, except on a device whose compiler takes NVIDIA's inline PTX (DUET_RED_PTX_WARP,
+// below): there the work-items 0-31 are one warp, and the same warp barrier as CUDA's is there.
 
 #if defined(DUET_HAS_SUBGROUPS) && DUET_HAS_SUBGROUPS
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
@@ -48,6 +49,40 @@
             sdata[lid] += sdata[lid + (s)];                                                        \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
+
+// The last six steps (s = 32 ... 1), run by the work-items lid < 32 once the group's steps above
+// them have ended with a barrier. Portable: each step ends with the full barrier, reached by
+// every work-item. Where the host defines DUET_RED_PTX_WARP (NVIDIA's OpenCL, which takes inline
+// PTX: its work-items 0-31 are one 32-wide warp), the last steps are CUDA's: only the first warp
+// works, and `bar.warp.sync` (what __syncwarp compiles to) both waits for the warp's work-items
+// and orders their local-memory accesses; the "memory" clobber keeps the compiler from reusing a
+// value it read before it. MASK: the warp's work-items that exist (all 32, or a smaller group).
+#if defined(DUET_RED_PTX_WARP) && DUET_RED_PTX_WARP
+#define DUET_RED_WARP_STEP(active, s)                                                              \
+    if (active) {                                                                                  \
+        if (lid < (s))                                                                             \
+            sdata[lid] += sdata[lid + (s)];                                                        \
+        __asm__ __volatile__("bar.warp.sync %0;" ::"r"(mask) : "memory");                         \
+    }
+#define DUET_RED_LAST_WARP(LS)                                                                     \
+    if (lid < 32u) {                                                                               \
+        const uint mask = (LS) >= 32u ? 0xffffffffu : (1u << (LS)) - 1u;                           \
+        DUET_RED_WARP_STEP((LS) > 32u, 32u)                                                        \
+        DUET_RED_WARP_STEP((LS) > 16u, 16u)                                                        \
+        DUET_RED_WARP_STEP((LS) > 8u, 8u)                                                          \
+        DUET_RED_WARP_STEP((LS) > 4u, 4u)                                                          \
+        DUET_RED_WARP_STEP((LS) > 2u, 2u)                                                          \
+        DUET_RED_WARP_STEP((LS) > 1u, 1u)                                                          \
+    }
+#else
+#define DUET_RED_LAST_WARP(LS)                                                                     \
+    DUET_RED_STEP((LS) > 32u, 32u)                                                                 \
+    DUET_RED_STEP((LS) > 16u, 16u)                                                                 \
+    DUET_RED_STEP((LS) > 8u, 8u)                                                                   \
+    DUET_RED_STEP((LS) > 4u, 4u)                                                                   \
+    DUET_RED_STEP((LS) > 2u, 2u)                                                                   \
+    DUET_RED_STEP((LS) > 1u, 1u)
+#endif
 
 // Grid-stride load (Brent's "algorithm cascading"): each work-item adds up RED_PER values
 // in[i], in[i + LS], ... for i = group * RED_PER * LS + lid, stepping by RED_PER * LS times the
@@ -258,18 +293,14 @@ __kernel void reduce_first_add_f32(__global const float* in, __global float* out
 // the `tid < s` test because a warp runs in lockstep. OpenCL 1.2 promises no such thing (64-wide
 // AMD wavefronts, 8/16-wide Intel sub-groups, CPUs running work-items one by one), so here the
 // loop stops at s > 32 and the last six steps are unrolled WITH their test and barrier: what is
-// saved is the loop overhead, not the synchronisation. The steps are guarded by the work-group
-// size, which is the same for the whole group, so small groups (< 64) stay in bounds.
+// saved is the loop overhead, not the synchronisation (on NVIDIA's OpenCL, inline PTX gives
+// these steps CUDA's warp barrier: DUET_RED_LAST_WARP above). The steps are guarded by the
+// work-group size, which is the same for the whole group, so small groups (< 64) stay in bounds.
 #define DUET_RED_UNROLL_LAST(T)                                                                    \
     DUET_RED_FIRST_ADD_LOAD(T)                                                                     \
     for (uint s = ls / 2u; s > 32u; s >>= 1)                                                       \
         DUET_RED_STEP(1, s)                                                                        \
-    DUET_RED_STEP(ls > 32u, 32u)                                                                   \
-    DUET_RED_STEP(ls > 16u, 16u)                                                                   \
-    DUET_RED_STEP(ls > 8u, 8u)                                                                     \
-    DUET_RED_STEP(ls > 4u, 4u)                                                                     \
-    DUET_RED_STEP(ls > 2u, 2u)                                                                     \
-    DUET_RED_STEP(ls > 1u, 1u)                                                                     \
+    DUET_RED_LAST_WARP(ls)                                                                         \
     if (lid == 0)                                                                                  \
         out[get_group_id(0)] = sdata[0];
 
@@ -284,19 +315,14 @@ __kernel void reduce_unroll_last_f32(__global const float* in, __global float* o
 
 // ---- 6. completely unrolled for the work-group size ---------------------------------------------
 // The work-group size is the compile-time constant WG (CUDA: a template parameter), so every
-// step's condition folds away and the tree has no loop at all. Barriers stay for the same reason
-// as in 5.
+// step's condition folds away and the tree has no loop at all. The last six steps synchronise as
+// in 5.
 #define DUET_RED_TREE_WG                                                                           \
     DUET_RED_STEP(WG > 512, 512u)                                                                  \
     DUET_RED_STEP(WG > 256, 256u)                                                                  \
     DUET_RED_STEP(WG > 128, 128u)                                                                  \
     DUET_RED_STEP(WG > 64, 64u)                                                                    \
-    DUET_RED_STEP(WG > 32, 32u)                                                                    \
-    DUET_RED_STEP(WG > 16, 16u)                                                                    \
-    DUET_RED_STEP(WG > 8, 8u)                                                                      \
-    DUET_RED_STEP(WG > 4, 4u)                                                                      \
-    DUET_RED_STEP(WG > 2, 2u)                                                                      \
-    DUET_RED_STEP(WG > 1, 1u)
+    DUET_RED_LAST_WARP((uint)WG)
 
 #define DUET_RED_UNROLL_ALL(T)                                                                     \
     const uint lid = (uint)get_local_id(0);                                                        \

@@ -214,6 +214,13 @@ class Reduction final : public App {
         if (opencl && v.name == "atomic_f32" && info.caps.inline_asm &&
             user_define("DUET_RED_PTX_ATOMIC") == opts.defines.end())
             opts.defines.emplace_back("DUET_RED_PTX_ATOMIC", "1");
+        // The last six tree steps: NVIDIA's OpenCL takes inline PTX, so they synchronise the
+        // first warp with bar.warp.sync as CUDA's __syncwarp does, instead of the whole group
+        // (kernels_cl/reduction.cl, DUET_RED_LAST_WARP); a user's 0 keeps the barriers, to compare.
+        const bool last_warp = v.name.starts_with("unroll_") || v.name.starts_with("grid_stride");
+        if (opencl && last_warp && info.caps.inline_asm && info.subgroup_width == 32 &&
+            user_define("DUET_RED_PTX_WARP") == opts.defines.end())
+            opts.defines.emplace_back("DUET_RED_PTX_WARP", "1");
         const std::size_t chunk_step = // CPU_VW x CPU_ACC values per step of a work-item
             chunk ? add_cpu_width(opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4) : 0;
         // The group: --local as given (or an error), else 256 where the kernel allows it, else

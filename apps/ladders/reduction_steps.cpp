@@ -21,8 +21,8 @@ constexpr ReductionStep ladder[] = {
      false},
     {"first_add", "two elements per work-item, first add during the global load", Split::two, false,
      false},
-    {"unroll_last", "last six tree steps unrolled (barriers kept: no lockstep assumed)", Split::two,
-     false, false},
+    {"unroll_last", "last six tree steps unrolled (OpenCL: barriers; on NVIDIA a warp barrier)",
+     Split::two, false, false},
     {"unroll_all", "tree completely unrolled for the work-group size (CUDA template, CL -DWG)",
      Split::two, true, false},
     // The grid-stride steps: their work-group size sets how many groups fill the device and how
