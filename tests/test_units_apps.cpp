@@ -6,6 +6,7 @@
 #include <duet/duet.hpp>
 
 #include "app.hpp"
+#include "cpu_steps.hpp"
 
 using duet::Error;
 
@@ -58,4 +59,31 @@ TEST_CASE("check_indices: full checks everything, sample includes both ends") {
     CHECK(s.front() == 0);
     CHECK(s.back() == 999999);
     CHECK(s.size() < 5000);
+}
+
+TEST_CASE("cpu steps: vector width from the device's preferred, else native, float width") {
+    using duet::apps::cpu_vector_width;
+    duet::apps::RunConfig cfg;
+    duet::DeviceInfo info;
+    info.backend = "opencl";
+    info.kernel_language = duet::KernelLanguage::opencl_c;
+    const auto width = [&](std::vector<std::pair<std::string, std::string>> details) {
+        info.details = std::move(details);
+        return cpu_vector_width(info, cfg);
+    };
+    CHECK(width({{"Preferred float vector width", "8"}, {"Native float vector width", "8"}}) == 8);
+    CHECK(width({{"Preferred float vector width", "16"}, {"Native float vector width", "16"}}) ==
+          16);
+    // Intel's CPU runtime: prefers 1 (its compiler widens scalar code), native 8 with AVX2
+    CHECK(width({{"Preferred float vector width", "1"}, {"Native float vector width", "8"}}) == 8);
+    CHECK(width({{"Preferred float vector width", "1"}, {"Native float vector width", "1"}}) == 4);
+    CHECK(width({{"Preferred float vector width", "32"}}) == 16);
+    CHECK(width({}) == 8);
+    cfg.defines = {{"CPU_VW", "16"}};
+    CHECK(width({{"Preferred float vector width", "4"}}) == 16);
+    cfg.defines = {{"CPU_VW", "3"}};
+    CHECK_THROWS_AS(width({}), duet::Error);
+    cfg.defines.clear();
+    info.kernel_language = duet::KernelLanguage::cuda; // the CUDA twins are built for 8
+    CHECK(width({{"Preferred float vector width", "4"}}) == 8);
 }

@@ -11,8 +11,9 @@
 namespace duet::apps {
 
 // The float vector width of the cpu steps: --define CPU_VW=W when given (4, 8 or 16), else the
-// device's preferred float width (OpenCL), raised to 4 and capped at 16, else 8 (CUDA: its
-// twins are built for 8).
+// device's preferred float width (OpenCL; its native width where it prefers fewer than 4, as
+// Intel's CPU runtime does), raised to 4 and capped at 16, else 8 (CUDA: its twins are built
+// for 8).
 std::size_t cpu_vector_width(const DeviceInfo& info, const RunConfig& cfg);
 // Adds CPU_VW (and CPU_CACHE_BYTES, the device's cache size, and CPU_HAS_FMA where the device
 // reports them) to `opts` unless the user defined them; returns the width.

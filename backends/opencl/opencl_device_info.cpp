@@ -250,6 +250,8 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     }
     if (query(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, u))
         i.details.emplace_back("Preferred float vector width", std::to_string(u));
+    if (query(d, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, u))
+        i.details.emplace_back("Native float vector width", std::to_string(u));
     cl_device_fp_config fp = 0;
     // Fused multiply-add of floats in hardware (optional in a device's single-precision config
     // before OpenCL 2.0): the cpu steps use fma() only where it is (apps/framework/cpu_steps.cpp).
