@@ -20,9 +20,10 @@
 #                 that no tuned.json of an earlier `runapp tune` changes `best`; reused between
 #                 runs. Cold caches (this and PoCL's own) add ~30 s of builds on 2 cores; the
 #                 whole script takes ~4 min from scratch there (3 of them building the tree)
-# Sizes and variants: VECADD_SIZE (2^24), REDUCTION_SIZE (2^24), REDUCTION_VARIANTS
-# (grid_stride_f32,shuffle_f32,atomic_f32,cpu_f32,cpu_i32), MATMUL_SIZES (1024,2048),
-# MATMUL_VARIANTS (best,reg8x8,cpu), CONV_SIZE (4096), BANDWIDTH_SIZE (256M). OpenBLAS runs with
+# Sizes and variants: VECADD_SIZE, REDUCTION_SIZE, CONV_SIZE (default: working sets of at least
+# 8x the device's last-level cache: 23068672, 2^26 and 6144 with a 32 MiB L3),
+# REDUCTION_VARIANTS (grid_stride_f32,shuffle_f32,atomic_f32,cpu_f32,cpu_i32), MATMUL_SIZES
+# (1024,2048), MATMUL_VARIANTS (best,reg8x8,cpu), BANDWIDTH_SIZE (256M). OpenBLAS runs with
 # OPENBLAS_NUM_THREADS = the number of CPUs (nproc) unless it is set.
 # Exit status: 0, or 1 when a step failed or a result was wrong (the table says which).
 set -u
@@ -117,13 +118,32 @@ print(",".join(v for v in want if have is None or v in have))
 EOF
 )
 
+# The memory-bound apps at working sets of at least 8x the device's last-level cache, so that the
+# app and the native copy of the same bytes (which reads half of them) both measure memory: at
+# 2^24 a reduction's 64 MiB sat beside a 32 MiB L3 and the copy of its bytes was partly a cache
+# figure; on a VM reporting a 300 MiB L3 the copy of 268 MB read its source from the cache.
+# vecadd moves 12 bytes per element, the reduction 4, conv5x5 8 per pixel; counts are rounded
+# up to a multiple of 2^20, the image's side to a multiple of 1024, and each buffer is kept within
+# the device's largest allocation (PoCL on the 16-core VM: 2 GiB, so its reduction gets 2^29).
+read -r AUTO_VECADD AUTO_REDUCTION AUTO_CONV < <("$RUNAPP" info "$DEVICE" --format json | python3 -c '
+import json, math, re, sys
+info = json.load(sys.stdin)
+def size(key, default):
+    m = re.match(r"([0-9.]+) (KiB|MiB|GiB)", info.get(key, ""))
+    return float(m.group(1)) * {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30}[m.group(2)] if m else default
+llc, cap = size("Global memory cache", 32 * 2**20), size("Max allocation", 2**31) / 4
+up = lambda x, q: max(q, math.ceil(x / q) * q)
+down = lambda x, q: max(q, math.floor(x / q) * q)
+print(min(up(8 * llc / 12, 2**20), down(cap, 2**20)), min(up(8 * llc / 4, 2**20), down(cap, 2**20)),
+      min(up(math.sqrt(8 * llc / 8), 1024), down(math.sqrt(cap), 1024)))')
+log "sizes beyond 8x the last-level cache: vecadd ${VECADD_SIZE:-$AUTO_VECADD}, reduction ${REDUCTION_SIZE:-$AUTO_REDUCTION}, conv5x5 ${CONV_SIZE:-$AUTO_CONV}"
 tag=${DEVICE/:/}
-step "perf_vecadd_$tag" 300 "$RUNAPP" run vecadd --device "$DEVICE" --size "${VECADD_SIZE:-2^24}" $R
+step "perf_vecadd_$tag" 300 "$RUNAPP" run vecadd --device "$DEVICE" --size "${VECADD_SIZE:-$AUTO_VECADD}" $R
 [ -n "$RED_VARIANTS" ] && step "perf_reduction_$tag" 300 "$RUNAPP" run reduction --device "$DEVICE" \
-    --size "${REDUCTION_SIZE:-2^24}" --variant "$RED_VARIANTS" $R
+    --size "${REDUCTION_SIZE:-$AUTO_REDUCTION}" --variant "$RED_VARIANTS" $R
 step "perf_matmul_$tag" 500 "$RUNAPP" run matmul --device "$DEVICE" --size "${MATMUL_SIZES:-1024,2048}" \
     --variant "${MATMUL_VARIANTS:-best,reg8x8,cpu}" $R
-step "perf_conv5x5_$tag" 300 "$RUNAPP" run conv5x5 --device "$DEVICE" --size "${CONV_SIZE:-4096}" $R
+step "perf_conv5x5_$tag" 300 "$RUNAPP" run conv5x5 --device "$DEVICE" --size "${CONV_SIZE:-$AUTO_CONV}" $R
 step "bandwidth_$tag" 120 "$RUNAPP" bandwidth --device "$DEVICE" --size "${BANDWIDTH_SIZE:-256M}" \
     --reps "$REPS" --format json
 

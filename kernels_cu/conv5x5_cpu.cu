@@ -8,7 +8,7 @@
 #define CONV_CPU_ROWS 16
 #endif
 #ifndef CONV_CPU_COLS
-#define CONV_CPU_COLS 1024
+#define CONV_CPU_COLS 16384
 #endif
 
 extern "C" __global__ void conv5x5_cpu(const float* __restrict__ in, float* __restrict__ out,

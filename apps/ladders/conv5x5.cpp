@@ -73,7 +73,7 @@ Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
         g.rows = define_or(cfg, "CONV_ROWS", 8);
         g.local = {32, 8};
     } else if (variant == "cpu") { // kernels_cl/conv5x5_cpu.cl
-        g.cols = define_or(cfg, "CONV_CPU_COLS", 1024);
+        g.cols = define_or(cfg, "CONV_CPU_COLS", 16384);
         g.rows = define_or(cfg, "CONV_CPU_ROWS", 16);
         g.local = {1, 4};
     } else if (variant == "best") {

@@ -65,7 +65,7 @@ std::vector<Shape> tiled_shapes(const RunConfig&, const DeviceInfo&) {
 // (kernels_cl/conv5x5_cpu.cl); cpu_block_shapes counts rows per group, conv per work-item.
 std::vector<Shape> cpu_shapes(const RunConfig& cfg, const DeviceInfo&) {
     const std::size_t rows = define_or(cfg, "conv5x5", "CONV_CPU_ROWS", 16);
-    auto out = cpu_block_shapes(rows, define_or(cfg, "conv5x5", "CONV_CPU_COLS", 1024), 4);
+    auto out = cpu_block_shapes(rows, define_or(cfg, "conv5x5", "CONV_CPU_COLS", 16384), 4);
     for (auto& s : out)
         s.rows = rows;
     return out;
