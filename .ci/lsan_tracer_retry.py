@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Which failed tests of a ctest run failed only because LeakSanitizer's own tracer crashed.
+
+    .ci/lsan_tracer_retry.py BUILD_DIR
+
+Reads BUILD_DIR/Testing/Temporary/LastTest.log. Prints the names of the failed tests whose
+output shows LeakSanitizer's tracer crashing at exit ("Tracer caught signal", "LeakSanitizer has
+encountered a fatal error") after doctest reported success, and no leak report and no failed
+check: those are rerun once by .ci/run. Exit 0 when every failed test is such a crash (the names
+on stdout), 1 when any failed for another reason (named on stderr) or the log cannot be read.
+
+Why: in about 1 of 7 sanitizer passes test_tuning, after all its cases and assertions passed,
+ended with "Tracer caught signal 11" (LeakSanitizer's thread-stopping tracer crashing, not a
+leak, not a test failure; not reproduced in 10 reruns). A real leak prints "detected memory
+leaks" and is not retried.
+"""
+import re
+import sys
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        text = open(sys.argv[1] + "/Testing/Temporary/LastTest.log", errors="replace").read()
+    except OSError as e:
+        print(f"lsan_tracer_retry: {e}", file=sys.stderr)
+        return 1
+    sections = re.findall(r'^\d+/\d+ Test: (\S+)\n(.*?)^"\1" end time', text, re.M | re.S)
+    if not sections:
+        print("lsan_tracer_retry: no test sections in LastTest.log", file=sys.stderr)
+        return 1
+    retry, other = [], []
+    for name, body in sections:
+        if "Test Passed." in body:
+            continue
+        tracer = "Tracer caught signal" in body and "LeakSanitizer has encountered a fatal error" in body
+        clean = ("[doctest] Status: SUCCESS!" in body and "detected memory leaks" not in body
+                 and "runtime error:" not in body and "ERROR: AddressSanitizer" not in body)
+        (retry if tracer and clean else other).append(name)
+    if other:
+        print("lsan_tracer_retry: failed for other reasons: " + " ".join(other), file=sys.stderr)
+        return 1
+    print(" ".join(retry))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
