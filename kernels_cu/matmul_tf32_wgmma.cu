@@ -1,59 +1,61 @@
 // Matrix multiply, step 7 of the ladder (tf32), on Hopper (compute capability 9.0, built as
 // sm_90a): the tensor cores' warpgroup instruction wgmma, which reads both tiles straight from
-// shared memory through 64-bit matrix descriptors, instead of mma.sync's register fragments
-// (kernels_cu/matmul_tf32.cu, which every other GPU runs). apps/ladders/matmul.cpp launches it
-// on CUDA devices of compute capability 9.0 only, after matmul_tf32_bt below.
+// shared memory through 64-bit matrix descriptors, fed by the tile copy engine (TMA), instead of
+// mma.sync's register fragments (kernels_cu/matmul_tf32.cu, which every other GPU runs).
+// apps/ladders/matmul.cpp launches it on CUDA devices of compute capability 9.0 only.
 //
 // The operands: for TF32, wgmma takes both A (M x K) and B (K x N) "K-major" only, each row of A
 // and each column of B contiguous along K (the transpose bits exist for f16/bf16 alone). A is
 // K-major as it lies (row-major); B is not, so matmul_tf32_bt first writes B^T (N x Kp, Kp = K
-// rounded up to 4, zeros beyond K), and the host counts that pass in the timed work.
+// rounded up to 4, zeros beyond K), and where K % 4 != 0 matmul_tf32_pad writes A with rows of Kp
+// (the copy engine needs rows 16 bytes apart); the host counts those passes in the timed work.
+//
+// The copies: two tile maps (duet::tile_map, CUDA's CUtensorMap), one over A and one over B^T,
+// each a box of 32 floats (128 bytes) by 128 or 256 rows, which the copy engine writes into
+// shared memory with the 128-byte swizzle that wgmma's descriptors read, zeros outside the
+// matrices (so partial tiles need no code). One thread issues both copies of a stage; an
+// mbarrier per stage ("full") counts their bytes in and releases the stage to the consumers.
 //
 // Numerics: wgmma reads the fp32 bits and uses them as TF32, dropping the 13 low mantissa bits
 // (truncation, relative error below 2^-10 per input, twice the rounding of matmul_tf32.cu's
 // cvt.rna); the host's bound is derived for truncation (tf32_entry_bound).
 //
-// The block: 128 x 256 of C by two warpgroups (256 threads, a block of 32 x 8 in the launch),
-// each 64 x 256 with one m64n256k8 instruction per 8 of K (128 float accumulators a thread).
-// Tiles BK = 32 deep (one 128-byte row of 32 floats per row of A and of B^T), WG_STAGES of them
-// in dynamic shared memory (48 KiB each), filled by cp.async; wgmma group u-1 may still run
-// while group u is issued (wait_group 1), so the copy of tile u+STAGES-2 goes into the buffer of
-// tile u-2, which every warpgroup has finished by the barrier of round u.
+// The block: 128 x 256 of C, three warpgroups (384 threads, 32 x 12 in the launch). Warpgroup
+// 0 is the producer: its first thread waits for a stage to be free ("empty" mbarrier), arms
+// "full" with the stage's 48 KiB and starts the two copies. Warpgroups 1 and 2 consume: each
+// 64 x 256 of C with one m64n256k8 instruction per 8 of K (128 float accumulators a thread);
+// they wait on "full", issue the stage's 4 wgmmas, and once the group before has retired
+// (wait_group 1) release that group's stage to "empty". No block-wide barrier in the loop: the
+// two consumers and the copies run out of step, which is what keeps the tensor pipe busy
+// (docs/PERFORMANCE.md: 93% busy for cuBLAS's kernel of this shape, 73% for a cp.async kernel
+// with a barrier per tile). The producer gives up registers (setmaxnreg) to the consumers.
 //
-// Shared memory layout ("128-byte swizzle", K-major): row r of a tile (128 bytes: 8 chunks of
-// 16 bytes) keeps chunk c at position c ^ (r % 8); 8 rows form a 1024-byte atom, the tiles are
-// 1024-byte aligned. The descriptor: start address >> 4 (bits 0-13), leading byte offset
-// (16-29, unused by swizzled K-major layouts: 1), stride byte offset 1024 >> 4 between atoms
-// of 8 rows (32-45), base offset 0 (49-51, the atoms are aligned), swizzle mode 1 = 128 bytes
-// (62-63). The k-th slice of 8 (32 bytes) starts 32 k bytes further; the hardware applies the
-// XOR to the address bits, which is why the tiles must be 1024-byte aligned.
+// Shared memory layout (what the copy engine's 128-byte swizzle writes, K-major): row r of a
+// tile (128 bytes: 8 chunks of 16 bytes) keeps chunk c at position c ^ (r % 8); 8 rows form a
+// 1024-byte atom, the tiles are 1024-byte aligned. The descriptor: start address >> 4 (bits
+// 0-13), leading byte offset (16-29, unused by swizzled K-major layouts: 1), stride byte offset
+// 1024 >> 4 between atoms of 8 rows (32-45), base offset 0 (49-51), swizzle mode 1 = 128 bytes
+// (62-63). The k-th slice of 8 (32 bytes) starts 32 k bytes further.
 #include "matmul.cuh"
 
 #define WG_BM 128
-#ifndef WG_BN // 256: one block per SM; 128: two (3 stages each)
 #define WG_BN 256
-#endif
-#define WG_ACC (WG_BN / 2) // accumulators a thread
-#ifndef WG_BK // 32: rows of 128 bytes, 128-byte swizzle; 16: 64 bytes, 64-byte swizzle
 #define WG_BK 32
-#endif
-#ifndef WG_STAGES
 #define WG_STAGES 4
-#endif
 #ifndef WG_GROUP // row tiles per group of the block order
-#define WG_GROUP 8
+#define WG_GROUP 16
 #endif
-#define WG_SW (WG_BK * 4) // bytes per tile row = the swizzle's span
-#define WG_CH (WG_BK / 4) // 16-byte chunks per tile row
-#define WG_THREADS 256
+#define WG_THREADS 384
 #define WG_A_BYTES (WG_BM * WG_BK * 4)
 #define WG_B_BYTES (WG_BN * WG_BK * 4)
 #define WG_STAGE_BYTES (WG_A_BYTES + WG_B_BYTES)
 // What the host passes as the launch's duet::local: the stages plus 1024 bytes to align them.
 #define WG_SMEM_BYTES (WG_STAGES * WG_STAGE_BYTES + 1024)
-#if WG_STAGES < 3 || (WG_BK != 32 && WG_BK != 16) || WG_STAGES * WG_STAGE_BYTES + 1024 > 232448
-#error "matmul_tf32_wgmma: WG_STAGES >= 3, WG_BK 16 or 32, the stages in 227 KiB"
-#endif
+
+// A duet::tile_map parameter: CUDA's CUtensorMap, opaque (128 bytes, aligned to 128 as cuda.h has it).
+struct alignas(128) DuetTileMap {
+    unsigned long long bits[16];
+};
 
 // B^T with rows padded to Kp floats: Bt[n][k] = B[k][n], zero for k >= K. 32 x 32 tiles through
 // shared memory (rows padded by one float: no bank conflicts), 32 x 8 threads, 4 rows each.
@@ -76,17 +78,25 @@ extern "C" __global__ void matmul_tf32_bt(const float* __restrict__ B, float* __
     }
 }
 
+// A with rows padded to Kp floats (K % 4 != 0 only): Ap[m][k] = A[m][k], zero for k >= K.
+extern "C" __global__ void matmul_tf32_pad(const float* __restrict__ A, float* __restrict__ Ap,
+                                           int M, int K, int Kp) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < Kp)
+        for (int m = blockIdx.y; m < M; m += gridDim.y) // rows beyond the grid's 65535
+            Ap[(size_t)m * Kp + k] = k < K ? A[(size_t)m * K + k] : 0.0f;
+}
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WG_HAVE_WGMMA 1
 
 __device__ __forceinline__ unsigned long long wg_desc(unsigned addr) {
     return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) |
-           ((unsigned long long)(8 * WG_SW >> 4) << 32) | ((WG_SW == 128 ? 1ull : 2ull) << 62);
+           ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
 }
 
-// d (64 x WG_BN of C per warpgroup) += A-slice (64 x 8) * B-slice (8 x WG_BN), from shared
-// memory; d holds WG_BN / 2 floats a thread.
-#if WG_BN == 256
+// d (64 x 256 of C per warpgroup) += A-slice (64 x 8) * B-slice (8 x 256), from shared memory;
+// d holds 128 floats a thread.
 __device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned long long db) {
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
@@ -118,76 +128,53 @@ __device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
         : "l"(da), "l"(db));
 }
-#else
-__device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned long long db) {
-    asm volatile(
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-        "{"
-        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, 1, 1, 1;"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(da), "l"(db));
+
+__device__ __forceinline__ void wg_bar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void wg_bar_arrive(unsigned bar) {
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar)
+                 : "memory");
+}
+// Arrives and arms the barrier's phase with `bytes` of copies to come.
+__device__ __forceinline__ void wg_bar_expect(unsigned bar, unsigned bytes) {
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(
+                     bar),
+                 "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void wg_bar_wait(unsigned bar, unsigned parity) {
+    unsigned done;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    } while (!done);
+}
+// The box at column x, row y of `map` into shared memory at dst, counted on `bar`.
+__device__ __forceinline__ void wg_tile_copy(unsigned dst, const DuetTileMap* map, int x, int y,
+                                             unsigned bar) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
 }
 #endif
 
-// The 16-byte chunk c of tile row r, at its swizzled place (bytes from the tile's start): the
-// swizzle XORs address bits 4.. (the chunk) with bits 7.. (which 128-byte line of the atom).
-__device__ __forceinline__ unsigned wg_swz(int r, int c) {
-    const int line = WG_SW == 128 ? r : r >> 1;
-    return static_cast<unsigned>(r * WG_SW + ((c ^ (line & (WG_CH - 1))) << 4));
-}
-
-__device__ __forceinline__ void wg_copy16(unsigned dst, const float* src, int bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes));
-}
-
-// Starts the copies of tile k0 into one stage (sa: A's 128 rows, sb: B^T's 256 rows). B^T's rows
-// are Kp floats (Kp % 4 == 0, zero-padded): always whole chunks. A's are too when K % 4 == 0
-// (vec); otherwise its floats are loaded one by one, zero outside, and stored directly.
-__device__ __forceinline__ void wg_load(const float* A, const float* Bt, int M, int N, int K,
-                                        int Kp, int m0, int n0, int k0, int tid, bool vec,
-                                        unsigned sa, unsigned sb, unsigned char* sa_ptr) {
-#pragma unroll
-    for (int l = 0; l < WG_BM * WG_CH / WG_THREADS; ++l) {
-        const int q = tid + l * WG_THREADS, r = q / WG_CH, c = q % WG_CH;
-        const int m = m0 + r, k = k0 + 4 * c;
-        if (vec) {
-            const bool in = m < M && k < K;
-            wg_copy16(sa + wg_swz(r, c), in ? A + (size_t)m * K + k : A, in ? 16 : 0);
-        } else {
-            float4 v = matmul_load4(A, m, k, M, K, 0);
-            *reinterpret_cast<float4*>(sa_ptr + wg_swz(r, c)) = v;
-        }
-    }
-#pragma unroll
-    for (int l = 0; l < WG_BN * WG_CH / WG_THREADS; ++l) {
-        const int q = tid + l * WG_THREADS, r = q / WG_CH, c = q % WG_CH;
-        const int n = n0 + r, k = k0 + 4 * c;
-        const bool in = n < N && k < Kp;
-        wg_copy16(sb + wg_swz(r, c), in ? Bt + (size_t)n * Kp + k : Bt, in ? 16 : 0);
-    }
-    asm volatile("cp.async.commit_group;");
-}
-#endif
-
-// C = A * B with Bt = B^T from matmul_tf32_bt. Blocks of 32 x 8 threads; grid x walks the
-// 256-column tiles of C, y the 128-row tiles; consecutive blocks are regrouped by 8 row tiles
-// so that a wave shares panels of A and B in L2.
-extern "C" __global__ void __launch_bounds__(WG_THREADS, WG_BN == 256 ? 1 : 2)
-    matmul_tf32_wgmma(const float* __restrict__ A, const float* __restrict__ Bt,
-                      float* __restrict__ C, int M, int N, int K, int Kp) {
+// C = A * B from tile maps over A (M x Kp; A itself or matmul_tf32_pad's copy) and B^T (N x Kp,
+// from matmul_tf32_bt); A and Bt are the same matrices as plain pointers, read only by the
+// fallback below. Blocks of 32 x 12 threads; grid x walks the 256-column tiles of C, y the
+// 128-row tiles; consecutive blocks are regrouped by WG_GROUP row tiles so that a wave shares
+// panels of A and B in L2.
+extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
+    matmul_tf32_wgmma(const __grid_constant__ DuetTileMap map_a,
+                      const __grid_constant__ DuetTileMap map_b, const float* __restrict__ A,
+                      const float* __restrict__ Bt, float* __restrict__ C, int M, int N, int K,
+                      int Kp) {
     const int tid = threadIdx.y * 32 + threadIdx.x;
-    // Grouped order: block b of the grid takes row tile (b % (8 * nx)) % 8 + its group's first.
+    // Grouped order: block b of the grid takes row tile (b % (G * nx)) % G + its group's first.
     const int nx = gridDim.x, ny = gridDim.y;
     const int b = blockIdx.y * nx + blockIdx.x;
     const int group = b / (WG_GROUP * nx), first = group * WG_GROUP;
@@ -196,61 +183,64 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, WG_BN == 256 ? 1 : 2)
     const int m0 = (first + within % rows) * WG_BM;
     const int n0 = (within / rows) * WG_BN;
 #ifdef WG_HAVE_WGMMA
+    __shared__ __align__(8) unsigned long long bars[2 * WG_STAGES];
+    const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
+    const unsigned empty = full + 8 * WG_STAGES;
     const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(duet_dynamic_smem));
     const unsigned base = (raw + 1023u) & ~1023u;
-    unsigned char* const base_ptr = duet_dynamic_smem + (base - raw);
-    const int wg = tid >> 7; // warpgroup: rows 64 wg .. 64 wg + 63 of the block
-    const bool vec = (K & 3) == 0;
-    const int tiles = (K + WG_BK - 1) / WG_BK;
-    float d[WG_ACC];
-#pragma unroll
-    for (int i = 0; i < WG_ACC; ++i)
-        d[i] = 0.0f;
-
-#pragma unroll
-    for (int s = 0; s < WG_STAGES - 2; ++s) {
-        if (s < tiles) {
-            const unsigned sa = base + s * WG_STAGE_BYTES;
-            wg_load(A, Bt, M, N, K, Kp, m0, n0, s * WG_BK, tid, vec, sa, sa + WG_A_BYTES,
-                    base_ptr + s * WG_STAGE_BYTES);
-        } else {
-            asm volatile("cp.async.commit_group;");
+    const int wg = tid >> 7;
+    const int tiles = (Kp + WG_BK - 1) / WG_BK;
+    if (tid == 0) {
+        for (int s = 0; s < WG_STAGES; ++s) {
+            wg_bar_init(full + 8 * s, 1);   // the producer's arrive, plus the copies' bytes
+            wg_bar_init(empty + 8 * s, 256); // every consumer thread
         }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    for (int u = 0; u < tiles; ++u) {
-        // Tile u has landed (STAGES-3 younger groups may be pending); the fence makes the
-        // copies (and the direct stores) visible to the tensor cores' async proxy, the barrier
-        // to every warpgroup, and says every warpgroup finished group u-2 (wait_group 1 below).
-        asm volatile("cp.async.wait_group %0;" ::"n"(WG_STAGES - 3));
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        __syncthreads();
-        const int next = u + WG_STAGES - 2;
-        if (next < tiles) {
-            const int s = next % WG_STAGES;
-            const unsigned sa = base + s * WG_STAGE_BYTES;
-            wg_load(A, Bt, M, N, K, Kp, m0, n0, next * WG_BK, tid, vec, sa, sa + WG_A_BYTES,
-                    base_ptr + s * WG_STAGE_BYTES);
-        } else {
-            asm volatile("cp.async.commit_group;");
+    __syncthreads();
+    if (wg == 0) { // the producer
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (tid == 0) {
+            for (int u = 0; u < tiles; ++u) {
+                const int s = u % WG_STAGES;
+                if (u >= WG_STAGES) // the consumers' release of tile u - STAGES
+                    wg_bar_wait(empty + 8 * s, ((u / WG_STAGES) - 1) & 1);
+                const unsigned sa = base + s * WG_STAGE_BYTES;
+                wg_bar_expect(full + 8 * s, WG_STAGE_BYTES);
+                wg_tile_copy(sa, &map_a, u * WG_BK, m0, full + 8 * s);
+                wg_tile_copy(sa + WG_A_BYTES, &map_b, u * WG_BK, n0, full + 8 * s);
+            }
         }
-        const unsigned sa = base + (u % WG_STAGES) * WG_STAGE_BYTES + wg * (64 * WG_SW);
-        const unsigned sb = base + (u % WG_STAGES) * WG_STAGE_BYTES + WG_A_BYTES;
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    const int cw = wg - 1; // consumer: rows 64 cw .. 64 cw + 63 of the block
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i)
+        d[i] = 0.0f;
+    for (int u = 0; u < tiles; ++u) {
+        const int s = u % WG_STAGES;
+        wg_bar_wait(full + 8 * s, (u / WG_STAGES) & 1);
+        const unsigned sa = base + s * WG_STAGE_BYTES + cw * (64 * 128);
+        const unsigned sb = base + s * WG_STAGE_BYTES + WG_A_BYTES;
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
         for (int kk = 0; kk < WG_BK / 8; ++kk)
             wg_mma(d, wg_desc(sa + kk * 32), wg_desc(sb + kk * 32));
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+        if (u >= 1) // group u-1 has retired: its stage may be refilled
+            wg_bar_arrive(empty + 8 * ((u - 1) % WG_STAGES));
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    asm volatile("cp.async.wait_group 0;");
 
     // d[4 j + e]: row g (e < 2) or g + 8 of the warp's 16, columns 8 j + 2 t + (e & 1).
     const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
     const bool pair = (N & 1) == 0;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        const int row = m0 + wg * 64 + warp * 16 + g + h * 8;
+        const int row = m0 + cw * 64 + warp * 16 + g + h * 8;
         if (row >= M)
             continue;
 #pragma unroll
@@ -271,6 +261,8 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, WG_BN == 256 ? 1 : 2)
     // Built for another architecture (a build whose DUET_CUDA_ARCHS lacks 90): wgmma does not
     // exist there. The host launches this kernel on compute capability 9.0 only, where a
     // fatbin without sm_90a code would run this: plain float dot products, correct and slow.
+    (void)map_a;
+    (void)map_b;
     for (int i = tid; i < WG_BM * WG_BN; i += WG_THREADS) {
         const int row = m0 + i / WG_BN, col = n0 + i % WG_BN;
         if (row < M && col < N) {

@@ -257,27 +257,36 @@ class Matmul final : public App {
         Kernel& kernel = s.kernel();
         const Shape& g = s.shape();
         // tf32 on Hopper (matmul_steps.cpp): wgmma takes B "K-major" only, so matmul_tf32_bt
-        // first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work; the
-        // kernel's stages come as its duet::local argument (g.local_bytes, over 48 KiB).
+        // first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work, and
+        // where K % 4 != 0 matmul_tf32_pad writes A with rows of Kp (the tile copy engine reads
+        // rows 16 bytes apart); the kernel reads both through tile maps, its stages come as its
+        // duet::local argument (g.local_bytes, over 48 KiB).
         const bool wgmma = g.kernel == "matmul_tf32_wgmma";
         const std::size_t Kp = (K + 3) / 4 * 4;
-        if (wgmma && double(Kp) * double(N) > double(INT32_MAX))
+        if (wgmma && double(Kp) * double(std::max(M, N)) > double(INT32_MAX))
             throw Error::usage("matmul size " + dims_label({M, N, K}) +
-                               ": tf32's B^T of over 2^31-1 elements (the kernels index with int)");
-        std::unique_ptr<Kernel> transpose;
+                               ": tf32's B^T or padded A of over 2^31-1 elements (the kernels index with int)");
+        std::unique_ptr<Kernel> transpose, pad;
+        const bool pad_a = wgmma && K % 4 != 0;
         if (wgmma) {
             transpose = dev.load_kernel("matmul_tf32_bt", opts);
-            s.note("wgmma (sm_90a) by matmul_tf32_wgmma, B transposed first by matmul_tf32_bt "
-                   "(timed with it); inputs truncated to TF32");
+            if (pad_a)
+                pad = dev.load_kernel("matmul_tf32_pad", opts);
+            s.note(std::string("wgmma (sm_90a) fed by the tile copy engine (TMA), by "
+                               "matmul_tf32_wgmma; B transposed first by matmul_tf32_bt") +
+                   (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
+                   " (timed with it); inputs truncated to TF32");
         }
 
         const auto a = random_floats(M * K, cfg.seed);
         const auto b = random_floats(K * N, cfg.seed + 1);
         auto da = s.upload(a), db = s.upload(b);
         auto dc = s.output(M * N * sizeof(float));
-        std::unique_ptr<Buffer> dbt;
+        std::unique_ptr<Buffer> dbt, dap;
         if (wgmma)
             dbt = dev.alloc<float>(N * Kp);
+        if (pad_a)
+            dap = dev.alloc<float>(M * Kp);
         Queue& q = s.queue();
 
         const auto local = g.local;
@@ -309,11 +318,17 @@ class Matmul final : public App {
 
         const int kpi = static_cast<int>(Kp);
         const Range bt_range = Range((N + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
+        const Range pad_range =
+            Range((Kp + 255) / 256 * 256, std::min<std::size_t>(M, 65535)).local(256, 1);
         s.time([&] {
             if (wgmma) {
                 auto first = q.launch(*transpose, bt_range, *db, *dbt, ki, ni, kpi);
-                auto last = q.launch(kernel, range, *da, *dbt, *dc, mi, ni, ki, kpi,
-                                     duet::local(g.local_bytes));
+                if (pad_a)
+                    q.launch(*pad, pad_range, *da, *dap, mi, ki, kpi);
+                const Buffer& a_rows = pad_a ? *dap : *da;
+                auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, 128, 32),
+                                     duet::tile_map(*dbt, N, Kp, 256, 32), *da, *dbt, *dc, mi,
+                                     ni, ki, kpi, duet::local(g.local_bytes));
                 return std::pair{first, last};
             }
             if (splits == 1) {

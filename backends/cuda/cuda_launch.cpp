@@ -1,7 +1,7 @@
 // Launch planning: grid = global / local per dimension (the app rounds global up, never us),
 // arguments as pointers to their values, local arguments laid out in one dynamic shared memory
 // block (as duet_local_t offsets, or as `extern __shared__` memory when the kernel has no
-// parameter for them). The range and argument contracts are checked by the runtime
+// parameter for them), tile maps as the CUtensorMap they describe (cuda_tile_map.cpp). The range and argument contracts are checked by the runtime
 // (Queue::launch_args against launch_contract_of) before this runs: CUDA's own errors for those
 // cases (cudaErrorInvalidConfiguration, or garbage from a wrongly sized argument) say too little.
 #include "cuda_launch.hpp"
@@ -74,6 +74,7 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
     plan.argv.resize(args.size());
     plan.pointers.resize(args.size());
     plan.offsets.resize(args.size());
+    plan.maps.resize(args.size());
     std::size_t shared = 0, k = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const KernelArg& a = args[i];
@@ -91,6 +92,17 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
                                    "; kernels can only use buffers of their own device");
             plan.pointers[i] = buf->ptr();
             arg_value = &plan.pointers[i];
+            break;
+        }
+        case KernelArg::Kind::tile_map: {
+            const auto* buf = dynamic_cast<const CudaBuffer*>(a.buffer);
+            if (!buf || &buf->device() != &dev)
+                throw Error::usage(where() + ": argument " + std::to_string(i) +
+                                   " is a tile map over a buffer that is not CUDA memory of " +
+                                   dev.label());
+            plan.maps[i] = encode_tile_map(dev, a.tile, buf->ptr(),
+                                           where() + ": argument " + std::to_string(i));
+            arg_value = plan.maps[i].bytes;
             break;
         }
         case KernelArg::Kind::scalar:

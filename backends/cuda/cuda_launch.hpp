@@ -12,6 +12,8 @@
 #include <duet/kernel_arg.hpp>
 #include <duet/range.hpp>
 
+#include "cuda_tile_map.hpp"
+
 namespace duet::cuda {
 
 class CudaKernel;
@@ -35,6 +37,7 @@ struct LaunchPlan {
     std::vector<void*> argv;          // one pointer per kernel parameter, to its value
     std::vector<void*> pointers;      // device addresses of buffer arguments
     std::vector<LocalOffset> offsets; // offsets of local arguments
+    std::vector<TileMapParam> maps;   // tile-map arguments (CUtensorMap)
 };
 
 // What the runtime checks a launch of `kernel` against (Queue::launch_args): its parameter

@@ -220,6 +220,11 @@ Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
                          doing() + ": argument " + std::to_string(i) + " (local memory) of " +
                              k->name() + k->signature().to_string());
                 break;
+            case KernelArg::Kind::tile_map:
+                throw Error::usage(doing() + ": argument " + std::to_string(i) +
+                                   " is a duet::tile_map, and OpenCL has no tile copy engine "
+                                   "(tile maps need CUDA on compute capability 9.0 or newer); "
+                                   "pass the buffer itself to an OpenCL kernel");
             }
         }
         cl::Event e;

@@ -2,6 +2,7 @@
 // there is none) so a backend can put it after its own "launching K over R on D" without
 // building that text on the hot path of a launch that is fine.
 #include <duet/backend/launch_checks.hpp>
+#include <duet/device.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -16,6 +17,8 @@ const char* given_kind(const KernelArg& a) {
         return "a buffer";
     case KernelArg::Kind::local:
         return "duet::local()";
+    case KernelArg::Kind::tile_map:
+        return "a duet::tile_map";
     default:
         return "a scalar";
     }
@@ -47,9 +50,30 @@ std::size_t passed_size(const KernelArg& a) {
         return sizeof(void*);
     case KernelArg::Kind::local:
         return local_offset_param_size;
+    case KernelArg::Kind::tile_map:
+        return tile_map_param_size;
     default:
         return a.size;
     }
+}
+
+// What is wrong with a tile map's shape, or "" (kernel_arg.hpp's TileMap says the limits).
+std::string tile_map_problem(const TileMap& t) {
+    const auto n = [](std::uint64_t v) { return std::to_string(v); };
+    if (t.rows == 0 || t.cols == 0)
+        return "a tile map of " + n(t.rows) + " x " + n(t.cols) + " floats (empty)";
+    if (t.box_rows == 0 || t.box_rows > 256 || t.box_cols == 0 || t.box_cols * 4 > 128)
+        return "a tile map's box of " + n(t.box_rows) + " x " + n(t.box_cols) +
+               " floats: 1 to 256 rows of 1 to 32 floats (a 128-byte swizzled row)";
+    if (t.cols * 4 % 16 != 0)
+        return "a tile map of rows of " + n(t.cols) +
+               " floats: the tile copier needs rows a multiple of 16 bytes apart (4 floats); "
+               "pad the rows";
+    if (t.rows >= (std::uint64_t(1) << 32) || t.cols >= (std::uint64_t(1) << 32) ||
+        t.rows * t.cols > t.buffer->size() / 4)
+        return "a tile map of " + n(t.rows) + " x " + n(t.cols) + " floats over a buffer of " +
+               n(t.buffer->size()) + " bytes";
+    return {};
 }
 
 std::string named(const char* limit) {
@@ -70,8 +94,12 @@ std::string KernelSignature::to_string() const {
 std::string kernel_args_problem(const KernelSignature& signature, std::span<const KernelArg> args) {
     const auto& params = signature.params;
     for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i].kind == KernelArg::Kind::buffer && !args[i].buffer)
+        if ((args[i].kind == KernelArg::Kind::buffer || args[i].kind == KernelArg::Kind::tile_map) &&
+            !args[i].buffer)
             return "argument " + std::to_string(i) + " is a null buffer";
+        if (args[i].kind == KernelArg::Kind::tile_map)
+            if (std::string p = tile_map_problem(args[i].tile); !p.empty())
+                return "argument " + std::to_string(i) + " is " + p;
         if (args[i].kind == KernelArg::Kind::local && args[i].size == 0)
             return "argument " + std::to_string(i) + " asks for 0 bytes of local memory";
     }

@@ -1,0 +1,23 @@
+#pragma once
+// duet::tile_map arguments on CUDA: the 128-byte CUtensorMap that Hopper's tile copy engine
+// (TMA) reads, made by the driver's cuTensorMapEncodeTiled for a CudaBuffer.
+#include <string>
+
+#include <duet/kernel_arg.hpp>
+
+namespace duet::cuda {
+
+class CudaDevice;
+
+// The parameter a kernel receives for a duet::tile_map (a CUtensorMap: 128 bytes, aligned to 128).
+struct alignas(128) TileMapParam {
+    unsigned char bytes[tile_map_param_size];
+};
+
+// Encodes `map` (its shape already checked by the runtime, kernel_arg.hpp) over device memory
+// `ptr` of `dev`. Usage Errors where the device has no tile copy engine (compute capability
+// below 9.0) or the driver lacks the entry point; `where` names the launch.
+TileMapParam encode_tile_map(const CudaDevice& dev, const TileMap& map, void* ptr,
+                             const std::string& where);
+
+} // namespace duet::cuda
