@@ -52,7 +52,7 @@
 // What the host passes as the launch's duet::local: the stages plus 1024 bytes to align them.
 #define WG_SMEM_BYTES (WG_STAGES * WG_STAGE_BYTES + 1024)
 
-// A duet::tile_map parameter: CUDA's CUtensorMap, opaque (128 bytes, aligned to 128 as cuda.h has it).
+// A duet::tile_map parameter: CUDA's CUtensorMap, opaque (128 bytes, aligned as cuda.h has it).
 struct alignas(128) DuetTileMap {
     unsigned long long bits[16];
 };

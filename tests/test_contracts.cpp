@@ -123,6 +123,38 @@ TEST_CASE("contracts: arguments are per launch and checked against the signature
     }
 }
 
+TEST_CASE("contracts: a tile map's shape is checked, and an OpenCL kernel takes none") {
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            auto k = dev->load_kernel("axpy", contract_options());
+            auto q = dev->create_queue();
+            const int n = 256;
+            auto dx = dev->alloc<float>(n), dy = dev->alloc<float>(n);
+            const auto launch = [&](const duet::TileMap& t) {
+                return usage_error([&] { q->launch(*k, Range(n).local(64), t, *dy, 3.f, n); });
+            };
+            // Shapes the tile copier cannot take, named before anything else is looked at.
+            std::string e = launch(duet::tile_map(*dx, 8, 32, 300, 32));
+            CHECK(has(e, "argument 0"));
+            CHECK(has(e, "box of 300 x 32"));
+            e = launch(duet::tile_map(*dx, 8, 32, 8, 64));
+            CHECK(has(e, "box of 8 x 64"));
+            e = launch(duet::tile_map(*dx, 16, 15, 8, 8));
+            CHECK(has(e, "15 floats"));
+            CHECK(has(e, "16 bytes"));
+            e = launch(duet::tile_map(*dx, 16, 32, 8, 8)); // 512 floats over 256
+            CHECK(has(e, "over a buffer of 1024 bytes"));
+            e = launch(duet::tile_map(*dx, 0, 32, 8, 8));
+            CHECK(has(e, "empty"));
+            // A good shape where the kernel wants the buffer itself: its kind, named.
+            e = launch(duet::tile_map(*dx, 8, 32, 8, 32));
+            CHECK(has(e, "argument 0"));
+            CHECK(has(e, "buffer parameter"));
+            CHECK(has(e, "duet::tile_map"));
+        }
+    }
+}
+
 TEST_CASE("contracts: one Kernel launched from several threads") {
     if (duet_test::under_oclgrind()) {
         // Oclgrind's own runtime crashes when several threads call it, whatever Duet does.

@@ -264,8 +264,9 @@ class Matmul final : public App {
         const bool wgmma = g.kernel == "matmul_tf32_wgmma";
         const std::size_t Kp = (K + 3) / 4 * 4;
         if (wgmma && double(Kp) * double(std::max(M, N)) > double(INT32_MAX))
-            throw Error::usage("matmul size " + dims_label({M, N, K}) +
-                               ": tf32's B^T or padded A of over 2^31-1 elements (the kernels index with int)");
+            throw Error::usage(
+                "matmul size " + dims_label({M, N, K}) +
+                ": tf32's B^T or padded A of over 2^31-1 elements (the kernels index with int)");
         std::unique_ptr<Kernel> transpose, pad;
         const bool pad_a = wgmma && K % 4 != 0;
         if (wgmma) {
@@ -327,8 +328,8 @@ class Matmul final : public App {
                     q.launch(*pad, pad_range, *da, *dap, mi, ki, kpi);
                 const Buffer& a_rows = pad_a ? *dap : *da;
                 auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, 128, 32),
-                                     duet::tile_map(*dbt, N, Kp, 256, 32), *da, *dbt, *dc, mi,
-                                     ni, ki, kpi, duet::local(g.local_bytes));
+                                     duet::tile_map(*dbt, N, Kp, 256, 32), *da, *dbt, *dc, mi, ni,
+                                     ki, kpi, duet::local(g.local_bytes));
                 return std::pair{first, last};
             }
             if (splits == 1) {

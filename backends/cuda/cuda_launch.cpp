@@ -1,9 +1,10 @@
 // Launch planning: grid = global / local per dimension (the app rounds global up, never us),
 // arguments as pointers to their values, local arguments laid out in one dynamic shared memory
 // block (as duet_local_t offsets, or as `extern __shared__` memory when the kernel has no
-// parameter for them), tile maps as the CUtensorMap they describe (cuda_tile_map.cpp). The range and argument contracts are checked by the runtime
-// (Queue::launch_args against launch_contract_of) before this runs: CUDA's own errors for those
-// cases (cudaErrorInvalidConfiguration, or garbage from a wrongly sized argument) say too little.
+// parameter for them), tile maps as the CUtensorMap they describe (cuda_tile_map.cpp). The range
+// and argument contracts are checked by the runtime (Queue::launch_args against launch_contract_of)
+// before this runs: CUDA's own errors for those cases (cudaErrorInvalidConfiguration, or garbage
+// from a wrongly sized argument) say too little.
 #include "cuda_launch.hpp"
 
 #include <climits>

@@ -38,7 +38,8 @@ EncodeTiled encoder(const std::string& where) {
 
 } // namespace
 
-static_assert(sizeof(CUtensorMap) == tile_map_param_size && alignof(CUtensorMap) <= alignof(TileMapParam),
+static_assert(sizeof(CUtensorMap) == tile_map_param_size &&
+                  alignof(CUtensorMap) <= alignof(TileMapParam),
               "duet::tile_map_param_size is a CUtensorMap's size");
 
 TileMapParam encode_tile_map(const CudaDevice& dev, const TileMap& map, void* ptr,
@@ -54,10 +55,10 @@ TileMapParam encode_tile_map(const CudaDevice& dev, const TileMap& map, void* pt
     const cuuint32_t box[2] = {map.box_cols, map.box_rows};
     const cuuint32_t steps[2] = {1, 1};
     CUtensorMap m;
-    const CUresult rc = encoder(where)(
-        &m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, ptr, dims, strides, box, steps,
-        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult rc =
+        encoder(where)(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, ptr, dims, strides, box, steps,
+                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (rc != CUDA_SUCCESS)
         throw Error(ErrorKind::runtime, "cuda", "cuTensorMapEncodeTiled", static_cast<long>(rc),
                     "CUresult " + std::to_string(static_cast<int>(rc)),

@@ -94,7 +94,8 @@ std::string KernelSignature::to_string() const {
 std::string kernel_args_problem(const KernelSignature& signature, std::span<const KernelArg> args) {
     const auto& params = signature.params;
     for (std::size_t i = 0; i < args.size(); ++i) {
-        if ((args[i].kind == KernelArg::Kind::buffer || args[i].kind == KernelArg::Kind::tile_map) &&
+        if ((args[i].kind == KernelArg::Kind::buffer ||
+             args[i].kind == KernelArg::Kind::tile_map) &&
             !args[i].buffer)
             return "argument " + std::to_string(i) + " is a null buffer";
         if (args[i].kind == KernelArg::Kind::tile_map)
