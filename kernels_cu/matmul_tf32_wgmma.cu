@@ -138,9 +138,8 @@ __device__ __forceinline__ void wg_bar_arrive(unsigned bar) {
 }
 // Arrives and arms the barrier's phase with `bytes` of copies to come.
 __device__ __forceinline__ void wg_bar_expect(unsigned bar, unsigned bytes) {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" ::"r"(
-                     bar),
-                 "r"(bytes)
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}"
+                 ::"r"(bar), "r"(bytes)
                  : "memory");
 }
 __device__ __forceinline__ void wg_bar_wait(unsigned bar, unsigned parity) {

@@ -35,6 +35,16 @@ duet::BuildOptions contract_options() {
     return o;
 }
 
+// axpy on one device, with a queue and its x and y buffers of n floats (unwritten).
+struct Axpy {
+    Axpy(duet::Device& dev, int n)
+        : kernel(dev.load_kernel("axpy", contract_options())), queue(dev.create_queue()),
+          x(dev.alloc<float>(n)), y(dev.alloc<float>(n)) {}
+    std::unique_ptr<duet::Kernel> kernel;
+    std::unique_ptr<duet::Queue> queue;
+    std::unique_ptr<duet::Buffer> x, y;
+};
+
 template <class F> std::string usage_error(F&& f) {
     try {
         f();
@@ -79,11 +89,10 @@ TEST_CASE("contracts: the histogram with a __local int* parameter and duet::loca
 TEST_CASE("contracts: arguments are per launch and checked against the signature") {
     for (auto* dev : duet_test::devices_of("opencl")) {
         SUBCASE(dev->label().c_str()) {
-            auto k = dev->load_kernel("axpy", contract_options());
-            auto q = dev->create_queue();
             const int n = 256;
+            Axpy ax(*dev, n);
+            auto& [k, q, dx, dy] = ax;
             std::vector<float> x(n, 2.f), y(n, 1.f);
-            auto dx = dev->alloc<float>(n), dy = dev->alloc<float>(n);
             q->write(*dx, x);
             q->write(*dy, y);
             q->launch(*k, Range(n).local(64), *dx, *dy, 3.f, n);
@@ -126,10 +135,9 @@ TEST_CASE("contracts: arguments are per launch and checked against the signature
 TEST_CASE("contracts: a tile map's shape is checked, and an OpenCL kernel takes none") {
     for (auto* dev : duet_test::devices_of("opencl")) {
         SUBCASE(dev->label().c_str()) {
-            auto k = dev->load_kernel("axpy", contract_options());
-            auto q = dev->create_queue();
             const int n = 256;
-            auto dx = dev->alloc<float>(n), dy = dev->alloc<float>(n);
+            Axpy ax(*dev, n);
+            auto& [k, q, dx, dy] = ax;
             const auto launch = [&](const duet::TileMap& t) {
                 return usage_error([&] { q->launch(*k, Range(n).local(64), t, *dy, 3.f, n); });
             };
@@ -190,9 +198,8 @@ TEST_CASE("contracts: one Kernel launched from several threads") {
 TEST_CASE("contracts: ranges are checked before the driver sees them") {
     for (auto* dev : duet_test::devices_of("opencl")) {
         SUBCASE(dev->label().c_str()) {
-            auto k = dev->load_kernel("axpy", contract_options());
-            auto q = dev->create_queue();
-            auto dx = dev->alloc<float>(64), dy = dev->alloc<float>(64);
+            Axpy ax(*dev, 64);
+            auto& [k, q, dx, dy] = ax;
             const std::size_t huge = std::size_t{1} << 40;
             std::string e = usage_error(
                 [&] { q->launch(*k, Range(huge, huge).local(1, 1), *dx, *dy, 1.f, 64); });

@@ -347,8 +347,7 @@ const std::vector<Step>& matmul_steps() {
         {.name = "tf32",
          .kernel = "matmul_tf32",
          .description = "tensor cores (mma.sync; CUDA on compute capability 9.0: wgmma fed by "
-                        "TMA): TF32 inputs "
-                        "(10-bit mantissa), float sums; not float32",
+                        "TMA): TF32 inputs (10-bit mantissa), float sums; not float32",
          .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
          .shapes = tf32_shapes},
         {.name = "cpu",

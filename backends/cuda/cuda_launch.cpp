@@ -101,8 +101,9 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
                 throw Error::usage(where() + ": argument " + std::to_string(i) +
                                    " is a tile map over a buffer that is not CUDA memory of " +
                                    dev.label());
-            plan.maps[i] = encode_tile_map(dev, a.tile, buf->ptr(),
-                                           where() + ": argument " + std::to_string(i));
+            plan.maps[i] = encode_tile_map(dev, a.tile, buf->ptr(), [&] {
+                return where() + ": argument " + std::to_string(i);
+            });
             arg_value = plan.maps[i].bytes;
             break;
         }

@@ -20,7 +20,7 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-EncodeTiled encoder(const std::string& where) {
+EncodeTiled encoder(const std::function<std::string()>& where) {
     static EncodeTiled fn = [] {
         void* p = nullptr;
         cudaDriverEntryPointQueryResult found{};
@@ -31,8 +31,8 @@ EncodeTiled encoder(const std::string& where) {
         return reinterpret_cast<EncodeTiled>(p);
     }();
     if (!fn)
-        throw Error::usage(where + ": the CUDA driver has no cuTensorMapEncodeTiled (tile maps "
-                                   "need a CUDA 12 driver or newer)");
+        throw Error::usage(where() + ": the CUDA driver has no cuTensorMapEncodeTiled (tile maps "
+                                     "need a CUDA 12 driver or newer)");
     return fn;
 }
 
@@ -43,9 +43,9 @@ static_assert(sizeof(CUtensorMap) == tile_map_param_size &&
               "duet::tile_map_param_size is a CUtensorMap's size");
 
 TileMapParam encode_tile_map(const CudaDevice& dev, const TileMap& map, void* ptr,
-                             const std::string& where) {
+                             const std::function<std::string()>& where) {
     if (dev.limits().cc_major < 9)
-        throw Error::usage(where + ": " + dev.label() + " (compute capability " +
+        throw Error::usage(where() + ": " + dev.label() + " (compute capability " +
                            std::to_string(dev.limits().cc_major) + "." +
                            std::to_string(dev.limits().cc_minor) +
                            ") has no tile copy engine; tile maps need compute capability 9.0 "
@@ -62,7 +62,7 @@ TileMapParam encode_tile_map(const CudaDevice& dev, const TileMap& map, void* pt
     if (rc != CUDA_SUCCESS)
         throw Error(ErrorKind::runtime, "cuda", "cuTensorMapEncodeTiled", static_cast<long>(rc),
                     "CUresult " + std::to_string(static_cast<int>(rc)),
-                    where + ": the driver refused a tile map of " + std::to_string(map.rows) +
+                    where() + ": the driver refused a tile map of " + std::to_string(map.rows) +
                         " x " + std::to_string(map.cols) + " floats in boxes of " +
                         std::to_string(map.box_rows) + " x " + std::to_string(map.box_cols));
     TileMapParam out;

@@ -1,6 +1,7 @@
 #pragma once
 // duet::tile_map arguments on CUDA: the 128-byte CUtensorMap that Hopper's tile copy engine
 // (TMA) reads, made by the driver's cuTensorMapEncodeTiled for a CudaBuffer.
+#include <functional>
 #include <string>
 
 #include <duet/kernel_arg.hpp>
@@ -16,8 +17,9 @@ struct alignas(128) TileMapParam {
 
 // Encodes `map` (its shape already checked by the runtime, kernel_arg.hpp) over device memory
 // `ptr` of `dev`. Usage Errors where the device has no tile copy engine (compute capability
-// below 9.0) or the driver lacks the entry point; `where` names the launch.
+// below 9.0) or the driver lacks the entry point; `where` names the launch (called only to
+// build an error: a launch that is fine builds no text).
 TileMapParam encode_tile_map(const CudaDevice& dev, const TileMap& map, void* ptr,
-                             const std::string& where);
+                             const std::function<std::string()>& where);
 
 } // namespace duet::cuda
