@@ -27,8 +27,9 @@
 // they wait on "full", issue the stage's 4 wgmmas, and once the group before has retired
 // (wait_group 1) release that group's stage to "empty". No block-wide barrier in the loop: the
 // two consumers and the copies run out of step, which is what keeps the tensor pipe busy
-// (docs/PERFORMANCE.md: 93% busy for cuBLAS's kernel of this shape, 73% for a cp.async kernel
-// with a barrier per tile). The producer gives up registers (setmaxnreg) to the consumers.
+// (docs/PERFORMANCE-TF32.md: 93% busy for cuBLAS's kernel of this shape, 73% for a cp.async
+// kernel with a barrier per tile). The producer gives up registers (setmaxnreg) to the
+// consumers.
 //
 // Shared memory layout (what the copy engine's 128-byte swizzle writes, K-major): row r of a
 // tile (128 bytes: 8 chunks of 16 bytes) keeps chunk c at position c ^ (r % 8); 8 rows form a
