@@ -14,6 +14,11 @@
 //    owns rows g*4*BEST_TY + ty*4 + 0..3 for g < TM/4, and likewise columns. Neighbouring
 //    work-items then read neighbouring 16-byte vectors from local memory (no bank conflicts, one
 //    vector instruction per 4 values), and write neighbouring vectors of C.
+//  - warp tiles (BEST_WTX = W, where the host or the user defines it): the pieces spread over
+//    the tile of C of one warp instead, (TM*32/W) x (TN*W), its 32 work-items W along N. A warp
+//    then reads TM*32/W values of A and TN*W of B per k (128 for 8x16 and W = 4, not 272), so
+//    fewer local-memory wavefronts per multiply-add. NVIDIA's OpenCL on the H100 runs it with
+//    16-deep tiles, 3% faster (docs/PERFORMANCE.md); elsewhere it is unmeasured and off.
 //  - A's transposed tile is padded by 4 floats per row, so the scattered stores of its columns
 //    fall into different banks while every row stays 16-byte aligned.
 //  - a group wholly inside C, with 16-byte aligned rows, loads its tiles without bounds checks
@@ -21,7 +26,7 @@
 // On the H100 the wider block and the unchecked loads took NVIDIA's OpenCL from 36 to 46 TFLOP/s
 // at 4096 (docs/PERFORMANCE.md); on PoCL the wider block is twice as fast as 128x128.
 // Tunables (a tuner may override them): BEST_BM x BEST_BN block of C, BEST_BK deep tiles,
-// BEST_TM x BEST_TN outputs per work-item (multiples of 4).
+// BEST_TM x BEST_TN outputs per work-item (multiples of 4), BEST_WTX (0, 1, 2, 4, 8, 16, 32).
 #ifndef BEST_BM
 #define BEST_BM 128
 #endif
@@ -54,6 +59,23 @@
 #define BEST_TX (BEST_BN / BEST_TN) // work-items along dimension 0
 #define BEST_TY (BEST_BM / BEST_TM) // work-items along dimension 1
 #define BEST_NT (BEST_TX * BEST_TY)
+#ifndef BEST_WTX // warp tiles, W work-items of a warp along N (0: pieces spread over the group)
+#define BEST_WTX 0
+#endif
+#if BEST_WTX && 32 % BEST_WTX != 0
+#error "best: BEST_WTX divides 32"
+#endif
+// The warp's tile of C, and whether the group holds whole ones (else the group-wide layout).
+#define BEST_WM (BEST_TM * (32 / (BEST_WTX ? BEST_WTX : 1)))
+#define BEST_WN (BEST_TN * BEST_WTX)
+#define BEST_WARPS (BEST_WTX && BEST_BM % BEST_WM == 0 && BEST_BN % BEST_WN == 0)
+#if BEST_WARPS
+#define BEST_RSTEP (4 * (32 / BEST_WTX))
+#define BEST_CSTEP (4 * BEST_WTX)
+#else
+#define BEST_RSTEP (4 * BEST_TY)
+#define BEST_CSTEP (4 * BEST_TX)
+#endif
 #ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
 #define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
 #endif
@@ -111,6 +133,13 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     const int tx = (int)get_local_id(0);
     const int ty = (int)get_local_id(1);
     const int tid = ty * BEST_TX + tx;
+#if BEST_WARPS
+    const int lane = tid & 31, warp = tid >> 5;
+    const int rbase = (warp / (BEST_BN / BEST_WN)) * BEST_WM + (lane / BEST_WTX) * 4;
+    const int cbase = (warp % (BEST_BN / BEST_WN)) * BEST_WN + (lane % BEST_WTX) * 4;
+#else
+    const int rbase = ty * 4, cbase = tx * 4;
+#endif
     const int m0 = (int)get_group_id(1) * BEST_BM;
     const int n0 = (int)get_group_id(0) * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
@@ -151,7 +180,7 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
             float a[BEST_TM], b[BEST_TN];
             BEST_UNROLLED
             for (int g = 0; g < BEST_TM / 4; ++g) {
-                const float4 v = *(__local const float4*)&As[cur][k][g * 4 * BEST_TY + ty * 4];
+                const float4 v = *(__local const float4*)&As[cur][k][g * BEST_RSTEP + rbase];
                 a[g * 4 + 0] = v.x;
                 a[g * 4 + 1] = v.y;
                 a[g * 4 + 2] = v.z;
@@ -159,7 +188,7 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
             }
             BEST_UNROLLED
             for (int g = 0; g < BEST_TN / 4; ++g) {
-                const float4 v = *(__local const float4*)&Bs[cur][k][g * 4 * BEST_TX + tx * 4];
+                const float4 v = *(__local const float4*)&Bs[cur][k][g * BEST_CSTEP + cbase];
                 b[g * 4 + 0] = v.x;
                 b[g * 4 + 1] = v.y;
                 b[g * 4 + 2] = v.z;
@@ -176,9 +205,9 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     for (int i = 0; i < BEST_TM; ++i) {
-        const int row = m0 + (i / 4) * 4 * BEST_TY + ty * 4 + i % 4;
+        const int row = m0 + (i / 4) * BEST_RSTEP + rbase + i % 4;
         for (int g = 0; g < BEST_TN / 4; ++g) {
-            const int col = n0 + g * 4 * BEST_TX + tx * 4;
+            const int col = n0 + g * BEST_CSTEP + cbase;
             const float4 v = (float4)(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2],
                                       acc[i][g * 4 + 3]);
             matmul_store4(C, row, col, M, N, b_vec, v);

@@ -30,6 +30,25 @@
 #define BEST_TX (BEST_BN / BEST_TN)
 #define BEST_TY (BEST_BM / BEST_TM)
 #define BEST_NT (BEST_TX * BEST_TY)
+// Warp tiles (kernels_cl/matmul_best.cl): on the H100 a warp's 64x64 tile of C as 4x8 threads
+// (W = 8) is 1% faster than the pieces spread over the block (docs/PERFORMANCE.md).
+#ifndef BEST_WTX // warp tiles, W threads of a warp along N (0: pieces spread over the block)
+#define BEST_WTX 8
+#endif
+#if BEST_WTX && 32 % BEST_WTX != 0
+#error "best: BEST_WTX divides 32"
+#endif
+// The warp's tile of C, and whether the block holds whole ones (else the block-wide layout).
+#define BEST_WM (BEST_TM * (32 / (BEST_WTX ? BEST_WTX : 1)))
+#define BEST_WN (BEST_TN * BEST_WTX)
+#define BEST_WARPS (BEST_WTX && BEST_BM % BEST_WM == 0 && BEST_BN % BEST_WN == 0)
+#if BEST_WARPS
+#define BEST_RSTEP (4 * (32 / BEST_WTX))
+#define BEST_CSTEP (4 * BEST_WTX)
+#else
+#define BEST_RSTEP (4 * BEST_TY)
+#define BEST_CSTEP (4 * BEST_TX)
+#endif
 #ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
 #define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
 #endif
@@ -88,6 +107,13 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     const int tx = threadIdx.x;
     const int ty = threadIdx.y;
     const int tid = ty * BEST_TX + tx;
+#if BEST_WARPS
+    const int lane = tid & 31, warp = tid >> 5;
+    const int rbase = (warp / (BEST_BN / BEST_WN)) * BEST_WM + (lane / BEST_WTX) * 4;
+    const int cbase = (warp % (BEST_BN / BEST_WN)) * BEST_WN + (lane % BEST_WTX) * 4;
+#else
+    const int rbase = ty * 4, cbase = tx * 4;
+#endif
     const int m0 = blockIdx.y * BEST_BM;
     const int n0 = blockIdx.x * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
@@ -131,7 +157,7 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
 #pragma unroll
             for (int g = 0; g < BEST_TM / 4; ++g) {
                 const float4 v =
-                    *reinterpret_cast<const float4*>(&As[cur][k][g * 4 * BEST_TY + ty * 4]);
+                    *reinterpret_cast<const float4*>(&As[cur][k][g * BEST_RSTEP + rbase]);
                 a[g * 4 + 0] = v.x;
                 a[g * 4 + 1] = v.y;
                 a[g * 4 + 2] = v.z;
@@ -140,7 +166,7 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
 #pragma unroll
             for (int g = 0; g < BEST_TN / 4; ++g) {
                 const float4 v =
-                    *reinterpret_cast<const float4*>(&Bs[cur][k][g * 4 * BEST_TX + tx * 4]);
+                    *reinterpret_cast<const float4*>(&Bs[cur][k][g * BEST_CSTEP + cbase]);
                 b[g * 4 + 0] = v.x;
                 b[g * 4 + 1] = v.y;
                 b[g * 4 + 2] = v.z;
@@ -158,10 +184,10 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     }
 #pragma unroll
     for (int i = 0; i < BEST_TM; ++i) {
-        const int row = m0 + (i / 4) * 4 * BEST_TY + ty * 4 + i % 4;
+        const int row = m0 + (i / 4) * BEST_RSTEP + rbase + i % 4;
 #pragma unroll
         for (int g = 0; g < BEST_TN / 4; ++g) {
-            const int col = n0 + g * 4 * BEST_TX + tx * 4;
+            const int col = n0 + g * BEST_CSTEP + cbase;
             const float4 v = make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2],
                                          acc[i][g * 4 + 3]);
             matmul_store4(C, row, col, M, N, b_vec, v);

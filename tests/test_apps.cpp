@@ -149,6 +149,40 @@ TEST_CASE(
     CHECK(duet::apps::tf32_unsupported(info).find("pthread-haswell") != std::string::npos);
 }
 
+TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's OpenCL only, and "
+          "never over the user's defines") {
+    duet::DeviceInfo info; // NVIDIA's OpenCL on a GPU: inline PTX, 32-wide warps, 48 KiB
+    info.backend = "opencl";
+    info.kernel_language = duet::KernelLanguage::opencl_c;
+    info.device_type = duet::DeviceType::gpu;
+    info.caps.inline_asm = true;
+    info.subgroup_width = 32;
+    info.local_mem_bytes = 49152;
+    duet::apps::RunConfig cfg;
+    using D = duet::apps::Defines;
+    CHECK(duet::apps::best_device_defines(cfg, info) == D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    cfg.defines = {{"BEST_BK", "8"}, {"BEST_WTX", "0"}}; // the user's, to compare: kept
+    CHECK(duet::apps::best_device_defines(cfg, info).empty());
+    cfg.defines = {{"BEST_BK", "8"}};
+    CHECK(duet::apps::best_device_defines(cfg, info) == D{{"BEST_WTX", "4"}});
+    cfg.defines.clear();
+    auto other = info; // AMD's 64-wide wavefronts, a device with 32 KiB, a CPU, CUDA: nothing
+    other.subgroup_width = 64;
+    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    other = info;
+    other.local_mem_bytes = 32768;
+    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    other = info;
+    other.device_type = duet::DeviceType::cpu;
+    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    other = info;
+    other.caps.inline_asm = false;
+    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    other = info;
+    other.kernel_language = duet::KernelLanguage::cuda; // its kernel's own defaults
+    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+}
+
 TEST_CASE("apps: matmul best split in K adds its slices up right, any number of them") {
     // Slices of K (grid z) write partial products that matmul_split_sum adds; 5 slices of 29 are
     // more than its 4 tiles of 8, so one slice is empty and must contribute zeros.

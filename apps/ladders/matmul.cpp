@@ -232,6 +232,9 @@ class Matmul final : public App {
                                dev.info().id());
         if (!tf32_emulated) // tf32 refuses all but NVIDIA 8.0+
             check_needs(v, dev.info());
+        if (v.name == "best") // NVIDIA's OpenCL: warp tiles, 16-deep tiles (matmul_steps.cpp)
+            for (auto& d : best_device_defines(cfg, dev.info()))
+                opts.defines.push_back(std::move(d));
         if (v.name == "tf32" && !tf32_emulated &&
             kernel_language(dev.info()) == KernelLanguage::opencl_c)
             opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX
