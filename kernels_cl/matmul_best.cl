@@ -22,7 +22,9 @@
 //  - A's transposed tile is padded by 4 floats per row, so the scattered stores of its columns
 //    fall into different banks while every row stays 16-byte aligned.
 //  - a group wholly inside C, with 16-byte aligned rows, loads its tiles without bounds checks
-//    (all but the last tile of K when BK does not divide it).
+//    (all but the last tile of K when BK does not divide it). Where rows are not aligned the
+//    host builds with BEST_UNALIGNED: such groups still load without checks, float by float.
+//    Those tiles run in a loop of their own (BEST_HOT), with no branch at the top of each tile.
 // On the H100 the wider block and the unchecked loads took NVIDIA's OpenCL from 36 to 46 TFLOP/s
 // at 4096 (docs/PERFORMANCE.md); on PoCL the wider block is twice as fast as 128x128.
 // Tunables (a tuner may override them): BEST_BM x BEST_BN block of C, BEST_BK deep tiles,
@@ -47,6 +49,17 @@
 #endif
 #ifndef BEST_FAST // work-groups wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
+#endif
+#ifndef BEST_HOT // 1: groups inside C run their whole tiles in a loop of their own
+#define BEST_HOT 1
+#endif
+#ifndef BEST_UNALIGNED // 1: rows not 16-byte aligned (set by the host): unchecked loads by float
+#define BEST_UNALIGNED 0
+#endif
+#if BEST_UNALIGNED // four floats from p, all inside their matrix
+#define BEST_LD4(p) vload4(0, p)
+#else
+#define BEST_LD4(p) (*(__global const float4*)(p))
 #endif
 #ifndef BEST_UNROLL // NVIDIA's compiler: unroll the register-block loops as the CUDA file does
 #define BEST_UNROLL 1
@@ -95,13 +108,13 @@ void matmul_best_load(__global const float* A, __global const float* B, const in
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? *(__global const float4*)(A + (m0 + r) * K + k0 + c)
+        pa[l] = BEST_FAST && inside ? BEST_LD4(A + (m0 + r) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = BEST_FAST && inside ? *(__global const float4*)(B + (k0 + r) * N + n0 + c)
+        pb[l] = BEST_FAST && inside ? BEST_LD4(B + (k0 + r) * N + n0 + c)
                                     : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
@@ -125,6 +138,37 @@ void matmul_best_store(__local float (*As)[BEST_BM + BEST_PAD], __local float (*
     }
 }
 
+// acc += the product of one pair of tiles: per k, TM values of A's column and TN of B's row by
+// 16-byte reads, then TM x TN multiply-adds.
+void matmul_best_tile(__local const float (*As)[BEST_BM + BEST_PAD], __local const float (*Bs)[BEST_BN],
+                      const int rbase, const int cbase, float (*acc)[BEST_TN]) {
+    BEST_UNROLLED
+    for (int k = 0; k < BEST_BK; ++k) {
+        float a[BEST_TM], b[BEST_TN];
+        BEST_UNROLLED
+        for (int g = 0; g < BEST_TM / 4; ++g) {
+            const float4 v = *(__local const float4*)&As[k][g * BEST_RSTEP + rbase];
+            a[g * 4 + 0] = v.x;
+            a[g * 4 + 1] = v.y;
+            a[g * 4 + 2] = v.z;
+            a[g * 4 + 3] = v.w;
+        }
+        BEST_UNROLLED
+        for (int g = 0; g < BEST_TN / 4; ++g) {
+            const float4 v = *(__local const float4*)&Bs[k][g * BEST_CSTEP + cbase];
+            b[g * 4 + 0] = v.x;
+            b[g * 4 + 1] = v.y;
+            b[g * 4 + 2] = v.z;
+            b[g * 4 + 3] = v.w;
+        }
+        BEST_UNROLLED
+        for (int i = 0; i < BEST_TM; ++i)
+            BEST_UNROLLED
+            for (int j = 0; j < BEST_TN; ++j)
+                acc[i][j] += a[i] * b[j];
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(BEST_TX, BEST_TY, 1))) void
 matmul_best(__global const float* restrict A, __global const float* restrict B,
             __global float* restrict C, const int M, const int N, const int K) {
@@ -143,9 +187,10 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     const int m0 = (int)get_group_id(1) * BEST_BM;
     const int n0 = (int)get_group_id(0) * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
-    // In a group inside C with 16-byte aligned rows, every load is inside A and B and aligned,
-    // except in the last tile of K when BK does not divide it: those tiles load without checks.
-    const int inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    // In a group inside C, every load is inside A and B except in the last tile of K when BK
+    // does not divide it: those tiles load without checks, by float4 where rows are aligned.
+    const int inside =
+        (BEST_UNALIGNED || (a_vec && b_vec)) && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
 #if BEST_SPLIT
     // Split K: group z (dimension 2) takes its share of the K tiles and writes its partial
@@ -170,36 +215,26 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
                      inside && t0 < full_tiles, pa, pb);
     matmul_best_store(As[0], Bs[0], tid, pa, pb);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int t = 0; t < tiles; ++t) {
+    int t = 0;
+#if BEST_HOT
+    // The hot loop: while the next tile is whole and inside A and B (a group inside C, all but
+    // the last one or two tiles), loads without checks and no branch but the loop's own.
+    if (BEST_FAST && inside)
+        for (const int hot = min(tiles, full_tiles - t0) - 1; t < hot; ++t) {
+            const int cur = t & 1;
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             1, pa, pb);
+            matmul_best_tile(As[cur], Bs[cur], rbase, cbase, acc);
+            matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+#endif
+    for (; t < tiles; ++t) {
         const int cur = t & 1;
         if (t + 1 < tiles) // the same for the whole group: no divergence around the barrier
             matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
                              inside && t0 + t + 1 < full_tiles, pa, pb);
-        BEST_UNROLLED
-        for (int k = 0; k < BEST_BK; ++k) {
-            float a[BEST_TM], b[BEST_TN];
-            BEST_UNROLLED
-            for (int g = 0; g < BEST_TM / 4; ++g) {
-                const float4 v = *(__local const float4*)&As[cur][k][g * BEST_RSTEP + rbase];
-                a[g * 4 + 0] = v.x;
-                a[g * 4 + 1] = v.y;
-                a[g * 4 + 2] = v.z;
-                a[g * 4 + 3] = v.w;
-            }
-            BEST_UNROLLED
-            for (int g = 0; g < BEST_TN / 4; ++g) {
-                const float4 v = *(__local const float4*)&Bs[cur][k][g * BEST_CSTEP + cbase];
-                b[g * 4 + 0] = v.x;
-                b[g * 4 + 1] = v.y;
-                b[g * 4 + 2] = v.z;
-                b[g * 4 + 3] = v.w;
-            }
-            BEST_UNROLLED
-            for (int i = 0; i < BEST_TM; ++i)
-                BEST_UNROLLED
-                for (int j = 0; j < BEST_TN; ++j)
-                    acc[i][j] += a[i] * b[j];
-        }
+        matmul_best_tile(As[cur], Bs[cur], rbase, cbase, acc);
         if (t + 1 < tiles)
             matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
         barrier(CLK_LOCAL_MEM_FENCE);

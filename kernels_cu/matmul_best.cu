@@ -27,6 +27,12 @@
 #ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
+#ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
+#define BEST_HOT 1
+#endif
+#ifndef BEST_UNALIGNED // 1: rows not 16-byte aligned (set by the host): unchecked loads by float
+#define BEST_UNALIGNED 0
+#endif
 #define BEST_TX (BEST_BN / BEST_TN)
 #define BEST_TY (BEST_BM / BEST_TM)
 #define BEST_NT (BEST_TX * BEST_TY)
@@ -60,6 +66,16 @@
 #error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
 #endif
 
+// Four floats from p, all inside their matrix: one 16-byte load, or four where the rows are not
+// 16-byte aligned (BEST_UNALIGNED).
+__device__ __forceinline__ float4 matmul_best_ld4(const float* p) {
+#if BEST_UNALIGNED
+    return make_float4(p[0], p[1], p[2], p[3]);
+#else
+    return *reinterpret_cast<const float4*>(p);
+#endif
+}
+
 __device__ __forceinline__ void matmul_best_load(const float* A, const float* B, int M, int N,
                                                  int K, int m0, int n0, int k0, int tid, int a_vec,
                                                  int b_vec, bool inside, float4* pa, float4* pb) {
@@ -67,14 +83,14 @@ __device__ __forceinline__ void matmul_best_load(const float* A, const float* B,
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? *reinterpret_cast<const float4*>(A + (m0 + r) * K + k0 + c)
+        pa[l] = BEST_FAST && inside ? matmul_best_ld4(A + (m0 + r) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
 #pragma unroll
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = BEST_FAST && inside ? *reinterpret_cast<const float4*>(B + (k0 + r) * N + n0 + c)
+        pb[l] = BEST_FAST && inside ? matmul_best_ld4(B + (k0 + r) * N + n0 + c)
                                     : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
@@ -99,6 +115,38 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
     }
 }
 
+// acc += the product of one pair of tiles: per k, TM values of A's column and TN of B's row by
+// 16-byte reads, then TM x TN multiply-adds.
+__device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BEST_PAD],
+                                                 const float (*Bs)[BEST_BN], int rbase, int cbase,
+                                                 float (*acc)[BEST_TN]) {
+#pragma unroll
+    for (int k = 0; k < BEST_BK; ++k) {
+        float a[BEST_TM], b[BEST_TN];
+#pragma unroll
+        for (int g = 0; g < BEST_TM / 4; ++g) {
+            const float4 v = *reinterpret_cast<const float4*>(&As[k][g * BEST_RSTEP + rbase]);
+            a[g * 4 + 0] = v.x;
+            a[g * 4 + 1] = v.y;
+            a[g * 4 + 2] = v.z;
+            a[g * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int g = 0; g < BEST_TN / 4; ++g) {
+            const float4 v = *reinterpret_cast<const float4*>(&Bs[k][g * BEST_CSTEP + cbase]);
+            b[g * 4 + 0] = v.x;
+            b[g * 4 + 1] = v.y;
+            b[g * 4 + 2] = v.z;
+            b[g * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+            for (int j = 0; j < BEST_TN; ++j)
+                acc[i][j] += a[i] * b[j];
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     matmul_best(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
                 int M, int N, int K) {
@@ -117,9 +165,9 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     const int m0 = blockIdx.y * BEST_BM;
     const int n0 = blockIdx.x * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
-    // In a block inside C with 16-byte aligned rows, every load is inside A and B and aligned,
-    // except in the last tile of K when BK does not divide it: those tiles load without checks.
-    const bool inside = a_vec && b_vec && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    // In a block inside C, every load is inside A and B except in the last tile of K when BK
+    // does not divide it: those tiles load without checks, by float4 where rows are aligned.
+    const bool inside = (BEST_UNALIGNED || (a_vec && b_vec)) && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
 #if BEST_SPLIT
     // Split K: block z takes its share of the K tiles and writes its partial product to the
@@ -146,38 +194,28 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
                      inside && t0 < full_tiles, pa, pb);
     matmul_best_store(As[0], Bs[0], tid, pa, pb);
     __syncthreads();
-    for (int t = 0; t < tiles; ++t) {
+    int t = 0;
+#if BEST_HOT
+    // The hot loop: while the next tile is whole and inside A and B (a block inside C, all but
+    // the last one or two tiles), loads without checks and no branch but the loop's own. (With
+    // the checks' branches at the top of every tile, 4% of the H100's warp samples waited for
+    // instructions at their targets: docs/PERFORMANCE-SGEMM.md.)
+    if (BEST_FAST && inside)
+        for (const int hot = min(tiles, full_tiles - t0) - 1; t < hot; ++t) {
+            const int cur = t & 1;
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             true, pa, pb);
+            matmul_best_tile(As[cur], Bs[cur], rbase, cbase, acc);
+            matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
+            __syncthreads();
+        }
+#endif
+    for (; t < tiles; ++t) {
         const int cur = t & 1;
         if (t + 1 < tiles)
             matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
                              inside && t0 + t + 1 < full_tiles, pa, pb);
-#pragma unroll
-        for (int k = 0; k < BEST_BK; ++k) {
-            float a[BEST_TM], b[BEST_TN];
-#pragma unroll
-            for (int g = 0; g < BEST_TM / 4; ++g) {
-                const float4 v =
-                    *reinterpret_cast<const float4*>(&As[cur][k][g * BEST_RSTEP + rbase]);
-                a[g * 4 + 0] = v.x;
-                a[g * 4 + 1] = v.y;
-                a[g * 4 + 2] = v.z;
-                a[g * 4 + 3] = v.w;
-            }
-#pragma unroll
-            for (int g = 0; g < BEST_TN / 4; ++g) {
-                const float4 v =
-                    *reinterpret_cast<const float4*>(&Bs[cur][k][g * BEST_CSTEP + cbase]);
-                b[g * 4 + 0] = v.x;
-                b[g * 4 + 1] = v.y;
-                b[g * 4 + 2] = v.z;
-                b[g * 4 + 3] = v.w;
-            }
-#pragma unroll
-            for (int i = 0; i < BEST_TM; ++i)
-#pragma unroll
-                for (int j = 0; j < BEST_TN; ++j)
-                    acc[i][j] += a[i] * b[j];
-        }
+        matmul_best_tile(As[cur], Bs[cur], rbase, cbase, acc);
         if (t + 1 < tiles)
             matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
         __syncthreads();

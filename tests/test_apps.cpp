@@ -149,8 +149,8 @@ TEST_CASE(
     CHECK(duet::apps::tf32_unsupported(info).find("pthread-haswell") != std::string::npos);
 }
 
-TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's OpenCL only, and "
-          "never over the user's defines") {
+TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's OpenCL only, "
+          "float loads where rows are unaligned, and never over the user's defines") {
     duet::DeviceInfo info; // NVIDIA's OpenCL on a GPU: inline PTX, 32-wide warps, 48 KiB
     info.backend = "opencl";
     info.kernel_language = duet::KernelLanguage::opencl_c;
@@ -160,27 +160,35 @@ TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's Open
     info.local_mem_bytes = 49152;
     duet::apps::RunConfig cfg;
     using D = duet::apps::Defines;
-    CHECK(duet::apps::best_device_defines(cfg, info) == D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) ==
+          D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
     cfg.defines = {{"BEST_BK", "8"}, {"BEST_WTX", "0"}}; // the user's, to compare: kept
-    CHECK(duet::apps::best_device_defines(cfg, info).empty());
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096).empty());
     cfg.defines = {{"BEST_BK", "8"}};
-    CHECK(duet::apps::best_device_defines(cfg, info) == D{{"BEST_WTX", "4"}});
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) == D{{"BEST_WTX", "4"}});
     cfg.defines.clear();
     auto other = info; // AMD's 64-wide wavefronts, a device with 32 KiB, a CPU, CUDA: nothing
     other.subgroup_width = 64;
-    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
     other = info;
     other.local_mem_bytes = 32768;
-    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
     other = info;
     other.device_type = duet::DeviceType::cpu;
-    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
     other = info;
     other.caps.inline_asm = false;
-    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
     other = info;
     other.kernel_language = duet::KernelLanguage::cuda; // its kernel's own defaults
-    CHECK(duet::apps::best_device_defines(cfg, other).empty());
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    // Rows not 16-byte aligned (B's N or A's K not a multiple of 4), on every device.
+    CHECK(duet::apps::best_defines(cfg, other, 4097, 4096) == D{{"BEST_UNALIGNED", "1"}});
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4098) == D{{"BEST_UNALIGNED", "1"}});
+    CHECK(duet::apps::best_defines(cfg, info, 4095, 4096) ==
+          D{{"BEST_UNALIGNED", "1"}, {"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    cfg.defines = {{"BEST_UNALIGNED", "0"}}; // the user's 0 compares with the checked loads
+    CHECK(duet::apps::best_defines(cfg, other, 4097, 4097).empty());
 }
 
 TEST_CASE("apps: matmul best split in K adds its slices up right, any number of them") {

@@ -232,8 +232,8 @@ class Matmul final : public App {
                                dev.info().id());
         if (!tf32_emulated) // tf32 refuses all but NVIDIA 8.0+
             check_needs(v, dev.info());
-        if (v.name == "best") // NVIDIA's OpenCL: warp tiles, 16-deep tiles (matmul_steps.cpp)
-            for (auto& d : best_device_defines(cfg, dev.info()))
+        if (v.name == "best") // unaligned rows; NVIDIA's OpenCL (matmul_steps.cpp)
+            for (auto& d : best_defines(cfg, dev.info(), N, K))
                 opts.defines.push_back(std::move(d));
         if (v.name == "tf32" && !tf32_emulated &&
             kernel_language(dev.info()) == KernelLanguage::opencl_c)

@@ -317,13 +317,18 @@ ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
 
 // The ladder. Fields: name, kernel, description (runapp's and docs/LADDERS.md's line), needs
 // (sub-group assumptions, a device it refuses), shapes (the rule above), tuning (TuneSpace).
-Defines best_device_defines(const RunConfig& cfg, const DeviceInfo& info) {
+Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K) {
+    Defines want;
+    if (N % 4 != 0 || K % 4 != 0)
+        want.emplace_back("BEST_UNALIGNED", "1");
+    if (best_nv_opencl(info)) {
+        want.emplace_back("BEST_WTX", "4");
+        want.emplace_back("BEST_BK", "16");
+    }
     Defines out;
-    if (!best_nv_opencl(info))
-        return out;
-    for (const auto& [name, value] : Defines{{"BEST_WTX", "4"}, {"BEST_BK", "16"}})
+    for (auto& [name, value] : want)
         if (!user_sets(cfg, {name}))
-            out.emplace_back(name, value);
+            out.emplace_back(std::move(name), std::move(value));
     return out;
 }
 
