@@ -18,7 +18,7 @@
 //    the tile of C of one warp instead, (TM*32/W) x (TN*W), its 32 work-items W along N. A warp
 //    then reads TM*32/W values of A and TN*W of B per k (128 for 8x16 and W = 4, not 272), so
 //    fewer local-memory wavefronts per multiply-add. NVIDIA's OpenCL on the H100 runs it with
-//    16-deep tiles, 3% faster (docs/PERFORMANCE.md); elsewhere it is unmeasured and off.
+//    16-deep tiles, 0-3% faster by machine (docs/PERFORMANCE-SGEMM.md); elsewhere unmeasured, off.
 //  - A's transposed tile is padded by 4 floats per row, so the scattered stores of its columns
 //    fall into different banks while every row stays 16-byte aligned.
 //  - a group wholly inside C, with 16-byte aligned rows, loads its tiles without bounds checks

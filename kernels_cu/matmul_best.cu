@@ -9,7 +9,7 @@
 #ifndef BEST_BN
 #define BEST_BN 256
 #endif
-#ifndef BEST_BK // 16 here, 8 in the OpenCL file: each the faster on the H100 (docs/PERFORMANCE.md)
+#ifndef BEST_BK // 16 here and on NVIDIA's OpenCL, 8 elsewhere (docs/PERFORMANCE-SGEMM.md)
 #define BEST_BK 16
 #endif
 #ifndef BEST_TM
@@ -36,8 +36,9 @@
 #define BEST_TX (BEST_BN / BEST_TN)
 #define BEST_TY (BEST_BM / BEST_TM)
 #define BEST_NT (BEST_TX * BEST_TY)
-// Warp tiles (kernels_cl/matmul_best.cl): on the H100 a warp's 64x64 tile of C as 4x8 threads
-// (W = 8) is 1% faster than the pieces spread over the block (docs/PERFORMANCE.md).
+// Warp tiles (kernels_cl/matmul_best.cl): a warp's 32x128 tile of C as 4x8 threads (W = 8); W = 4
+// runs alike on the H100. NVRTC's code for this file runs 3% faster there than nvcc's, same
+// source and toolkit (docs/PERFORMANCE-SGEMM.md).
 #ifndef BEST_WTX // warp tiles, W threads of a warp along N (0: pieces spread over the block)
 #define BEST_WTX 8
 #endif

@@ -2,7 +2,8 @@
 //
 //   app source (BuildOptions::sources.cuda)  -> NVRTC
 //   Duet's kernel, no defines, no fast math,
-//     DUET_KERNEL_DIR unset                  -> the fatbin nvcc embedded at build time
+//     DUET_KERNEL_DIR unset                  -> the fatbin embedded at build time (NVRTC, with
+//                                               the same flags: cuda_nvrtc_flags.hpp)
 //   Duet's kernel otherwise                  -> NVRTC on the file's text
 //
 // NVRTC output goes through the on-disk ProgramCache; every loaded module is also kept per
@@ -19,6 +20,7 @@
 #include "cuda_device.hpp"
 #include "cuda_fatbins.hpp"
 #include "cuda_nvrtc.hpp"
+#include "cuda_nvrtc_flags.hpp"
 
 namespace duet::cuda {
 
@@ -212,10 +214,8 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
                                                         bool& cache_hit, bool& from_memory) {
     const Nvrtc& nv = Nvrtc::instance();
     const Target target = nvrtc_target(limits_, nv, label());
-    // -default-device: functions without __device__/__host__ compile for the device, as
-    // nvcc would for a kernel file's helpers. No fast math unless asked, as on OpenCL.
-    std::vector<std::string> args{"-std=c++17", "-default-device", "-arch=" + target.arch,
-                                  "-DDUET_CUDA=1"};
+    // The flags the embedded code was built with (cuda_nvrtc_flags.hpp), then the defines.
+    std::vector<std::string> args = nvrtc_base_flags(target.arch);
     for (const auto& [n, v] : options.defines)
         args.push_back("-D" + n + (v.empty() ? "" : "=" + v));
     if (options.fast_math)
