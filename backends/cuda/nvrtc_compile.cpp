@@ -69,13 +69,12 @@ int main(int argc, char** argv) {
     }
     std::size_t size = 0;
     std::string image;
-    const bool got =
-        cubin ? check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize", source) &&
-                    (image.resize(size), check(nvrtcGetCUBIN(prog, image.data()), "nvrtcGetCUBIN",
-                                               source))
-              : check(nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize", source) &&
-                    (image.resize(size), check(nvrtcGetPTX(prog, image.data()), "nvrtcGetPTX",
-                                               source));
+    const bool got = cubin ? check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize", source) &&
+                                 (image.resize(size),
+                                  check(nvrtcGetCUBIN(prog, image.data()), "nvrtcGetCUBIN", source))
+                           : check(nvrtcGetPTXSize(prog, &size), "nvrtcGetPTXSize", source) &&
+                                 (image.resize(size),
+                                  check(nvrtcGetPTX(prog, image.data()), "nvrtcGetPTX", source));
     nvrtcDestroyProgram(&prog);
     if (!got || image.empty())
         return 1;
