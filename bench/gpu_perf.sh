@@ -19,6 +19,9 @@ fi
 if [ "${SKIP_REFERENCE:-0}" != 1 ]; then
     timeout 400 python3 "$ROOT/bench/sgemm_rounds.py" --rounds ${ROUNDS:-3} --config cuda=cuda:0 \
         ${NVCL:+--config opencl=$NVCL} --json > "$OUT/sgemm_rounds.json" 2> "$OUT/sgemm_rounds.err"
+    # odd and rectangular sizes, each against the nearest square figure (issue #15: >= 0.9)
+    timeout 500 python3 "$ROOT/bench/sgemm_rounds.py" --odd --rounds ${ODD_ROUNDS:-1} --config cuda=cuda:0 \
+        ${NVCL:+--config opencl=$NVCL} --json > "$OUT/sgemm_odd.json" 2> "$OUT/sgemm_odd.err"
 fi
 [ -x "$B/bin/duet_launch_overhead" ] &&
     timeout 120 "$B/bin/duet_launch_overhead" --device cuda:0${NVCL:+ --device $NVCL} --json > "$OUT/launch.json" 2> "$OUT/launch.err"

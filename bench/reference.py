@@ -6,7 +6,8 @@ copy and add (PyTorch), sum (PyTorch and CuPy/CUB), sgemm (cuBLAS through torch.
 5x5 convolution (cuDNN through torch.nn.functional.conv2d); tf32 is cuBLAS with TF32 on
 (torch.backends.cuda.matmul.allow_tf32), the reference of matmul's tf32 step, with its error
 against a float64 product of a sample of rows. Prints one JSON object.
-Arguments, optional: which of copy, vecadd, sum, sgemm, conv, tf32 to time (default: all but tf32).
+Arguments, optional: which of copy, vecadd, sum, sgemm, conv, tf32 to time (default: all but tf32),
+and --sizes LIST for sgemm's sizes (n or MxNxK, default 4096,8192; keys sgemm_n, sgemm_MxNxK).
 """
 import json
 import statistics
@@ -32,8 +33,28 @@ def timed(fn, reps=20, warmup=3):
 GROUPS = ("copy", "vecadd", "sum", "sgemm", "conv", "tf32")
 
 
+def sgemm_dims(text):
+    """'4096' -> (4096, 4096, 4096); '4095x4097x4099' -> (M, N, K)."""
+    parts = text.lower().split("x")
+    if len(parts) not in (1, 3) or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise ValueError("size '%s' is neither n nor MxNxK (positive integers)" % text)
+    d = tuple(int(p) for p in parts)
+    return d * 3 if len(d) == 1 else d
+
+
 def main():
-    want = sys.argv[1:] or [g for g in GROUPS if g != "tf32"]
+    args = sys.argv[1:]
+    sgemm_sizes = [(4096,) * 3, (8192,) * 3]
+    if "--sizes" in args:
+        i = args.index("--sizes")
+        if i + 1 >= len(args):
+            sys.exit("reference.py: --sizes needs a list, e.g. --sizes 4096,4095x4097x4099")
+        try:
+            sgemm_sizes = [sgemm_dims(t) for t in args[i + 1].split(",")]
+        except ValueError as e:
+            sys.exit("reference.py: --sizes: %s" % e)
+        del args[i:i + 2]
+    want = args or [g for g in GROUPS if g != "tf32"]
     for w in want:
         if w not in GROUPS:
             sys.exit("reference.py: unknown '%s'; choose from %s" % (w, ", ".join(GROUPS)))
@@ -64,11 +85,12 @@ def main():
                 out["sum_2^28_cupy"] = {"error": str(e)}
         del a, b, c
     if "sgemm" in want:
-        for s in (4096, 8192):
-            x = torch.rand(s, s, device="cuda")
-            y = torch.rand(s, s, device="cuda")
+        for m, n, k in sgemm_sizes:
+            x = torch.rand(m, k, device="cuda")
+            y = torch.rand(k, n, device="cuda")
             ms = timed(lambda: torch.matmul(x, y), reps=10)
-            out[f"sgemm_{s}"] = {"ms": ms, "gflops": 2 * s**3 / ms / 1e6}
+            name = str(m) if m == n == k else "%dx%dx%d" % (m, n, k)
+            out[f"sgemm_{name}"] = {"ms": ms, "gflops": 2 * m * n * k / ms / 1e6}
             del x, y
     if "tf32" in want:
         torch.backends.cuda.matmul.allow_tf32 = True

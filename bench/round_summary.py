@@ -72,7 +72,7 @@ def main():
         for n, v in s.get("cublas", {}).items():
             print("cuBLAS %s: %s GFLOP/s" % (n, " ".join("%.0f" % g for g in v)))
         for e in s.get("summary", []):
-            print("%-8s %-10s %5d  %-24s median ratio %s" % (
+            print("%-8s %-10s %5s  %-24s median ratio %s" % (
                 e["config"], e["device"], e["n"], " ".join("%.0f" % g for g in e["gflops"]),
                 "-" if e["median_ratio"] is None else "%.3f" % e["median_ratio"]))
     else:

@@ -4,6 +4,7 @@ our figure (best variant per app, per backend), the reference, and the ratio."""
 import glob
 import json
 import os
+import statistics
 import sys
 
 
@@ -88,10 +89,19 @@ def main(out):
     if rounds:
         for e in rounds["summary"]:
             if e["median_ratio"] is not None:
-                rows.append((f"matmul {e['n']}^3, {len(e['ratios'])} alternating rounds",
+                size = f"{e['n']}^3" if isinstance(e["n"], int) else str(e["n"])
+                rows.append((f"matmul {size}, {len(e['ratios'])} alternating rounds",
                              f"{e['config']} best", " ".join("%.0f" % g for g in e["gflops"]) + " GFLOP/s",
                              "cuBLAS " + " ".join("%.0f" % g for g in rounds["cublas"][str(e["n"])]),
                              f"median {e['median_ratio']:.3f}"))
+    odd = load(os.path.join(out, "sgemm_odd.json"))  # sgemm_rounds.py --odd
+    if odd:
+        for e in odd["summary"]:
+            if e.get("of_square") is not None and str(e["n"]) != e.get("square"):
+                rows.append((f"matmul {e['n']}, against {e['square']}^3", f"{e['config']} best",
+                             "%.0f GFLOP/s" % statistics.median(e["gflops"]),
+                             "cuBLAS %.2f of its square" % odd["cublas_of_square"].get(str(e["n"]), float("nan")),
+                             f"{e['of_square']:.2f} of the square (target >= 0.90)"))
     launch = load(os.path.join(out, "launch.json"))
     if launch:
         for d in launch["devices"]:
