@@ -7,12 +7,14 @@ rectangular sizes passed through as MxNxK, and exit 3 when a run fails.
 Usage: test_sgemm_rounds.py SOURCE_DIR WORK_DIR"""
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
 
 src, work = sys.argv[1], sys.argv[2]
-os.makedirs(work, exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)  # a rerun starts clean (the stand-in runapp logs to it)
+os.makedirs(work)
 rounds_py = os.path.join(src, "bench", "sgemm_rounds.py")
 failures = []
 
