@@ -42,6 +42,11 @@ def sgemm_dims(text):
     return d * 3 if len(d) == 1 else d
 
 
+def sgemm_label(d):
+    """A size's name in keys and tables: n for n x n x n, else MxNxK (sgemm_dims' inverse)."""
+    return str(d[0]) if d[0] == d[1] == d[2] else "x".join(map(str, d))
+
+
 def main():
     args = sys.argv[1:]
     sgemm_sizes = [(4096,) * 3, (8192,) * 3]
@@ -89,8 +94,7 @@ def main():
             x = torch.rand(m, k, device="cuda")
             y = torch.rand(k, n, device="cuda")
             ms = timed(lambda: torch.matmul(x, y), reps=10)
-            name = str(m) if m == n == k else "%dx%dx%d" % (m, n, k)
-            out[f"sgemm_{name}"] = {"ms": ms, "gflops": 2 * m * n * k / ms / 1e6}
+            out[f"sgemm_{sgemm_label((m, n, k))}"] = {"ms": ms, "gflops": 2 * m * n * k / ms / 1e6}
             del x, y
     if "tf32" in want:
         torch.backends.cuda.matmul.allow_tf32 = True

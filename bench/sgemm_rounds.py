@@ -28,7 +28,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from reference import sgemm_dims as dims  # noqa: E402  n or MxNxK -> (M, N, K)
+from reference import sgemm_dims as dims, sgemm_label as label  # noqa: E402  n|MxNxK <-> (M, N, K)
 ODD = "4096,8192,4095,4097,4000,4100,4224,8191,8193,4095x4097x4099,4096x8192x4096,8192x4096x2048"
 
 
@@ -48,11 +48,6 @@ def parse_config(text):
         if "=" not in d:
             raise argparse.ArgumentTypeError("define '%s' in --config %s is not NAME=VALUE" % (d, text))
     return {"label": label, "device": parts[0], "defines": defines}
-
-
-def label(d):
-    """The size's name in tables and JSON keys: n for n x n x n (as before), else MxNxK."""
-    return str(d[0]) if d[0] == d[1] == d[2] else "x".join(map(str, d))
 
 
 def run_duet(runapp, cfg, sizes):
@@ -89,22 +84,20 @@ def summarize(configs, sizes, rounds, squares):
     cub = {n: [r["cublas"][n] for r in rounds if r["cublas"] and r["cublas"].get(n)] for n in names}
     summary = []
     for cfg in configs:
-        med = {}
+        med, rows = {}, []
         for n in names:
             got = [(r["duet"][cfg["label"]][n], r["cublas"].get(n) if r["cublas"] else None)
                    for r in rounds if r["duet"].get(cfg["label"]) and r["duet"][cfg["label"]].get(n)]
             ours = [g for g, _ in got]
             ratios = [g / c for g, c in got if c]
             med[n] = statistics.median(ours) if ours else None
-            summary.append({"config": cfg["label"], "device": cfg["device"], "defines": cfg["defines"],
-                            "n": int(n) if n.isdigit() else n, "gflops": ours, "ratios": ratios,
-                            "median_ratio": statistics.median(ratios) if ratios else None})
-        if squares:
-            for s in summary:
-                if s["config"] == cfg["label"]:
-                    n = str(s["n"])
-                    q = s["square"] = near[n]
-                    s["of_square"] = med[n] / med[q] if med.get(n) and med.get(q) else None
+            rows.append({"config": cfg["label"], "device": cfg["device"], "defines": cfg["defines"],
+                         "n": int(n) if n.isdigit() else n, "gflops": ours, "ratios": ratios,
+                         "median_ratio": statistics.median(ratios) if ratios else None})
+        for n, s in zip(names, rows) if squares else []:
+            q = s["square"] = near[n]
+            s["of_square"] = med[n] / med[q] if med.get(n) and med.get(q) else None
+        summary += rows
     cub_of_square = {}
     for n in names if squares else []:
         if cub.get(n) and cub.get(near[n]):

@@ -4,6 +4,7 @@
 // embedded in the plugin.
 //
 //   duet_nvrtc_compile SOURCE.cu INCLUDE_DIR sm_90a|compute_120 OUTPUT
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -79,7 +80,7 @@ int main(int argc, char** argv) {
     if (!got || image.empty())
         return 1;
     if (!cubin) // the PTX text without its terminating NUL
-        image.resize(image.find('\0') == std::string::npos ? image.size() : image.find('\0'));
+        image.resize(std::min(image.find('\0'), image.size()));
     std::ofstream out(output, std::ios::binary | std::ios::trunc);
     out.write(image.data(), static_cast<std::streamsize>(image.size()));
     if (!out.flush()) {
