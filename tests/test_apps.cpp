@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "app.hpp"
 #include "matmul.hpp" // matmul_steps, tf32_unsupported: which devices matmul's steps skip
@@ -218,6 +219,76 @@ TEST_CASE("apps: matmul best split in K adds its slices up right, any number of 
                     CHECK(r.note.find(std::string("K split in ") + splits) != std::string::npos);
                 }
             }
+}
+
+TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that saves a wave") {
+    duet::DeviceInfo gpu; // an H100 as the plan sees it: 132 compute units
+    gpu.device_type = duet::DeviceType::gpu;
+    gpu.compute_units = 132;
+    gpu.max_work_group_size = 1024;
+    duet::apps::RunConfig cfg;
+    const auto plan = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
+        return std::tuple{p.splits, p.edge_rows, p.edge_cols};
+    };
+    // Whole blocks: nothing to do. 4097^2 is 561 blocks in 5 waves of 132, or split in 4, 17
+    // waves of 4 slices with partial products to add; its 33x16 blocks of whole columns are 4
+    // full waves (the last row of blocks computes one row of C, in time that is paid anyway), and
+    // the last column is 129 edge tiles.
+    CHECK(plan(gpu, 4096, 4096, 4096) == std::tuple{std::size_t(1), false, false});
+    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, true});
+    CHECK(plan(gpu, 8193, 8193, 8193) == std::tuple{std::size_t(1), false, true}); // 65x32: 16
+    auto gpu32 = gpu; // 32 compute units: only the 32x16 whole blocks make whole waves
+    gpu32.compute_units = 32;
+    CHECK(plan(gpu32, 4097, 4097, 4097) == std::tuple{std::size_t(1), true, true});
+    // 4095 rows are 31 blocks and 127 rows, nearly a whole block: only the column goes to edges.
+    CHECK(plan(gpu, 4095, 4097, 4099) == std::tuple{std::size_t(1), false, true});
+    // 4000: 160 columns and 32 rows left, too wide for edge tiles to be cheaper.
+    CHECK(plan(gpu, 4000, 4000, 4000) == std::tuple{std::size_t(1), false, false});
+    auto cpu = gpu; // CPUs, and devices whose groups cannot hold 256 work-items: best alone
+    cpu.device_type = duet::DeviceType::cpu;
+    CHECK(plan(cpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, false});
+    auto small = gpu;
+    small.max_work_group_size = 128;
+    CHECK(std::get<0>(plan(small, 4097, 4097, 4097)) == 4); // the split fills the last wave
+    CHECK_FALSE(std::get<2>(plan(small, 4097, 4097, 4097)));
+    cfg.defines = {{"BEST_EDGES", "0"}};
+    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(4), false, false});
+    cfg.defines = {{"BEST_EDGES", "1"}}; // the user's 1: every remainder, on any device
+    CHECK(plan(cpu, 4000, 4096, 64) == std::tuple{std::size_t(1), true, false});
+    for (const duet::apps::Defines& bad :
+         {duet::apps::Defines{{"BEST_EDGES", "2"}},
+          duet::apps::Defines{{"BEST_EDGES", "1"}, {"BEST_SPLITK", "2"}}}) {
+        cfg.defines = bad;
+        CHECK_THROWS_AS(plan(gpu, 4097, 4097, 4097), duet::Error);
+    }
+}
+
+TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {
+    // Thin and wide remainders, no whole block at all, one row, one column.
+    auto devs = duet_test::devices_of("opencl");
+    for (auto* d : duet_test::devices_of("cuda"))
+        devs.push_back(d);
+    const auto& app = duet::apps::find_app("matmul");
+    for (const auto& v : app.variants())
+        if (v.name == "best")
+            for (auto* dev : devs)
+                for (const char* size : {"131x259x37", "1x300x50", "300x1x70", "33x40x9"}) {
+                    SUBCASE((dev->info().id() + " edges " + size).c_str()) {
+                        duet::apps::RunConfig cfg;
+                        cfg.size = app.parse_size(size);
+                        cfg.reps = 1;
+                        cfg.warmup = 0;
+                        cfg.verify = duet::apps::Verify::full;
+                        cfg.defines = {{"BEST_EDGES", "1"}};
+                        const auto r = app.run(*dev, v, cfg);
+                        INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                        CHECK(r.pass);
+                        CHECK(r.verified);
+                        CHECK(r.note.find("by matmul_best_edge") != std::string::npos);
+                    }
+                }
 }
 
 TEST_CASE("apps: a split of K beyond 64 slices is a usage error") {

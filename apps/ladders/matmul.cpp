@@ -38,37 +38,6 @@ std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t
     return define_or(cfg, "matmul", name, fallback);
 }
 
-// How many slices of K `best` splits into (grid z; matmul_split_sum adds the partial products).
-// --define BEST_SPLITK=S sets it. Otherwise a GPU gets a split where it fills the last wave of
-// blocks: with one block of 128x256 per SM (the default tile's registers allow no more), C of
-// 4097^2 is 561 blocks, 4.25 waves of 132 on an H100, run as 5; split in 4 it is 2244 blocks, 17
-// full waves. The split's price is writing and reading S partial products: taken as (2S+1) M N
-// floats against 2 M N K flops at ~16 flops per byte (the H100's FP32 rate over its memory
-// bandwidth), it must win by 3%. Only for K >= 2048 (each slice keeps 512+ of K) and big blocks.
-std::size_t split_k(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
-                    std::size_t K, const Shape& g) {
-    if (const auto s = define_or(cfg, "BEST_SPLITK", 0); s) {
-        if (s > 64)
-            throw Error::usage("matmul: BEST_SPLITK=" + std::to_string(s) + " is over 64 slices");
-        return s;
-    }
-    if (!is_gpu(info) || info.compute_units <= 0 || K < 2048 || g.rows * g.cols < 128 * 256)
-        return 1;
-    const double blocks = double((M + g.rows - 1) / g.rows) * double((N + g.cols - 1) / g.cols);
-    const double cu = info.compute_units;
-    const auto score = [&](double s) {
-        const double fill = blocks * s / (std::ceil(blocks * s / cu) * cu);
-        const double cost = s == 1 ? 0.0 : (2 * s + 1) * 4.0 * 16.0 / (2.0 * double(K));
-        return fill / (1 + cost);
-    };
-    std::size_t best = 1;
-    for (std::size_t s = 2; s <= 4; ++s)
-        if (double(s) * double(M) * double(N) <= double(INT32_MAX) && // the partial products
-            score(double(s)) > score(double(best)) && score(double(s)) > 1.03 * score(1))
-            best = s;
-    return best;
-}
-
 // Per-entry tolerance. A float dot product of length K, summed in any order, with or without
 // fused multiply-adds, is within gamma_K * sum_k |a_ik b_kj| of the exact value, where
 // gamma_K = K u / (1 - K u) and u = FLT_EPSILON / 2 (Higham, Accuracy and Stability of Numerical
@@ -220,8 +189,8 @@ class Matmul final : public App {
         verify_level(cfg, double(M) * N * K, full_check_limit, early, name());
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
-        for (const auto& d : cfg.defines) // BEST_SPLITK is the host's, not the kernel's
-            if (d.first != "BEST_SPLITK")
+        for (const auto& d : cfg.defines) // BEST_SPLITK, BEST_EDGES: the host's, not the kernel's
+            if (d.first != "BEST_SPLITK" && d.first != "BEST_EDGES")
                 opts.defines.push_back(d);
         // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory,
         // on any device; it checks the kernel's fragment arithmetic, not tensor cores.
@@ -246,8 +215,10 @@ class Matmul final : public App {
         const auto shapes = shapes_of(v, cfg, dev.info()); // matmul_steps.cpp
         if (v.name == "cpu") // the vector width its shapes assume (kernels_cl/matmul_cpu.cl)
             add_cpu_width(opts, dev.info(), cfg);
-        const std::size_t splits =
-            v.name == "best" ? split_k(cfg, dev.info(), M, N, K, shapes.front()) : 1;
+        const BestPlan plan = v.name == "best" ? best_plan(cfg, dev.info(), M, N, K,
+                                                           shapes.front().rows, shapes.front().cols)
+                                               : BestPlan{};
+        const std::size_t splits = plan.splits;
         if (splits > 1)
             opts.defines.emplace_back("BEST_SPLIT", "1");
         if (user_local) { // the user's shape or a clear error, never another one
@@ -298,9 +269,36 @@ class Matmul final : public App {
             s.note("--local applies to the naive kernel; " + v.name +
                    "'s work-group is fixed by its tile");
         const std::size_t rows = g.rows, cols = g.cols;
+        // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest.
+        std::size_t Mi = plan.edge_rows ? M / rows * rows : M;
+        std::size_t Ni = plan.edge_cols ? N / cols * cols : N;
+        std::unique_ptr<Kernel> edge;
+        if (Mi < M || Ni < N) {
+            edge = dev.load_kernel("matmul_best_edge", opts);
+            if (edge->max_work_group_size() < 256) {
+                if (user_sets(cfg, {"BEST_EDGES"}))
+                    throw Error::usage("matmul: BEST_EDGES=1 needs groups of 256 work-items for "
+                                       "matmul_best_edge; " +
+                                       dev.label() + " allows it " +
+                                       std::to_string(edge->max_work_group_size()));
+                edge.reset(); // best's blocks take the edges, as without the plan
+                Mi = M;
+                Ni = N;
+            } else {
+                const auto count = [](std::size_t n, const char* what) {
+                    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+                };
+                s.note("C's last " + (Mi < M ? count(M - Mi, "row") : std::string()) +
+                       (Mi < M && Ni < N ? " and " : "") +
+                       (Ni < N ? count(N - Ni, "column") : std::string()) + " by matmul_best_edge");
+            }
+        }
         const Range range =
-            Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1], splits)
+            Range((Ni + cols - 1) / cols * local[0], (Mi + rows - 1) / rows * local[1], splits)
                 .local(local[0], local[1], 1);
+        const Range edge_range = // (one group where there are no edges: never launched)
+            Range(std::max<std::size_t>(1, best_edge_tiles(M, N, Mi, Ni)) * 256).local(256);
+        const int mii = static_cast<int>(Mi), nii = static_cast<int>(Ni);
         r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
         std::unique_ptr<Buffer> partial; // split K: the S partial products, then their sum
         std::unique_ptr<Kernel> sum;
@@ -335,9 +333,16 @@ class Matmul final : public App {
                                      ki, kpi, duet::local(g.local_bytes));
                 return std::pair{first, last};
             }
+            if (edge && (Mi == 0 || Ni == 0)) { // no whole block: the edges are all of C
+                auto e = q.launch(*edge, edge_range, *da, *db, *dc, mi, ni, ki, mii, nii);
+                return std::pair{e, e};
+            }
             if (splits == 1) {
                 auto e = q.launch(kernel, range, *da, *db, *dc, mi, ni, ki);
-                return std::pair{e, e};
+                if (!edge)
+                    return std::pair{e, e};
+                auto last = q.launch(*edge, edge_range, *da, *db, *dc, mi, ni, ki, mii, nii);
+                return std::pair{e, last};
             }
             auto first = q.launch(kernel, range, *da, *db, *partial, mi, ni, ki);
             auto last = q.launch(*sum, sum_range, *partial, *dc, count, slices);

@@ -1,0 +1,96 @@
+// Matrix multiply, best's edges: C's thin strips that best's 128x256 blocks would mostly waste.
+// kernels_cu/matmul_best_edge.cu is the CUDA twin.
+#include "matmul.clh"
+
+// ---- best's edges -------------------------------------------------------------------------------
+// C of 4097^2 is 32x16 whole blocks of 128x256 and a strip one row high and one column wide. Run
+// as 33x17 blocks, the strip's 49 blocks each do a whole block's arithmetic for 1/128 or 1/256 of
+// it, and they make a fifth wave of blocks on a GPU with 132 compute units where the whole blocks
+// need four (3.88). So the host (apps/ladders/matmul_best_plan.cpp) may give best only the whole
+// blocks, C's rows [0, Mi) and columns [0, Ni), and this kernel the rest: the right strip, rows
+// [0, M) by columns [Ni, N), and the bottom strip, rows [Mi, M) by columns [0, Ni).
+//
+// Each work-group of 256 computes a 32x32 tile of one strip from 32-deep tiles of A and B in local
+// memory, its work-items 2x2 outputs each, like tiled32 with a register block, and with the next
+// tiles' global loads issued before the arithmetic on the current ones (best's double buffering,
+// in registers). The strips are thin, so most of a tile lies outside C: there a work-item whose
+// outputs all lie outside loads its share of the tiles (zeros) but skips the arithmetic. In the
+// bottom strip the work-items of a warp share rows (u = id / 16 picks them), in the right strip
+// columns, so in a strip one row high or one column wide only one warp of eight computes.
+// Groups 0 .. right-1 take the right strip's tiles, row by row; the rest the bottom strip's.
+#define EDGE_T 32  // tile of C
+#define EDGE_BK 32 // depth of the tiles of A and B
+#define EDGE_NT 256
+#define EDGE_L (EDGE_T * EDGE_BK / EDGE_NT) // loads of A (and of B) per work-item per tile
+
+__kernel __attribute__((reqd_work_group_size(EDGE_NT, 1, 1))) void
+matmul_best_edge(__global const float* restrict A, __global const float* restrict B,
+                 __global float* restrict C, const int M, const int N, const int K, const int Mi,
+                 const int Ni) {
+    __local float As[EDGE_BK][EDGE_T + 1]; // A's tile, transposed (As[k][row]), padded: no bank
+                                           // conflicts where a warp stores a row of A
+    __local float Bs[EDGE_BK][EDGE_T];
+    const int tid = (int)get_local_id(0);
+    const int g = (int)get_group_id(0);
+    // The group's tile: right strip, then bottom strip, each in rows of tiles.
+    const int right_cols = (N - Ni + EDGE_T - 1) / EDGE_T;
+    const int right = right_cols * ((M + EDGE_T - 1) / EDGE_T);
+    const int bottom = g >= right;
+    const int cols_of_strip = bottom ? (Ni + EDGE_T - 1) / EDGE_T : right_cols;
+    const int t = bottom ? g - right : g;
+    const int m0 = (bottom ? Mi : 0) + (t / cols_of_strip) * EDGE_T;
+    const int n0 = (bottom ? 0 : Ni) + (t - (t / cols_of_strip) * cols_of_strip) * EDGE_T;
+    const int n_end = bottom ? Ni : N; // the strip's columns end here
+    // Work-item (u, v) owns rows r, r + 16 and columns c, c + 16 of the tile.
+    const int u = tid / 16, v = tid - (tid / 16) * 16;
+    const int r = bottom ? u : v, c = bottom ? v : u;
+    const int busy = m0 + r < M && n0 + c < n_end;
+
+    float acc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    float pa[EDGE_L], pb[EDGE_L];
+    const int tiles = (K + EDGE_BK - 1) / EDGE_BK;
+    for (int l = 0; l < EDGE_L; ++l) { // the first tiles
+        const int q = tid + l * EDGE_NT;
+        const int ar = q / EDGE_BK, ak = q - ar * EDGE_BK; // A: along K, coalesced
+        const int bk = q / EDGE_T, bc = q - bk * EDGE_T;   // B: along N
+        pa[l] = m0 + ar < M && ak < K ? A[(m0 + ar) * K + ak] : 0.0f;
+        pb[l] = bk < K && n0 + bc < n_end ? B[bk * N + n0 + bc] : 0.0f;
+    }
+    for (int kt = 0; kt < tiles; ++kt) {
+        for (int l = 0; l < EDGE_L; ++l) {
+            const int q = tid + l * EDGE_NT;
+            const int ar = q / EDGE_BK, ak = q - ar * EDGE_BK;
+            const int bk = q / EDGE_T, bc = q - bk * EDGE_T;
+            As[ak][ar] = pa[l];
+            Bs[bk][bc] = pb[l];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int k0 = (kt + 1) * EDGE_BK; // the next tiles' loads, in flight during the arithmetic
+        if (kt + 1 < tiles)
+            for (int l = 0; l < EDGE_L; ++l) {
+                const int q = tid + l * EDGE_NT;
+                const int ar = q / EDGE_BK, ak = q - ar * EDGE_BK;
+                const int bk = q / EDGE_T, bc = q - bk * EDGE_T;
+                pa[l] = m0 + ar < M && k0 + ak < K ? A[(m0 + ar) * K + k0 + ak] : 0.0f;
+                pb[l] = k0 + bk < K && n0 + bc < n_end ? B[(k0 + bk) * N + n0 + bc] : 0.0f;
+            }
+        if (busy) {
+            MATMUL_UNROLL
+            for (int k = 0; k < EDGE_BK; ++k) {
+                const float a0 = As[k][r], a1 = As[k][r + 16];
+                const float b0 = Bs[k][c], b1 = Bs[k][c + 16];
+                acc[0][0] += a0 * b0;
+                acc[0][1] += a0 * b1;
+                acc[1][0] += a1 * b0;
+                acc[1][1] += a1 * b1;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+            const int row = m0 + r + 16 * i, col = n0 + c + 16 * j;
+            if (row < M && col < n_end)
+                C[row * N + col] = acc[i][j];
+        }
+}

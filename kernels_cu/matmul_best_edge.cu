@@ -1,0 +1,79 @@
+// Matrix multiply, best's edges (matmul_best_edge): C's thin strips that best's blocks would
+// mostly waste. The CUDA twin of kernels_cl/matmul_best_edge.cl, whose comments explain it.
+#include "matmul.cuh"
+
+#define EDGE_T 32  // tile of C
+#define EDGE_BK 32 // depth of the tiles of A and B
+#define EDGE_NT 256
+#define EDGE_L (EDGE_T * EDGE_BK / EDGE_NT) // loads of A (and of B) per thread per tile
+
+extern "C" __global__ void __launch_bounds__(EDGE_NT)
+    matmul_best_edge(const float* __restrict__ A, const float* __restrict__ B,
+                     float* __restrict__ C, int M, int N, int K, int Mi, int Ni) {
+    __shared__ float As[EDGE_BK][EDGE_T + 1]; // A's tile transposed, padded
+    __shared__ float Bs[EDGE_BK][EDGE_T];
+    const int tid = threadIdx.x;
+    const int g = blockIdx.x;
+    const int right_cols = (N - Ni + EDGE_T - 1) / EDGE_T;
+    const int right = right_cols * ((M + EDGE_T - 1) / EDGE_T);
+    const bool bottom = g >= right;
+    const int cols_of_strip = bottom ? (Ni + EDGE_T - 1) / EDGE_T : right_cols;
+    const int t = bottom ? g - right : g;
+    const int m0 = (bottom ? Mi : 0) + (t / cols_of_strip) * EDGE_T;
+    const int n0 = (bottom ? 0 : Ni) + (t % cols_of_strip) * EDGE_T;
+    const int n_end = bottom ? Ni : N;
+    const int u = tid / 16, v = tid % 16;
+    const int r = bottom ? u : v, c = bottom ? v : u;
+    const bool busy = m0 + r < M && n0 + c < n_end;
+
+    float acc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    float pa[EDGE_L], pb[EDGE_L];
+    const int tiles = (K + EDGE_BK - 1) / EDGE_BK;
+#pragma unroll
+    for (int l = 0; l < EDGE_L; ++l) {
+        const int q = tid + l * EDGE_NT;
+        const int ar = q / EDGE_BK, ak = q % EDGE_BK;
+        const int bk = q / EDGE_T, bc = q % EDGE_T;
+        pa[l] = m0 + ar < M && ak < K ? A[(m0 + ar) * K + ak] : 0.0f;
+        pb[l] = bk < K && n0 + bc < n_end ? B[bk * N + n0 + bc] : 0.0f;
+    }
+    for (int kt = 0; kt < tiles; ++kt) {
+#pragma unroll
+        for (int l = 0; l < EDGE_L; ++l) {
+            const int q = tid + l * EDGE_NT;
+            As[q % EDGE_BK][q / EDGE_BK] = pa[l];
+            Bs[q / EDGE_T][q % EDGE_T] = pb[l];
+        }
+        __syncthreads();
+        const int k0 = (kt + 1) * EDGE_BK;
+        if (kt + 1 < tiles)
+#pragma unroll
+            for (int l = 0; l < EDGE_L; ++l) {
+                const int q = tid + l * EDGE_NT;
+                const int ar = q / EDGE_BK, ak = q % EDGE_BK;
+                const int bk = q / EDGE_T, bc = q % EDGE_T;
+                pa[l] = m0 + ar < M && k0 + ak < K ? A[(m0 + ar) * K + k0 + ak] : 0.0f;
+                pb[l] = k0 + bk < K && n0 + bc < n_end ? B[(k0 + bk) * N + n0 + bc] : 0.0f;
+            }
+        if (busy) {
+#pragma unroll
+            for (int k = 0; k < EDGE_BK; ++k) {
+                const float a0 = As[k][r], a1 = As[k][r + 16];
+                const float b0 = Bs[k][c], b1 = Bs[k][c + 16];
+                acc[0][0] += a0 * b0;
+                acc[0][1] += a0 * b1;
+                acc[1][0] += a1 * b0;
+                acc[1][1] += a1 * b1;
+            }
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            const int row = m0 + r + 16 * i, col = n0 + c + 16 * j;
+            if (row < M && col < n_end)
+                C[row * N + col] = acc[i][j];
+        }
+}
