@@ -56,11 +56,33 @@
 #ifndef BEST_UNALIGNED // 1: rows not 16-byte aligned (set by the host): unchecked loads by float
 #define BEST_UNALIGNED 0
 #endif
+#ifndef BEST_CLAMP // 1 (set by the host): groups at C's edges load clamped rows and columns
+#define BEST_CLAMP 0
+#endif
+#if BEST_CLAMP && !BEST_UNALIGNED // row m of A, and 4 columns from n of B, clamped into them
+#define BEST_CLAMPED 1
+#define BEST_ROW(m, M) min(m, (M) - 1)
+#define BEST_C4(n, N) min(n, (N) - 4)
+#else
+#define BEST_CLAMPED 0
+#define BEST_ROW(m, M) (m)
+#define BEST_C4(n, N) (n)
+#endif
 #if BEST_UNALIGNED // four floats from p, all inside their matrix
 #define BEST_LD4(p) vload4(0, p)
 #else
 #define BEST_LD4(p) (*(__global const float4*)(p))
 #endif
+// Four floats of `row` (n floats) from column c on, unchecked: by 16 bytes where rows are
+// aligned (with BEST_CLAMP, four past the row's end are its last four), else by vload4.
+float4 matmul_best_ldb(__global const float* row, const int c, const int n) {
+    (void)n; // (BEST_C4 ignores it without BEST_CLAMP)
+#if BEST_UNALIGNED
+    return BEST_LD4(row + c);
+#else
+    return *(__global const float4*)(row + BEST_C4(c, n));
+#endif
+}
 #ifndef BEST_UNROLL // NVIDIA's compiler: unroll the register-block loops as the CUDA file does
 #define BEST_UNROLL 1
 #endif
@@ -108,13 +130,13 @@ void matmul_best_load(__global const float* A, __global const float* B, const in
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? BEST_LD4(A + (m0 + r) * K + k0 + c)
+        pa[l] = BEST_FAST && inside ? BEST_LD4(A + BEST_ROW(m0 + r, M) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = BEST_FAST && inside ? BEST_LD4(B + (k0 + r) * N + n0 + c)
+        pb[l] = BEST_FAST && inside ? matmul_best_ldb(B + (k0 + r) * N, n0 + c, N)
                                     : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
@@ -189,8 +211,14 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
     // In a group inside C, every load is inside A and B except in the last tile of K when BK
     // does not divide it: those tiles load without checks, by float4 where rows are aligned.
-    const int inside =
-        (BEST_UNALIGNED || (a_vec && b_vec)) && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    // With BEST_CLAMP (aligned rows; the host sets it where C has groups at its edges), those
+    // count as inside: they load row min(m, M-1) of A for rows m beyond M, and columns from
+    // min(n, N-4) of B, real values whose products land in rows and columns of C that the group
+    // never stores. So they too run the hot loop: with checked loads they run slower than the
+    // others and, coming last, lengthen the run's tail. It is a build of its own: the clamps in
+    // the hot loop cost 1.3% on the H100 (CUDA; 2.8% in OpenCL), docs/PERFORMANCE-SGEMM.md.
+    const int inside = (BEST_UNALIGNED || (a_vec && b_vec)) &&
+                       (BEST_CLAMPED ? N >= 4 : m0 + BEST_BM <= M && n0 + BEST_BN <= N);
     const int full_tiles = K / BEST_BK;
 #if BEST_SPLIT
     // Split K: group z (dimension 2) takes its share of the K tiles and writes its partial

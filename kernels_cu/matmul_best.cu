@@ -33,6 +33,16 @@
 #ifndef BEST_UNALIGNED // 1: rows not 16-byte aligned (set by the host): unchecked loads by float
 #define BEST_UNALIGNED 0
 #endif
+#ifndef BEST_CLAMP // 1 (set by the host): groups at C's edges load clamped rows and columns
+#define BEST_CLAMP 0
+#endif
+#if BEST_CLAMP && !BEST_UNALIGNED // row m of A, and 4 columns from n of B, clamped into them
+#define BEST_ROW(m, M) min(m, (M) - 1)
+#define BEST_C4(n, N) min(n, (N) - 4)
+#else
+#define BEST_ROW(m, M) (m)
+#define BEST_C4(n, N) (n)
+#endif
 #define BEST_TX (BEST_BN / BEST_TN)
 #define BEST_TY (BEST_BM / BEST_TM)
 #define BEST_NT (BEST_TX * BEST_TY)
@@ -77,6 +87,16 @@ __device__ __forceinline__ float4 matmul_best_ld4(const float* p) {
 #endif
 }
 
+// Four floats of `row` (n floats) from column c on, unchecked (kernels_cl/matmul_best.cl).
+__device__ __forceinline__ float4 matmul_best_ldb(const float* row, int c, int n) {
+    (void)n; // (BEST_C4 ignores it without BEST_CLAMP)
+#if BEST_UNALIGNED
+    return matmul_best_ld4(row + c);
+#else
+    return *reinterpret_cast<const float4*>(row + BEST_C4(c, n));
+#endif
+}
+
 __device__ __forceinline__ void matmul_best_load(const float* A, const float* B, int M, int N,
                                                  int K, int m0, int n0, int k0, int tid, int a_vec,
                                                  int b_vec, bool inside, float4* pa, float4* pb) {
@@ -84,14 +104,14 @@ __device__ __forceinline__ void matmul_best_load(const float* A, const float* B,
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? matmul_best_ld4(A + (m0 + r) * K + k0 + c)
+        pa[l] = BEST_FAST && inside ? matmul_best_ld4(A + BEST_ROW(m0 + r, M) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
 #pragma unroll
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = BEST_FAST && inside ? matmul_best_ld4(B + (k0 + r) * N + n0 + c)
+        pb[l] = BEST_FAST && inside ? matmul_best_ldb(B + (k0 + r) * N, n0 + c, N)
                                     : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
@@ -167,8 +187,12 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     const int n0 = blockIdx.x * BEST_BN;
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
     // In a block inside C, every load is inside A and B except in the last tile of K when BK
-    // does not divide it: those tiles load without checks, by float4 where rows are aligned.
-    const bool inside = (BEST_UNALIGNED || (a_vec && b_vec)) && m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    // does not divide it: those tiles load without checks, by float4 where rows are aligned. With
+    // BEST_CLAMP every block is "inside" (kernels_cl/matmul_best.cl).
+    const bool inside = BEST_CLAMP && !BEST_UNALIGNED
+                            ? a_vec && b_vec && N >= 4
+                            : (BEST_UNALIGNED || (a_vec && b_vec)) && m0 + BEST_BM <= M &&
+                                  n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
 #if BEST_SPLIT
     // Split K: block z takes its share of the K tiles and writes its partial product to the

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "app.hpp"
 #include "matmul.hpp" // matmul_steps, tf32_unsupported: which devices matmul's steps skip
@@ -212,7 +213,9 @@ TEST_CASE("apps: matmul best split in K adds its slices up right, any number of 
                     cfg.size = app.parse_size(size);
                     cfg.reps = 1;
                     cfg.warmup = 0;
-                    cfg.defines = {{"BEST_SPLITK", splits}};
+                    // 3 slices of aligned copies (BEST_ALIGN), the others of the operands.
+                    cfg.defines = {{"BEST_SPLITK", splits},
+                                   {"BEST_ALIGN", std::string(splits) == "3" ? "1" : "0"}};
                     const auto r = app.run(*dev, *best, cfg);
                     INFO(dev->label() << " max error " << r.max_error << " " << r.note);
                     CHECK(r.pass);
@@ -232,8 +235,12 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
         const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
         return std::tuple{p.splits, p.edge_rows, p.edge_cols};
     };
-    // Whole blocks: nothing to do. 4097^2 is 561 blocks in 5 waves of 132, or split in 4, 17
-    // waves of 4 slices with partial products to add; its 33x16 blocks of whole columns are 4
+    const auto aligned = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                             std::size_t K) {
+        return duet::apps::best_plan(cfg, info, M, N, K, 128, 256).align;
+    };
+    // Whole blocks: nothing to do. 4097^2 is 561 blocks in 5 waves of 132, or split in 3, 13
+    // waves of 3 slices with partial products to add; its 33x16 blocks of whole columns are 4
     // full waves (the last row of blocks computes one row of C, in time that is paid anyway), and
     // the last column is 129 edge tiles.
     CHECK(plan(gpu, 4096, 4096, 4096) == std::tuple{std::size_t(1), false, false});
@@ -251,44 +258,111 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     CHECK(plan(cpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, false});
     auto small = gpu;
     small.max_work_group_size = 128;
-    CHECK(std::get<0>(plan(small, 4097, 4097, 4097)) == 4); // the split fills the last wave
+    CHECK(std::get<0>(plan(small, 4097, 4097, 4097)) == 3); // the split fills the last wave
     CHECK_FALSE(std::get<2>(plan(small, 4097, 4097, 4097)));
     cfg.defines = {{"BEST_EDGES", "0"}};
-    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(4), false, false});
+    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(3), false, false});
+    cfg.defines.clear(); // 4224: 33 rows of blocks and a half column of them; 528 edge tiles
+    CHECK(plan(gpu, 4224, 4224, 4224) == std::tuple{std::size_t(1), false, true});
+    cfg.defines = {{"BEST_EDGES", "0"}}; // or split in 3 (13 waves)
+    CHECK(plan(gpu, 4224, 4224, 4224) == std::tuple{std::size_t(3), false, false});
     cfg.defines = {{"BEST_EDGES", "1"}}; // the user's 1: every remainder, on any device
     CHECK(plan(cpu, 4000, 4096, 64) == std::tuple{std::size_t(1), true, false});
+    // Aligned copies where N or K is not a multiple of 4: in CUDA on GPUs from 2048^3 up, or
+    // when asked.
+    cfg.defines.clear();
+    CHECK_FALSE(aligned(gpu, 4096, 4097, 4096)); // an OpenCL device
+    gpu.kernel_language = duet::KernelLanguage::cuda;
+    CHECK(aligned(gpu, 4096, 4097, 4096));
+    CHECK(aligned(gpu, 4096, 4096, 4097));
+    CHECK_FALSE(aligned(gpu, 4097, 4096, 4096)); // M's rows are C's and A's count: aligned
+    CHECK_FALSE(aligned(gpu, 1025, 1025, 1025));
+    CHECK_FALSE(aligned(cpu, 4097, 4097, 4097));
+    cfg.defines = {{"BEST_ALIGN", "1"}};
+    CHECK(aligned(cpu, 5, 7, 9));
+    CHECK_FALSE(aligned(cpu, 5, 8, 12)); // nothing to align
+    cfg.defines = {{"BEST_ALIGN", "0"}};
+    CHECK_FALSE(aligned(gpu, 4097, 4097, 4097));
+    // Clamped loads (BEST_CLAMP) where rows are aligned and best's blocks reach past C's edges.
+    cfg.defines.clear();
+    const auto clamp = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                           std::size_t K) {
+        return duet::apps::best_plan(cfg, info, M, N, K, 128, 256).clamp;
+    };
+    CHECK(clamp(gpu, 4000, 4000, 4000));
+    CHECK(clamp(cpu, 300, 520, 260));
+    CHECK_FALSE(clamp(gpu, 4096, 4096, 4096));
+    CHECK(clamp(gpu, 4097, 4097, 4097));       // aligned copies; the last row of blocks is partial
+    CHECK_FALSE(clamp(cpu, 4097, 4097, 4097)); // rows not aligned
+    CHECK_FALSE(clamp(gpu32, 4096, 4097, 4096)); // (OpenCL: no copies) rows not aligned
     for (const duet::apps::Defines& bad :
-         {duet::apps::Defines{{"BEST_EDGES", "2"}},
+         {duet::apps::Defines{{"BEST_ALIGN", "yes"}}, duet::apps::Defines{{"BEST_EDGES", "2"}},
           duet::apps::Defines{{"BEST_EDGES", "1"}, {"BEST_SPLITK", "2"}}}) {
         cfg.defines = bad;
         CHECK_THROWS_AS(plan(gpu, 4097, 4097, 4097), duet::Error);
     }
 }
 
-TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {
-    // Thin and wide remainders, no whole block at all, one row, one column.
+namespace {
+
+// Every device of both backends, and matmul's best step run on one at `size`, fully checked.
+std::vector<duet::Device*> all_devices() {
     auto devs = duet_test::devices_of("opencl");
     for (auto* d : duet_test::devices_of("cuda"))
         devs.push_back(d);
+    return devs;
+}
+
+duet::apps::Result run_best(duet::Device& dev, const char* size, duet::apps::Defines defines) {
     const auto& app = duet::apps::find_app("matmul");
     for (const auto& v : app.variants())
-        if (v.name == "best")
-            for (auto* dev : devs)
-                for (const char* size : {"131x259x37", "1x300x50", "300x1x70", "33x40x9"}) {
-                    SUBCASE((dev->info().id() + " edges " + size).c_str()) {
-                        duet::apps::RunConfig cfg;
-                        cfg.size = app.parse_size(size);
-                        cfg.reps = 1;
-                        cfg.warmup = 0;
-                        cfg.verify = duet::apps::Verify::full;
-                        cfg.defines = {{"BEST_EDGES", "1"}};
-                        const auto r = app.run(*dev, v, cfg);
-                        INFO(dev->label() << " max error " << r.max_error << " " << r.note);
-                        CHECK(r.pass);
-                        CHECK(r.verified);
-                        CHECK(r.note.find("by matmul_best_edge") != std::string::npos);
-                    }
+        if (v.name == "best") {
+            duet::apps::RunConfig cfg;
+            cfg.size = app.parse_size(size);
+            cfg.reps = 1;
+            cfg.warmup = 0;
+            cfg.verify = duet::apps::Verify::full;
+            cfg.defines = std::move(defines);
+            return app.run(dev, v, cfg);
+        }
+    FAIL("matmul has no best step");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {
+    // Thin and wide remainders, no whole block at all, one row, one column; with and without
+    // aligned copies.
+    for (auto* dev : all_devices())
+        for (const char* size : {"131x259x37", "1x300x50", "300x1x70", "33x40x9"})
+            for (const char* align : {"0", "1"}) {
+                SUBCASE((dev->info().id() + " edges " + size + " align " + align).c_str()) {
+                    const auto r =
+                        run_best(*dev, size, {{"BEST_EDGES", "1"}, {"BEST_ALIGN", align}});
+                    INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                    CHECK(r.pass);
+                    CHECK(r.verified);
+                    CHECK(r.note.find("by matmul_best_edge") != std::string::npos);
+                    CHECK((r.note.find("matmul_best_copy") != std::string::npos) ==
+                          (align[0] == '1'));
                 }
+            }
+}
+
+TEST_CASE("apps: matmul best's blocks at C's edges with clamped loads get every entry right") {
+    // Aligned rows, blocks past C's last rows and columns (BEST_CLAMP from the plan), and the
+    // same with the checked loads.
+    for (auto* dev : all_devices())
+        for (const char* clamp : {"0", "1"}) {
+            SUBCASE((dev->info().id() + " clamp " + clamp).c_str()) {
+                const auto r =
+                    run_best(*dev, "300x520x260", {{"BEST_EDGES", "0"}, {"BEST_CLAMP", clamp}});
+                INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                CHECK(r.pass);
+                CHECK(r.verified);
+            }
+        }
 }
 
 TEST_CASE("apps: a split of K beyond 64 slices is a usage error") {

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "auto_size.hpp"
@@ -201,9 +202,18 @@ class Matmul final : public App {
                                dev.info().id());
         if (!tf32_emulated) // tf32 refuses all but NVIDIA 8.0+
             check_needs(v, dev.info());
-        if (v.name == "best") // unaligned rows; NVIDIA's OpenCL (matmul_steps.cpp)
-            for (auto& d : best_defines(cfg, dev.info(), N, K))
+        const auto shapes = shapes_of(v, cfg, dev.info()); // matmul_steps.cpp
+        // best: how it covers C (a split of K, edges, aligned copies: matmul_best_plan.cpp), and
+        // its defines for unaligned rows and NVIDIA's OpenCL (matmul_steps.cpp).
+        const BestPlan plan = v.name == "best" ? best_plan(cfg, dev.info(), M, N, K,
+                                                           shapes.front().rows, shapes.front().cols)
+                                               : BestPlan{};
+        if (v.name == "best")
+            for (auto& d : best_defines(cfg, dev.info(), plan.align ? (N + 3) / 4 * 4 : N,
+                                        plan.align ? (K + 3) / 4 * 4 : K))
                 opts.defines.push_back(std::move(d));
+        if (plan.clamp && !user_sets(cfg, {"BEST_CLAMP"}))
+            opts.defines.emplace_back("BEST_CLAMP", "1");
         if (v.name == "tf32" && !tf32_emulated &&
             kernel_language(dev.info()) == KernelLanguage::opencl_c)
             opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX
@@ -212,14 +222,9 @@ class Matmul final : public App {
         // the largest smaller one that fits (matmul_steps.cpp); naive takes --local as given.
         // A split of K is a build of its own (BEST_SPLIT).
         const bool user_local = v.name == "naive" && cfg.local;
-        const auto shapes = shapes_of(v, cfg, dev.info()); // matmul_steps.cpp
         if (v.name == "cpu") // the vector width its shapes assume (kernels_cl/matmul_cpu.cl)
             add_cpu_width(opts, dev.info(), cfg);
-        const BestPlan plan = v.name == "best" ? best_plan(cfg, dev.info(), M, N, K,
-                                                           shapes.front().rows, shapes.front().cols)
-                                               : BestPlan{};
-        const std::size_t splits = plan.splits;
-        if (splits > 1)
+        if (plan.splits > 1)
             opts.defines.emplace_back("BEST_SPLIT", "1");
         if (user_local) { // the user's shape or a clear error, never another one
             Kernel& k = s.build_as_given(opts);
@@ -269,54 +274,14 @@ class Matmul final : public App {
             s.note("--local applies to the naive kernel; " + v.name +
                    "'s work-group is fixed by its tile");
         const std::size_t rows = g.rows, cols = g.cols;
-        // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest.
-        std::size_t Mi = plan.edge_rows ? M / rows * rows : M;
-        std::size_t Ni = plan.edge_cols ? N / cols * cols : N;
-        std::unique_ptr<Kernel> edge;
-        if (Mi < M || Ni < N) {
-            edge = dev.load_kernel("matmul_best_edge", opts);
-            if (edge->max_work_group_size() < 256) {
-                if (user_sets(cfg, {"BEST_EDGES"}))
-                    throw Error::usage("matmul: BEST_EDGES=1 needs groups of 256 work-items for "
-                                       "matmul_best_edge; " +
-                                       dev.label() + " allows it " +
-                                       std::to_string(edge->max_work_group_size()));
-                edge.reset(); // best's blocks take the edges, as without the plan
-                Mi = M;
-                Ni = N;
-            } else {
-                const auto count = [](std::size_t n, const char* what) {
-                    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-                };
-                s.note("C's last " + (Mi < M ? count(M - Mi, "row") : std::string()) +
-                       (Mi < M && Ni < N ? " and " : "") +
-                       (Ni < N ? count(N - Ni, "column") : std::string()) + " by matmul_best_edge");
-            }
-        }
         const Range range =
-            Range((Ni + cols - 1) / cols * local[0], (Mi + rows - 1) / rows * local[1], splits)
-                .local(local[0], local[1], 1);
-        const Range edge_range = // (one group where there are no edges: never launched)
-            Range(std::max<std::size_t>(1, best_edge_tiles(M, N, Mi, Ni)) * 256).local(256);
-        const int mii = static_cast<int>(Mi), nii = static_cast<int>(Ni);
+            Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1])
+                .local(local[0], local[1]);
         r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
-        std::unique_ptr<Buffer> partial; // split K: the S partial products, then their sum
-        std::unique_ptr<Kernel> sum;
-        if (splits > 1) {
-            if (double(splits) * double(M) * double(N) > double(INT32_MAX))
-                throw Error::usage("matmul: " + std::to_string(splits) + " slices of K need " +
-                                   "over 2^31 partial sums; use a smaller BEST_SPLITK");
-            partial = dev.alloc<float>(splits * M * N);
-            // Poisoned (0xFF: NaN) by a write, as the reduction's partial sums: a slice left
-            // unwritten shows in C, and Oclgrind 21.10 takes memory that a clEnqueueFillBuffer
-            // once covered (poison()'s fill of an earlier C) as uninitialised after kernel writes.
-            const std::vector<unsigned char> ff(partial->size(), 0xFF);
-            q.write_bytes(*partial, ff.data(), ff.size());
-            sum = dev.load_kernel("matmul_split_sum", opts);
-            s.note("K split in " + std::to_string(splits) + " (matmul_split_sum adds them)");
-        }
-        const int count = static_cast<int>(M * N), slices = static_cast<int>(splits);
-        const Range sum_range = Range((M * N + 255) / 256 * 256).local(256);
+        std::optional<BestLaunch> best; // best's launches (matmul_best_launch.cpp)
+        if (v.name == "best")
+            best.emplace(dev, q, cfg, opts, kernel, g, plan, M, N, K,
+                         [&](std::string text) { s.note(std::move(text)); });
 
         const int kpi = static_cast<int>(Kp);
         const Range bt_range = Range((N + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
@@ -333,20 +298,10 @@ class Matmul final : public App {
                                      ki, kpi, duet::local(g.local_bytes));
                 return std::pair{first, last};
             }
-            if (edge && (Mi == 0 || Ni == 0)) { // no whole block: the edges are all of C
-                auto e = q.launch(*edge, edge_range, *da, *db, *dc, mi, ni, ki, mii, nii);
-                return std::pair{e, e};
-            }
-            if (splits == 1) {
-                auto e = q.launch(kernel, range, *da, *db, *dc, mi, ni, ki);
-                if (!edge)
-                    return std::pair{e, e};
-                auto last = q.launch(*edge, edge_range, *da, *db, *dc, mi, ni, ki, mii, nii);
-                return std::pair{e, last};
-            }
-            auto first = q.launch(kernel, range, *da, *db, *partial, mi, ni, ki);
-            auto last = q.launch(*sum, sum_range, *partial, *dc, count, slices);
-            return std::pair{first, last};
+            if (best)
+                return (*best)(*da, *db, *dc);
+            auto e = q.launch(kernel, range, *da, *db, *dc, mi, ni, ki);
+            return std::pair{e, e};
         });
         const auto c = s.download<float>(*dc, M * N);
         r.flops = 2.0 * double(M) * double(N) * double(K);

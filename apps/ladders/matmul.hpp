@@ -1,8 +1,14 @@
 #pragma once
 // What matmul's host code (matmul.cpp) and its step records (matmul_steps.cpp) share.
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "app.hpp"
+#include "shape.hpp"
 
 namespace duet::apps {
 
@@ -16,17 +22,45 @@ std::string tf32_unsupported(const DeviceInfo& info);
 // NVIDIA's OpenCL, warp tiles and 16-deep tiles (the CUDA kernel's own defaults).
 Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K);
 
-// How best covers C (matmul_best_plan.cpp): its bm x bn blocks over all of C in `splits` slices
-// of K, or, with edge_rows or edge_cols, over C's whole blocks in M or N only, matmul_best_edge
-// taking the last M % bm rows or N % bn columns. --define BEST_SPLITK=S and BEST_EDGES=0|1 choose
-// (host macros, not the kernel's); a usage Error for a bad value or the two combined.
+// How best covers C (matmul_best_plan.cpp). With `align` (N or K not a multiple of 4), on
+// copies of the operands with rows of whole 16 bytes: B as Kp x Np, A as M x Kp where K is not
+// aligned, C as M x Np where N is not (Np, Kp: N and K rounded up to 4, zeros beyond). Then its
+// bm x bn blocks over all of C in `splits` slices of K, or, with edge_rows or edge_cols, over C's
+// whole blocks in M or N only, matmul_best_edge taking the last M % bm rows or Np % bn columns.
+// --define BEST_SPLITK=S, BEST_EDGES=0|1 and BEST_ALIGN=0|1 choose (host macros, not the
+// kernel's); a usage Error for a bad value or for a split with edges. BEST_CLAMP is the kernel's:
+// the user's value stands.
 struct BestPlan {
     std::size_t splits = 1;
     bool edge_rows = false, edge_cols = false;
+    bool align = false;
+    bool clamp = false; // rows aligned and blocks at C's edges: best built with BEST_CLAMP
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);
 // matmul_best_edge's work-groups for C's rows [Mi, M) and columns [Ni, N) (its 32x32 tiles).
 std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::size_t Ni);
+
+// best's launches for one M x N x K problem on one queue, as `plan` says (matmul_best_launch.cpp):
+// the constructor loads the kernels and allocates the buffers the plan needs beyond best's own
+// (passing what it does to `note`); each call enqueues one C = A * B and returns its first and
+// last events.
+class BestLaunch {
+  public:
+    BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildOptions& opts,
+               Kernel& kernel, const Shape& g, const BestPlan& plan, std::size_t M, std::size_t N,
+               std::size_t K, const std::function<void(std::string)>& note);
+    std::pair<Event, Event> operator()(const Buffer& a, const Buffer& b, Buffer& c);
+
+  private:
+    Event copy(const Buffer& src, Buffer& dst, std::size_t rows, std::size_t cols,
+               std::size_t src_rows, std::size_t src_cols, std::size_t src_pitch);
+    Queue& q_;
+    Kernel& kernel_;
+    std::array<std::size_t, 2> local_;
+    std::size_t M_, N_, K_, splits_, Np_ = 0, Kp_ = 0, rows_ = 0, cols_ = 0, Mi_ = 0, Ni_ = 0;
+    std::unique_ptr<Kernel> edge_, sum_, copy_;
+    std::unique_ptr<Buffer> partial_, ap_, bp_, cp_;
+};
 
 } // namespace duet::apps

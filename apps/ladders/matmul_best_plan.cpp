@@ -1,10 +1,12 @@
 // How matmul's `best` step covers C on a device: its blocks over all of C, or over a split of K
 // (grid z; matmul_split_sum adds the slices), or its blocks over the whole blocks of C only and
-// matmul_best_edge over the thin strips left (kernels_cl/matmul_best_edge.cl). The choice is a
-// model of waves of blocks on the device's compute units, in units of one block's time.
+// matmul_best_edge over the thin strips left; on copies of the operands with aligned rows where
+// theirs are not (kernels_cl/matmul_best_odd.cl). The choice of blocks is a model of waves of
+// blocks on the device's compute units, in units of one block's time.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "device_kind.hpp"
@@ -16,10 +18,10 @@ namespace duet::apps {
 namespace {
 
 // The edge kernel's multiply-adds per second over best's, on one compute unit, counting every
-// output of its 32x32 tiles (also those outside C, which it skips). Its tiles are small and its
-// arithmetic is bound by local memory; a conservative guess for the H100, which the bench's
-// BEST_EDGES runs check (docs/PERFORMANCE-SGEMM.md).
-constexpr double edge_speed = 0.25;
+// output of its 32x32 tiles (also those outside C, which it skips). On the H100 a strip of 32
+// rows of 4096 (128 tiles) took 0.108 ms beside best's 0.728 ms per wave of blocks: 0.2; a strip
+// of one row, 0.075 ms (docs/PERFORMANCE-SGEMM.md).
+constexpr double edge_speed = 0.2;
 constexpr std::size_t edge_tile = 32, edge_items = 256;
 
 double ceil_div(double a, double b) {
@@ -28,9 +30,10 @@ double ceil_div(double a, double b) {
 
 // A split of K in `s` slices, in block times: the waves of its blocks, and writing and reading
 // s partial products, taken as (2s+1) M N floats against 2 M N K flops at ~16 flops per byte (the
-// H100's FP32 rate over its memory bandwidth).
+// H100's FP32 rate over its memory bandwidth), twice: 4224^3 split in 4 took 4.84 block times on
+// the H100 where the traffic alone makes 4.54 (shorter blocks, each writing a whole block of C).
 double split_time(double blocks, double cu, double s, double K) {
-    const double cost = s == 1 ? 0.0 : (2 * s + 1) * 4.0 * 16.0 / (2.0 * K);
+    const double cost = s == 1 ? 0.0 : 2 * (2 * s + 1) * 4.0 * 16.0 / (2.0 * K);
     return ceil_div(blocks * s, cu) / s * (1 + cost);
 }
 
@@ -50,20 +53,28 @@ std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::s
 //  - best over C's whole blocks in M, in N or both, and matmul_best_edge over the rest: 4097^2 is
 //    then 512 blocks (4 waves) and 257 edge tiles of 32x32.
 // Elsewhere (CPUs, small tiles, small problems) best covers C in one launch.
-BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
-                   std::size_t K, std::size_t bm, std::size_t bn) {
+namespace {
+
+// A user's 0 or 1 for `name` (nullopt: not given); a usage Error naming `what` for anything else.
+std::optional<bool> user_flag(const RunConfig& cfg, const char* name, const char* what) {
+    for (const auto& [n, value] : cfg.defines)
+        if (n == name) {
+            if (value != "0" && value != "1")
+                throw Error::usage(std::string("matmul: ") + name + "=" + value + " is " + what);
+            return value == "1";
+        }
+    return std::nullopt;
+}
+
+// The split of K or the edges, for an M x N x K problem in blocks of bm x bn.
+BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
+               std::size_t K, std::size_t bm, std::size_t bn) {
     BestPlan plan;
     const std::size_t user_split = define_or(cfg, "matmul", "BEST_SPLITK", 0);
-    bool user_edges = false, edges = false;
-    for (const auto& [name, value] : cfg.defines)
-        if (name == "BEST_EDGES") {
-            if (value != "0" && value != "1")
-                throw Error::usage("matmul: BEST_EDGES=" + value +
-                                   " is 0 (best's blocks cover C) or 1 (C's last rows and "
-                                   "columns that fill no block go to matmul_best_edge)");
-            user_edges = true;
-            edges = value == "1";
-        }
+    const auto user_edges = user_flag(cfg, "BEST_EDGES",
+                                      "0 (best's blocks cover C) or 1 (C's last rows and columns "
+                                      "that fill no block go to matmul_best_edge)");
+    const bool edges = user_edges.value_or(false);
     if (user_split > 64)
         throw Error::usage("matmul: BEST_SPLITK=" + std::to_string(user_split) +
                            " is over 64 slices");
@@ -107,9 +118,39 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
                                                              double(bm * bn) / edge_speed / cu;
             if (t < best_time) {
                 best_time = t;
-                plan = BestPlan{.splits = 1, .edge_rows = rows, .edge_cols = cols};
+                plan.splits = 1;
+                plan.edge_rows = rows;
+                plan.edge_cols = cols;
             }
         }
+    return plan;
+}
+
+} // namespace
+
+BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
+                   std::size_t K, std::size_t bm, std::size_t bn) {
+    // Aligned copies where rows are not, in CUDA on GPUs from 2048^3 up: the copies move 16
+    // bytes per element of A, B and C (3% of 4097^3 on the H100), where best's float loads took
+    // 3% longer than the copies and best on them at 4096x4097x4096. NVIDIA's OpenCL ran best's
+    // float loads as fast as its 16-byte ones: the copies only cost (docs/PERFORMANCE-SGEMM.md).
+    const auto user_align = user_flag(cfg, "BEST_ALIGN",
+                                      "0 (best reads the operands as they are) or 1 (copies "
+                                      "with rows of whole 16 bytes)");
+    const bool align =
+        (N % 4 != 0 || K % 4 != 0) &&
+        user_align.value_or(is_gpu(info) && kernel_language(info) == KernelLanguage::cuda &&
+                            double(M) * double(N) * double(K) >= 8589934592.0);
+    if (align) { // the rest of the plan is for the copies' sizes
+        N = (N + 3) / 4 * 4;
+        K = (K + 3) / 4 * 4;
+    }
+    BestPlan plan = cover(cfg, info, M, N, K, bm, bn);
+    plan.align = align;
+    // Clamped loads (BEST_CLAMP) where rows are aligned and best's launch has blocks at C's
+    // edges: in M where the edges do not take the last rows, in N likewise.
+    plan.clamp = N % 4 == 0 && K % 4 == 0 &&
+                 ((!plan.edge_rows && M % bm != 0) || (!plan.edge_cols && N % bn != 0));
     return plan;
 }
 

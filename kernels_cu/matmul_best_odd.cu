@@ -1,9 +1,11 @@
-// Matrix multiply, best's edges (matmul_best_edge): C's thin strips that best's blocks would
-// mostly waste. The CUDA twin of kernels_cl/matmul_best_edge.cl, whose comments explain it.
+// Matrix multiply, best at odd sizes: matmul_best_edge (C's thin strips) and matmul_best_copy
+// (aligned copies). The CUDA twin of kernels_cl/matmul_best_odd.cl, whose comments explain them.
 #include "matmul.cuh"
 
 #define EDGE_T 32  // tile of C
-#define EDGE_BK 32 // depth of the tiles of A and B
+#ifndef EDGE_BK // depth of the tiles (host: 128 where shared memory has room)
+#define EDGE_BK 64
+#endif
 #define EDGE_NT 256
 #define EDGE_L (EDGE_T * EDGE_BK / EDGE_NT) // loads of A (and of B) per thread per tile
 
@@ -76,4 +78,15 @@ extern "C" __global__ void __launch_bounds__(EDGE_NT)
             if (row < M && col < n_end)
                 C[row * N + col] = acc[i][j];
         }
+}
+
+// dst (rows x cols) = src (src_rows x src_cols, rows src_pitch apart), zeros beyond src.
+extern "C" __global__ void matmul_best_copy(const float* __restrict__ src, float* __restrict__ dst,
+                                            int rows, int cols, int src_rows, int src_cols,
+                                            int src_pitch) {
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < cols)
+        for (int i = blockIdx.y; i < rows; i += gridDim.y)
+            dst[size_t(i) * size_t(cols) + j] =
+                i < src_rows && j < src_cols ? src[size_t(i) * size_t(src_pitch) + j] : 0.0f;
 }

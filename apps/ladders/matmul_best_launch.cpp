@@ -1,0 +1,136 @@
+// The launches of matmul's `best` step for one problem, as its plan (matmul_best_plan.cpp) says:
+// best's kernel over C or over C's whole blocks, a split of K and matmul_split_sum, the thin
+// edges by matmul_best_edge, and aligned copies of unaligned operands by matmul_best_copy
+// (kernels_cl/matmul_best_odd.cl).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "matmul.hpp"
+#include "shape.hpp"
+
+namespace duet::apps {
+
+namespace {
+
+std::string count_of(std::size_t n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+int as_int(std::size_t v) {
+    return static_cast<int>(v);
+}
+
+} // namespace
+
+BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildOptions& opts,
+                       Kernel& kernel, const Shape& g, const BestPlan& plan, std::size_t M,
+                       std::size_t N, std::size_t K, const std::function<void(std::string)>& note)
+    : q_(q), kernel_(kernel), local_(g.local), M_(M), N_(N), K_(K), splits_(plan.splits) {
+    Np_ = plan.align ? (N + 3) / 4 * 4 : N;
+    Kp_ = plan.align ? (K + 3) / 4 * 4 : K;
+    rows_ = g.rows;
+    cols_ = g.cols;
+    // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest.
+    Mi_ = plan.edge_rows ? M / rows_ * rows_ : M;
+    Ni_ = plan.edge_cols ? Np_ / cols_ * cols_ : Np_;
+    if (Mi_ < M || Ni_ < Np_) {
+        BuildOptions edge_opts = opts; // 128-deep tiles, 33 KiB, where they fit
+        if (!user_sets(cfg, {"EDGE_BK"}) && dev.info().local_mem_bytes >= 40960)
+            edge_opts.defines.emplace_back("EDGE_BK", "128");
+        edge_ = dev.load_kernel("matmul_best_edge", edge_opts);
+        if (edge_->max_work_group_size() < 256) {
+            if (user_sets(cfg, {"BEST_EDGES"}))
+                throw Error::usage("matmul: BEST_EDGES=1 needs groups of 256 work-items for "
+                                   "matmul_best_edge; " +
+                                   dev.label() + " allows it " +
+                                   std::to_string(edge_->max_work_group_size()));
+            edge_.reset(); // best's blocks take the edges, as without the plan
+            Mi_ = M;
+            Ni_ = Np_;
+        } else {
+            note("C's last " + (Mi_ < M ? count_of(M - Mi_, "row") : std::string()) +
+                 (Mi_ < M && Ni_ < Np_ ? " and " : "") +
+                 (Ni_ < Np_ ? count_of(Np_ - Ni_, "column") : std::string()) +
+                 " by matmul_best_edge");
+        }
+    }
+    if (plan.align) {
+        copy_ = dev.load_kernel("matmul_best_copy", opts);
+        if (Kp_ != K)
+            ap_ = dev.alloc<float>(M * Kp_);
+        bp_ = dev.alloc<float>(Kp_ * Np_);
+        if (Np_ != N)
+            cp_ = dev.alloc<float>(M * Np_);
+        note(std::string("operands copied to rows of whole 16 bytes by matmul_best_copy (") +
+             (Kp_ != K ? "A " + std::to_string(M) + "x" + std::to_string(Kp_) + ", " : "") + "B " +
+             std::to_string(Kp_) + "x" + std::to_string(Np_) +
+             (Np_ != N ? ", C " + std::to_string(M) + "x" + std::to_string(Np_) : "") +
+             "; timed with it)");
+    }
+    if (splits_ > 1) {
+        if (double(splits_) * double(M) * double(Np_) > double(INT32_MAX))
+            throw Error::usage("matmul: " + std::to_string(splits_) + " slices of K need " +
+                               "over 2^31 partial sums; use a smaller BEST_SPLITK");
+        partial_ = dev.alloc<float>(splits_ * M * Np_);
+        // Poisoned (0xFF: NaN) by a write, as the reduction's partial sums: a slice left
+        // unwritten shows in C, and Oclgrind 21.10 takes memory that a clEnqueueFillBuffer
+        // once covered (poison()'s fill of an earlier C) as uninitialised after kernel writes.
+        const std::vector<unsigned char> ff(partial_->size(), 0xFF);
+        q.write_bytes(*partial_, ff.data(), ff.size());
+        sum_ = dev.load_kernel("matmul_split_sum", opts);
+        note("K split in " + std::to_string(splits_) + " (matmul_split_sum adds them)");
+    }
+}
+
+Event BestLaunch::copy(const Buffer& src, Buffer& dst, std::size_t rows, std::size_t cols,
+                       std::size_t src_rows, std::size_t src_cols, std::size_t src_pitch) {
+    // dst (rows x cols) from src (src_rows x src_cols, rows src_pitch apart), zeros beyond it;
+    // the rows in a grid-stride loop (CUDA's grid y stops at 65535).
+    const Range range =
+        Range((cols + 255) / 256 * 256, std::min<std::size_t>(rows, 65535)).local(256, 1);
+    return q_.launch(*copy_, range, src, dst, as_int(rows), as_int(cols), as_int(src_rows),
+                     as_int(src_cols), as_int(src_pitch));
+}
+
+std::pair<Event, Event> BestLaunch::operator()(const Buffer& a, const Buffer& b, Buffer& c) {
+    const int m = as_int(M_), n = as_int(Np_), k = as_int(Kp_);
+    std::vector<Event> events;
+    const Buffer* A = &a;
+    const Buffer* B = &b;
+    Buffer* C = &c;
+    if (copy_) {
+        if (ap_) {
+            events.push_back(copy(a, *ap_, M_, Kp_, M_, K_, K_));
+            A = ap_.get();
+        }
+        events.push_back(copy(b, *bp_, Kp_, Np_, K_, N_, N_));
+        B = bp_.get();
+        if (cp_)
+            C = cp_.get();
+    }
+    if (Mi_ > 0 && Ni_ > 0) {
+        const Range range = Range((Ni_ + cols_ - 1) / cols_ * local_[0],
+                                  (Mi_ + rows_ - 1) / rows_ * local_[1], splits_)
+                                .local(local_[0], local_[1], 1);
+        if (splits_ == 1) {
+            events.push_back(q_.launch(kernel_, range, *A, *B, *C, m, n, k));
+        } else {
+            events.push_back(q_.launch(kernel_, range, *A, *B, *partial_, m, n, k));
+            const Range sum_range = Range((M_ * Np_ + 255) / 256 * 256).local(256);
+            events.push_back(
+                q_.launch(*sum_, sum_range, *partial_, *C, as_int(M_ * Np_), as_int(splits_)));
+        }
+    }
+    if (edge_) {
+        const Range edge_range = Range(best_edge_tiles(M_, Np_, Mi_, Ni_) * 256).local(256);
+        events.push_back(
+            q_.launch(*edge_, edge_range, *A, *B, *C, m, n, k, as_int(Mi_), as_int(Ni_)));
+    }
+    if (cp_) // C from the copy's rows of Np
+        events.push_back(copy(*cp_, c, M_, N_, M_, N_, Np_));
+    return {events.front(), events.back()};
+}
+
+} // namespace duet::apps
