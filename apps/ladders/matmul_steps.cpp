@@ -371,7 +371,7 @@ const std::vector<Step>& matmul_steps() {
         {.name = "best",
          .kernel = "matmul_best",
          .description =
-             "128x256 block, 8x16 per work-item, double-buffered, K split to fill the last wave",
+             "128x256 block, 8x16 per work-item, double-buffered; K split or thin edges apart",
          .shapes = best_shapes,
          .tuning = TuneSpace{.params = {"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"},
                              .points = best_points}},
