@@ -281,6 +281,10 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     cfg.defines = {{"BEST_ALIGN", "1"}};
     CHECK(aligned(cpu, 5, 7, 9));
     CHECK_FALSE(aligned(cpu, 5, 8, 12)); // nothing to align
+    cfg.defines.clear(); // copies of over 2^31-1 elements (M x Np here): not by default,
+    CHECK_FALSE(aligned(gpu, 46340, 46341, 8));
+    cfg.defines = {{"BEST_ALIGN", "1"}}; // and a usage error when asked
+    CHECK_THROWS_AS(aligned(gpu, 46340, 46341, 8), duet::Error);
     cfg.defines = {{"BEST_ALIGN", "0"}};
     CHECK_FALSE(aligned(gpu, 4097, 4097, 4097));
     // Clamped loads (BEST_CLAMP) where rows are aligned and best's blocks reach past C's edges.

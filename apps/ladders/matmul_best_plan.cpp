@@ -19,8 +19,9 @@ namespace {
 
 // The edge kernel's multiply-adds per second over best's, on one compute unit, counting every
 // output of its 32x32 tiles (also those outside C, which it skips). On the H100 a strip of 32
-// rows of 4096 (128 tiles) took 0.108 ms beside best's 0.728 ms per wave of blocks: 0.2; a strip
-// of one row, 0.075 ms (docs/PERFORMANCE-SGEMM.md).
+// rows of 4096 (128 tiles) took 0.109 ms beside best's 0.728 ms per wave of blocks, and 4224^3's
+// last 128 columns (528 tiles) about 0.44 ms: 0.2; a strip of one row, 0.075 ms
+// (docs/PERFORMANCE-SGEMM.md).
 constexpr double edge_speed = 0.2;
 constexpr std::size_t edge_tile = 32, edge_items = 256;
 
@@ -44,15 +45,6 @@ std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::s
     return up(M) * up(N - Ni) + up(M - Mi) * up(Ni);
 }
 
-// Without a user's BEST_SPLITK or BEST_EDGES, a GPU gets the cheapest of:
-//  - best over all of C, K split in s = 1..4 where that fills the last wave (a split must win by
-//    3%, and needs K >= 2048 so each slice keeps 512+ of K): with one block of 128x256 per SM (the
-//    default tile's registers allow no more), C of 4097^2 is 561 blocks, 4.25 waves of 132 on an
-//    H100, run as 5; split in 4 it is 2244 blocks, 17 full waves, but 49 of every 561 blocks
-//    compute a row or a column of C.
-//  - best over C's whole blocks in M, in N or both, and matmul_best_edge over the rest: 4097^2 is
-//    then 512 blocks (4 waves) and 257 edge tiles of 32x32.
-// Elsewhere (CPUs, small tiles, small problems) best covers C in one launch.
 namespace {
 
 // A user's 0 or 1 for `name` (nullopt: not given); a usage Error naming `what` for anything else.
@@ -66,7 +58,16 @@ std::optional<bool> user_flag(const RunConfig& cfg, const char* name, const char
     return std::nullopt;
 }
 
-// The split of K or the edges, for an M x N x K problem in blocks of bm x bn.
+// The split of K or the edges, for an M x N x K problem in blocks of bm x bn. Without a user's
+// BEST_SPLITK or BEST_EDGES, a GPU gets the cheapest of:
+//  - best over all of C, K split in s = 1..4 where that fills the last wave (a split must win by
+//    3%, and needs K >= 2048 so each slice keeps 512+ of K): with one block of 128x256 per SM (the
+//    default tile's registers allow no more), C of 4097^2 is 561 blocks, 4.25 waves of 132 on an
+//    H100, run as 5; split in 3 it is 1683 blocks, 13 waves, with partial products to add.
+//  - best over C's whole blocks in M, in N or both, and matmul_best_edge over the rest: 4097^2's
+//    33x16 blocks of whole columns are 4 full waves (its last row of blocks computes one row of C
+//    in time paid anyway), and the last column 129 edge tiles of 32x32.
+// Elsewhere (CPUs, small tiles) best covers C in one launch.
 BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                std::size_t K, std::size_t bm, std::size_t bn) {
     BestPlan plan;
@@ -137,13 +138,22 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     const auto user_align = user_flag(cfg, "BEST_ALIGN",
                                       "0 (best reads the operands as they are) or 1 (copies "
                                       "with rows of whole 16 bytes)");
+    const std::size_t Np = (N + 3) / 4 * 4, Kp = (K + 3) / 4 * 4;
+    const double copies = // the most elements of one copy: the kernels index with int
+        std::max({double(M) * double(Kp), double(Kp) * double(Np), double(M) * double(Np)});
     const bool align =
         (N % 4 != 0 || K % 4 != 0) &&
         user_align.value_or(is_gpu(info) && kernel_language(info) == KernelLanguage::cuda &&
-                            double(M) * double(N) * double(K) >= 8589934592.0);
+                            double(M) * double(N) * double(K) >= 8589934592.0 &&
+                            copies <= double(INT32_MAX));
+    if (align && copies > double(INT32_MAX))
+        throw Error::usage("matmul: BEST_ALIGN's copies for " + std::to_string(M) + "x" +
+                           std::to_string(N) + "x" + std::to_string(K) +
+                           " would hold over 2^31-1 elements (the kernels index with int); use "
+                           "BEST_ALIGN=0");
     if (align) { // the rest of the plan is for the copies' sizes
-        N = (N + 3) / 4 * 4;
-        K = (K + 3) / 4 * 4;
+        N = Np;
+        K = Kp;
     }
     BestPlan plan = cover(cfg, info, M, N, K, bm, bn);
     plan.align = align;
