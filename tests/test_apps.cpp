@@ -246,6 +246,8 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     CHECK(plan(gpu, 4096, 4096, 4096) == std::tuple{std::size_t(1), false, false});
     CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, true});
     CHECK(plan(gpu, 8193, 8193, 8193) == std::tuple{std::size_t(1), false, true}); // 65x32: 16
+    // 5120^3: 800 whole blocks, 6.06 waves; split in 3, 19 waves of 3 slices.
+    CHECK(plan(gpu, 5120, 5120, 5120) == std::tuple{std::size_t(3), false, false});
     auto gpu32 = gpu; // 32 compute units: only the 32x16 whole blocks make whole waves
     gpu32.compute_units = 32;
     CHECK(plan(gpu32, 4097, 4097, 4097) == std::tuple{std::size_t(1), true, true});

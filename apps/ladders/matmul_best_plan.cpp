@@ -31,10 +31,13 @@ double ceil_div(double a, double b) {
 
 // A split of K in `s` slices, in block times: the waves of its blocks, and writing and reading
 // s partial products, taken as (2s+1) M N floats against 2 M N K flops at ~16 flops per byte (the
-// H100's FP32 rate over its memory bandwidth), twice: 4224^3 split in 4 took 4.84 block times on
-// the H100 where the traffic alone makes 4.54 (shorter blocks, each writing a whole block of C).
+// H100's FP32 rate over its memory bandwidth), times 1.5 for what else shorter blocks cost (each
+// writes a whole block of C): on the H100 4224^3 split in 4 took 4.84 block times where the
+// traffic alone makes 4.54 (2 would fit it), while 5120^3 ran at 45.4 TFLOP/s split in 3
+// (2026-11-23) and at 44.1 unsplit under 2 (2026-11-26, with a kernel 4% faster at 4096^3):
+// docs/PERFORMANCE-SGEMM.md.
 double split_time(double blocks, double cu, double s, double K) {
-    const double cost = s == 1 ? 0.0 : 2 * (2 * s + 1) * 4.0 * 16.0 / (2.0 * K);
+    const double cost = s == 1 ? 0.0 : 1.5 * (2 * s + 1) * 4.0 * 16.0 / (2.0 * K);
     return ceil_div(blocks * s, cu) / s * (1 + cost);
 }
 
