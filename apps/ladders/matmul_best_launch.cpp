@@ -36,16 +36,28 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
     Mi_ = plan.edge_rows ? M / rows_ * rows_ : M;
     Ni_ = plan.edge_cols ? Np_ / cols_ * cols_ : Np_;
     if (Mi_ < M || Ni_ < Np_) {
-        BuildOptions edge_opts = opts; // 128-deep tiles, 33 KiB, where they fit
-        if (!user_sets(cfg, {"EDGE_BK"}) && dev.info().local_mem_bytes >= 40960)
-            edge_opts.defines.emplace_back("EDGE_BK", "128");
-        edge_ = dev.load_kernel("matmul_best_edge", edge_opts);
-        if (edge_->max_work_group_size() < 256) {
+        // The deepest tiles of A and B whose local memory the device has (EDGE_BK floats deep:
+        // 32 x 33 of A and 32 x 32 of B per float of depth), 128 at most.
+        std::size_t depth = 128;
+        while (depth >= 16 && depth * 65 * 4 > dev.info().local_mem_bytes)
+            depth /= 2;
+        const bool user_depth = user_sets(cfg, {"EDGE_BK"});
+        std::string misfit; // why the edge kernel cannot run here ("" when it can)
+        if (!user_depth && depth < 16)
+            misfit = "needs 4160 bytes of local memory; " + dev.label() + " has " +
+                     std::to_string(dev.info().local_mem_bytes);
+        if (misfit.empty()) {
+            BuildOptions edge_opts = opts;
+            if (!user_depth)
+                edge_opts.defines.emplace_back("EDGE_BK", std::to_string(depth));
+            edge_ = dev.load_kernel("matmul_best_edge", edge_opts);
+            if (edge_->max_work_group_size() < 256)
+                misfit = "needs groups of 256 work-items; " + dev.label() + " allows it " +
+                         std::to_string(edge_->max_work_group_size());
+        }
+        if (!misfit.empty()) {
             if (user_sets(cfg, {"BEST_EDGES"}))
-                throw Error::usage("matmul: BEST_EDGES=1 needs groups of 256 work-items for "
-                                   "matmul_best_edge; " +
-                                   dev.label() + " allows it " +
-                                   std::to_string(edge_->max_work_group_size()));
+                throw Error::usage("matmul: BEST_EDGES=1: matmul_best_edge " + misfit);
             edge_.reset(); // best's blocks take the edges, as without the plan
             Mi_ = M;
             Ni_ = Np_;
