@@ -7,23 +7,26 @@
 // C of 4097^2 is 32x16 whole blocks of 128x256 and a strip one row high and one column wide. Run
 // as 33x17 blocks, the strip's 49 blocks each do a whole block's arithmetic for 1/128 or 1/256 of
 // it, and they make a fifth wave of blocks on a GPU with 132 compute units where the whole blocks
-// need four (3.88). So the host (apps/ladders/matmul_best_plan.cpp, run by matmul_best_launch.cpp) may give best only the whole
-// blocks, C's rows [0, Mi) and columns [0, Ni), and this kernel the rest: the right strip, rows
-// [0, M) by columns [Ni, N), and the bottom strip, rows [Mi, M) by columns [0, Ni).
+// need four (3.88). So the host (apps/ladders/matmul_best_plan.cpp, run by
+// matmul_best_launch.cpp) may give best only the whole blocks, C's rows [0, Mi) and columns
+// [0, Ni), and this kernel the rest: the right strip, rows [0, M) by columns [Ni, N), and the
+// bottom strip, rows [Mi, M) by columns [0, Ni).
 //
 // Each work-group of 256 computes a 32x32 tile of one strip from deep tiles of A and B in local
 // memory (EDGE_BK of K at a time), its work-items 2x2 outputs each, like tiled32 with a register
 // block, and with the next tiles' global loads issued before the arithmetic on the current ones
 // (best's double buffering, in registers). A strip of 4096 is 128 groups, one per compute unit of
 // an H100: each waits for its loads once per tile, so the tiles are deep. A strip one row high at
-// K = 4096 took 0.108 ms with 32-deep tiles, 0.075 ms with 128-deep ones (33 KiB, where local
-// memory has room; else 64), against 2.9 ms for 4096^3 (docs/PERFORMANCE-SGEMM.md). The strips are thin, so most of a tile lies outside C: there a work-item whose
-// outputs all lie outside loads its share of the tiles (zeros) but skips the arithmetic. In the
-// bottom strip the work-items of a warp share rows (u = id / 16 picks them), in the right strip
-// columns, so in a strip one row high or one column wide only one warp of eight computes.
+// K = 4096 took 0.108 ms with 32-deep tiles, 0.075 ms with 128-deep ones, against 2.9 ms for
+// 4096^3 (docs/PERFORMANCE-SGEMM.md); the host picks the deepest of 128, 64, 32 and 16 whose
+// 260 bytes per step of depth fit the device's local memory.
+// The strips are thin, so most of a tile lies outside C: there a work-item whose outputs all lie
+// outside loads its share of the tiles (zeros) but skips the arithmetic. In the bottom strip the
+// work-items of a warp share rows (u = id / 16 picks them), in the right strip columns, so in a
+// strip one row high or one column wide only one warp of eight computes.
 // Groups 0 .. right-1 take the right strip's tiles, row by row; the rest the bottom strip's.
 #define EDGE_T 32  // tile of C
-#ifndef EDGE_BK // depth of the tiles of A and B: the host sets 128 where local memory has room
+#ifndef EDGE_BK // depth of the tiles of A and B (set by the host: as deep as local memory allows)
 #define EDGE_BK 64
 #endif
 #define EDGE_NT 256
@@ -101,14 +104,15 @@ matmul_best_edge(__global const float* restrict A, __global const float* restric
         }
 }
 
-// ---- aligned copies ------------------------------------------------------------------------------
+// ---- aligned copies -----------------------------------------------------------------------------
 // best loads rows of A and B by 16 bytes only where every row starts 16-byte aligned (K and N
-// multiples of 4); otherwise by float (BEST_UNALIGNED), which the H100 ran 8% slower at 4097
-// columns than at 4096 (each float load of a warp touches four times the cache lines of a
-// 16-byte one). Where the host plans it (BEST_ALIGN), B is copied to Kp x Np and A to M x Kp
-// (N and K rounded up to 4, zeros beyond: the extra terms of each dot product are 0 * 0), best
-// computes C as M x Np, and C's N columns are copied out of it: 4 copies of a matrix, about 3% of
-// 4097^3's time on the H100, all timed with the multiply.
+// multiples of 4); otherwise by float (BEST_UNALIGNED): on the H100 in CUDA, 4096x4097x4096 took
+// 3.22 ms so against 3.13 with B copied (each float load of a warp touches four times the cache
+// lines of a 16-byte one; NVIDIA's OpenCL ran it as fast either way). Where the host plans it
+// (BEST_ALIGN), B is copied to Kp x Np and A to M x Kp (N and K rounded up to 4, zeros beyond:
+// the extra terms of each dot product are 0 * 0), best computes C as M x Np, and C's N columns
+// are copied out of it: at 4097^3 three copies of 67 MB each way, about 4% of the time, all
+// timed with the multiply.
 // dst (rows x cols) = src (src_rows x src_cols, its rows src_pitch apart), zeros beyond src.
 // Dimension 0 walks the columns; the rows are a grid-stride loop over dimension 1 (CUDA's grid y
 // stops at 65535).

@@ -3,7 +3,7 @@
 #include "matmul.cuh"
 
 #define EDGE_T 32  // tile of C
-#ifndef EDGE_BK // depth of the tiles (host: 128 where shared memory has room)
+#ifndef EDGE_BK // depth of the tiles (set by the host: as deep as shared memory allows)
 #define EDGE_BK 64
 #endif
 #define EDGE_NT 256

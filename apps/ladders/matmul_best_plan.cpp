@@ -135,8 +135,8 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn) {
     // Aligned copies where rows are not, in CUDA on GPUs from 2048^3 up: the copies move 16
-    // bytes per element of A, B and C (3% of 4097^3 on the H100), where best's float loads took
-    // 3% longer than the copies and best on them at 4096x4097x4096. NVIDIA's OpenCL ran best's
+    // bytes per element of A, B and C (about 4% of 4097^3 on the H100), where best's float loads
+    // took 3% longer than the copies and best on them at 4096x4097x4096. NVIDIA's OpenCL ran best's
     // float loads as fast as its 16-byte ones: the copies only cost (docs/PERFORMANCE-SGEMM.md).
     const auto user_align = user_flag(cfg, "BEST_ALIGN",
                                       "0 (best reads the operands as they are) or 1 (copies "
