@@ -22,6 +22,16 @@ int as_int(std::size_t v) {
     return static_cast<int>(v);
 }
 
+// A buffer of `count` floats, every byte `fill`, by a write from the host (not a fill command:
+// Oclgrind 21.10 takes memory that a clEnqueueFillBuffer once covered, as poison() does to C, as
+// uninitialised even after kernels write it, and a new buffer may land there).
+std::unique_ptr<Buffer> written(Device& dev, Queue& q, std::size_t count, unsigned char fill) {
+    auto buf = dev.alloc<float>(count);
+    const std::vector<unsigned char> bytes(buf->size(), fill);
+    q.write_bytes(*buf, bytes.data(), bytes.size());
+    return buf;
+}
+
 } // namespace
 
 BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildOptions& opts,
@@ -71,10 +81,10 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
     if (plan.align) {
         copy_ = dev.load_kernel("matmul_best_copy", opts);
         if (Kp_ != K)
-            ap_ = dev.alloc<float>(M * Kp_);
-        bp_ = dev.alloc<float>(Kp_ * Np_);
+            ap_ = written(dev, q, M * Kp_, 0);
+        bp_ = written(dev, q, Kp_ * Np_, 0);
         if (Np_ != N)
-            cp_ = dev.alloc<float>(M * Np_);
+            cp_ = written(dev, q, M * Np_, 0);
         note(std::string("operands copied to rows of whole 16 bytes by matmul_best_copy (") +
              (Kp_ != K ? "A " + std::to_string(M) + "x" + std::to_string(Kp_) + ", " : "") + "B " +
              std::to_string(Kp_) + "x" + std::to_string(Np_) +
@@ -85,12 +95,8 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         if (double(splits_) * double(M) * double(Np_) > double(INT32_MAX))
             throw Error::usage("matmul: " + std::to_string(splits_) + " slices of K need " +
                                "over 2^31 partial sums; use a smaller BEST_SPLITK");
-        partial_ = dev.alloc<float>(splits_ * M * Np_);
-        // Poisoned (0xFF: NaN) by a write, as the reduction's partial sums: a slice left
-        // unwritten shows in C, and Oclgrind 21.10 takes memory that a clEnqueueFillBuffer
-        // once covered (poison()'s fill of an earlier C) as uninitialised after kernel writes.
-        const std::vector<unsigned char> ff(partial_->size(), 0xFF);
-        q.write_bytes(*partial_, ff.data(), ff.size());
+        // Poisoned (0xFF: NaN), as the reduction's partial sums: a slice left unwritten shows in C.
+        partial_ = written(dev, q, splits_ * M * Np_, 0xFF);
         sum_ = dev.load_kernel("matmul_split_sum", opts);
         note("K split in " + std::to_string(splits_) + " (matmul_split_sum adds them)");
     }
