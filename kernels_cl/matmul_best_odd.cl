@@ -32,6 +32,20 @@
 #define EDGE_NT 256
 #define EDGE_L (EDGE_T * EDGE_BK / EDGE_NT) // loads of A (and of B) per work-item per tile
 
+// The global loads of the tiles of A and B at k0 into registers, zeros outside the matrices and
+// the strip: A along K and B along N, so neighbouring work-items read neighbouring floats.
+void matmul_best_edge_load(__global const float* A, __global const float* B, const int M,
+                           const int N, const int K, const int m0, const int n0, const int n_end,
+                           const int k0, const int tid, float* pa, float* pb) {
+    for (int l = 0; l < EDGE_L; ++l) {
+        const int q = tid + l * EDGE_NT;
+        const int ar = q / EDGE_BK, ak = q - ar * EDGE_BK;
+        const int bk = q / EDGE_T, bc = q - bk * EDGE_T;
+        pa[l] = m0 + ar < M && k0 + ak < K ? A[(m0 + ar) * K + k0 + ak] : 0.0f;
+        pb[l] = k0 + bk < K && n0 + bc < n_end ? B[(k0 + bk) * N + n0 + bc] : 0.0f;
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(EDGE_NT, 1, 1))) void
 matmul_best_edge(__global const float* restrict A, __global const float* restrict B,
                  __global float* restrict C, const int M, const int N, const int K, const int Mi,
@@ -58,13 +72,7 @@ matmul_best_edge(__global const float* restrict A, __global const float* restric
     float acc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
     float pa[EDGE_L], pb[EDGE_L];
     const int tiles = (K + EDGE_BK - 1) / EDGE_BK;
-    for (int l = 0; l < EDGE_L; ++l) { // the first tiles
-        const int q = tid + l * EDGE_NT;
-        const int ar = q / EDGE_BK, ak = q - ar * EDGE_BK; // A: along K, coalesced
-        const int bk = q / EDGE_T, bc = q - bk * EDGE_T;   // B: along N
-        pa[l] = m0 + ar < M && ak < K ? A[(m0 + ar) * K + ak] : 0.0f;
-        pb[l] = bk < K && n0 + bc < n_end ? B[bk * N + n0 + bc] : 0.0f;
-    }
+    matmul_best_edge_load(A, B, M, N, K, m0, n0, n_end, 0, tid, pa, pb); // the first tiles
     for (int kt = 0; kt < tiles; ++kt) {
         for (int l = 0; l < EDGE_L; ++l) {
             const int q = tid + l * EDGE_NT;
@@ -74,15 +82,8 @@ matmul_best_edge(__global const float* restrict A, __global const float* restric
             Bs[bk][bc] = pb[l];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        const int k0 = (kt + 1) * EDGE_BK; // the next tiles' loads, in flight during the arithmetic
-        if (kt + 1 < tiles)
-            for (int l = 0; l < EDGE_L; ++l) {
-                const int q = tid + l * EDGE_NT;
-                const int ar = q / EDGE_BK, ak = q - ar * EDGE_BK;
-                const int bk = q / EDGE_T, bc = q - bk * EDGE_T;
-                pa[l] = m0 + ar < M && k0 + ak < K ? A[(m0 + ar) * K + k0 + ak] : 0.0f;
-                pb[l] = k0 + bk < K && n0 + bc < n_end ? B[(k0 + bk) * N + n0 + bc] : 0.0f;
-            }
+        if (kt + 1 < tiles) // the next tiles' loads, in flight during the arithmetic
+            matmul_best_edge_load(A, B, M, N, K, m0, n0, n_end, (kt + 1) * EDGE_BK, tid, pa, pb);
         if (busy) {
             MATMUL_UNROLL
             for (int k = 0; k < EDGE_BK; ++k) {
@@ -107,7 +108,7 @@ matmul_best_edge(__global const float* restrict A, __global const float* restric
 // ---- aligned copies -----------------------------------------------------------------------------
 // best loads rows of A and B by 16 bytes only where every row starts 16-byte aligned (K and N
 // multiples of 4); otherwise by float (BEST_UNALIGNED): on the H100 in CUDA, 4096x4097x4096 took
-// 3.22 ms so against 3.13 with B copied (each float load of a warp touches four times the cache
+// 3.22 ms against 3.13 with B copied (each float load of a warp touches four times the cache
 // lines of a 16-byte one; NVIDIA's OpenCL ran it as fast either way). Where the host plans it
 // (BEST_ALIGN), B is copied to Kp x Np and A to M x Kp (N and K rounded up to 4, zeros beyond:
 // the extra terms of each dot product are 0 * 0), best computes C as M x Np, and C's N columns

@@ -9,6 +9,20 @@
 #define EDGE_NT 256
 #define EDGE_L (EDGE_T * EDGE_BK / EDGE_NT) // loads of A (and of B) per thread per tile
 
+// The tiles of A and B at k0 into registers, zeros outside the matrices and the strip.
+__device__ __forceinline__ void matmul_best_edge_load(const float* A, const float* B, int M, int N,
+                                                      int K, int m0, int n0, int n_end, int k0,
+                                                      int tid, float* pa, float* pb) {
+#pragma unroll
+    for (int l = 0; l < EDGE_L; ++l) {
+        const int q = tid + l * EDGE_NT;
+        const int ar = q / EDGE_BK, ak = q % EDGE_BK;
+        const int bk = q / EDGE_T, bc = q % EDGE_T;
+        pa[l] = m0 + ar < M && k0 + ak < K ? A[(m0 + ar) * K + k0 + ak] : 0.0f;
+        pb[l] = k0 + bk < K && n0 + bc < n_end ? B[(k0 + bk) * N + n0 + bc] : 0.0f;
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(EDGE_NT)
     matmul_best_edge(const float* __restrict__ A, const float* __restrict__ B,
                      float* __restrict__ C, int M, int N, int K, int Mi, int Ni) {
@@ -31,14 +45,7 @@ extern "C" __global__ void __launch_bounds__(EDGE_NT)
     float acc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
     float pa[EDGE_L], pb[EDGE_L];
     const int tiles = (K + EDGE_BK - 1) / EDGE_BK;
-#pragma unroll
-    for (int l = 0; l < EDGE_L; ++l) {
-        const int q = tid + l * EDGE_NT;
-        const int ar = q / EDGE_BK, ak = q % EDGE_BK;
-        const int bk = q / EDGE_T, bc = q % EDGE_T;
-        pa[l] = m0 + ar < M && ak < K ? A[(m0 + ar) * K + ak] : 0.0f;
-        pb[l] = bk < K && n0 + bc < n_end ? B[bk * N + n0 + bc] : 0.0f;
-    }
+    matmul_best_edge_load(A, B, M, N, K, m0, n0, n_end, 0, tid, pa, pb);
     for (int kt = 0; kt < tiles; ++kt) {
 #pragma unroll
         for (int l = 0; l < EDGE_L; ++l) {
@@ -47,16 +54,8 @@ extern "C" __global__ void __launch_bounds__(EDGE_NT)
             Bs[q / EDGE_T][q % EDGE_T] = pb[l];
         }
         __syncthreads();
-        const int k0 = (kt + 1) * EDGE_BK;
         if (kt + 1 < tiles)
-#pragma unroll
-            for (int l = 0; l < EDGE_L; ++l) {
-                const int q = tid + l * EDGE_NT;
-                const int ar = q / EDGE_BK, ak = q % EDGE_BK;
-                const int bk = q / EDGE_T, bc = q % EDGE_T;
-                pa[l] = m0 + ar < M && k0 + ak < K ? A[(m0 + ar) * K + k0 + ak] : 0.0f;
-                pb[l] = k0 + bk < K && n0 + bc < n_end ? B[(k0 + bk) * N + n0 + bc] : 0.0f;
-            }
+            matmul_best_edge_load(A, B, M, N, K, m0, n0, n_end, (kt + 1) * EDGE_BK, tid, pa, pb);
         if (busy) {
 #pragma unroll
             for (int k = 0; k < EDGE_BK; ++k) {

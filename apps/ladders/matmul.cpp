@@ -209,8 +209,7 @@ class Matmul final : public App {
                                                            shapes.front().rows, shapes.front().cols)
                                                : BestPlan{};
         if (v.name == "best")
-            for (auto& d : best_defines(cfg, dev.info(), plan.align ? (N + 3) / 4 * 4 : N,
-                                        plan.align ? (K + 3) / 4 * 4 : K))
+            for (auto& d : best_defines(cfg, dev.info(), plan.n, plan.k))
                 opts.defines.push_back(std::move(d));
         if (plan.clamp && !user_sets(cfg, {"BEST_CLAMP"}))
             opts.defines.emplace_back("BEST_CLAMP", "1");

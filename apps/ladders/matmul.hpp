@@ -31,6 +31,7 @@ Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N
 // kernel's); a usage Error for a bad value or for a split with edges. BEST_CLAMP is the kernel's:
 // the user's value stands.
 struct BestPlan {
+    std::size_t n = 0, k = 0; // the N and K best's kernels see: Np and Kp with `align`
     std::size_t splits = 1;
     bool edge_rows = false, edge_cols = false;
     bool align = false;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checks.hpp"
 #include "matmul.hpp"
 #include "shape.hpp"
 
@@ -22,24 +23,14 @@ int as_int(std::size_t v) {
     return static_cast<int>(v);
 }
 
-// A buffer of `count` floats, every byte `fill`, by a write from the host (not a fill command:
-// Oclgrind 21.10 takes memory that a clEnqueueFillBuffer once covered, as poison() does to C, as
-// uninitialised even after kernels write it, and a new buffer may land there).
-std::unique_ptr<Buffer> written(Device& dev, Queue& q, std::size_t count, unsigned char fill) {
-    auto buf = dev.alloc<float>(count);
-    const std::vector<unsigned char> bytes(buf->size(), fill);
-    q.write_bytes(*buf, bytes.data(), bytes.size());
-    return buf;
-}
-
 } // namespace
 
 BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildOptions& opts,
                        Kernel& kernel, const Shape& g, const BestPlan& plan, std::size_t M,
                        std::size_t N, std::size_t K, const std::function<void(std::string)>& note)
     : q_(q), kernel_(kernel), local_(g.local), M_(M), N_(N), K_(K), splits_(plan.splits) {
-    Np_ = plan.align ? (N + 3) / 4 * 4 : N;
-    Kp_ = plan.align ? (K + 3) / 4 * 4 : K;
+    Np_ = plan.n;
+    Kp_ = plan.k;
     rows_ = g.rows;
     cols_ = g.cols;
     // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest.
@@ -80,11 +71,18 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
     }
     if (plan.align) {
         copy_ = dev.load_kernel("matmul_best_copy", opts);
+        // Poisoned (NaN), so that an element no copy writes shows in C; as the partial products
+        // below, by poison(), whose host write Oclgrind does not take for uninitialised memory.
+        const auto poisoned = [&](std::size_t count) {
+            auto buf = dev.alloc<float>(count);
+            poison(q, *buf);
+            return buf;
+        };
         if (Kp_ != K)
-            ap_ = written(dev, q, M * Kp_, 0);
-        bp_ = written(dev, q, Kp_ * Np_, 0);
+            ap_ = poisoned(M * Kp_);
+        bp_ = poisoned(Kp_ * Np_);
         if (Np_ != N)
-            cp_ = written(dev, q, M * Np_, 0);
+            cp_ = poisoned(M * Np_);
         note(std::string("operands copied to rows of whole 16 bytes by matmul_best_copy (") +
              (Kp_ != K ? "A " + std::to_string(M) + "x" + std::to_string(Kp_) + ", " : "") + "B " +
              std::to_string(Kp_) + "x" + std::to_string(Np_) +
@@ -95,8 +93,9 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         if (double(splits_) * double(M) * double(Np_) > double(INT32_MAX))
             throw Error::usage("matmul: " + std::to_string(splits_) + " slices of K need " +
                                "over 2^31 partial sums; use a smaller BEST_SPLITK");
-        // Poisoned (0xFF: NaN), as the reduction's partial sums: a slice left unwritten shows in C.
-        partial_ = written(dev, q, splits_ * M * Np_, 0xFF);
+        // Poisoned, as the reduction's partial sums: a slice left unwritten shows in C.
+        partial_ = dev.alloc<float>(splits_ * M * Np_);
+        poison(q, *partial_);
         sum_ = dev.load_kernel("matmul_split_sum", opts);
         note("K split in " + std::to_string(splits_) + " (matmul_split_sum adds them)");
     }

@@ -159,6 +159,8 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
         K = Kp;
     }
     BestPlan plan = cover(cfg, info, M, N, K, bm, bn);
+    plan.n = N;
+    plan.k = K;
     plan.align = align;
     // Clamped loads (BEST_CLAMP) where rows are aligned and best's launch has blocks at C's
     // edges: in M where the edges do not take the last rows, in N likewise.

@@ -1,0 +1,235 @@
+// matmul's best step: its defines per device, its plan for a problem (a split of K, thin edges
+// by matmul_best_edge, aligned copies, clamped loads: apps/ladders/matmul_best_plan.cpp) and
+// each way of covering C run on every device, fully checked. Part of test_apps, so run again
+// under Oclgrind.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "app.hpp"
+#include "matmul.hpp" // best_defines, best_plan
+#include "test_util.hpp"
+
+namespace {
+
+// Every device of both backends, and matmul's best step run on one at `size`, fully checked.
+std::vector<duet::Device*> all_devices() {
+    auto devs = duet_test::devices_of("opencl");
+    for (auto* d : duet_test::devices_of("cuda"))
+        devs.push_back(d);
+    return devs;
+}
+
+duet::apps::Result run_best(duet::Device& dev, const char* size, duet::apps::Defines defines) {
+    const auto& app = duet::apps::find_app("matmul");
+    for (const auto& v : app.variants())
+        if (v.name == "best") {
+            duet::apps::RunConfig cfg;
+            cfg.size = app.parse_size(size);
+            cfg.reps = 1;
+            cfg.warmup = 0;
+            cfg.verify = duet::apps::Verify::full;
+            cfg.defines = std::move(defines);
+            return app.run(dev, v, cfg);
+        }
+    FAIL("matmul has no best step");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's OpenCL only, "
+          "float loads where rows are unaligned, and never over the user's defines") {
+    duet::DeviceInfo info; // NVIDIA's OpenCL on a GPU: inline PTX, 32-wide warps, 48 KiB
+    info.backend = "opencl";
+    info.kernel_language = duet::KernelLanguage::opencl_c;
+    info.device_type = duet::DeviceType::gpu;
+    info.caps.inline_asm = true;
+    info.subgroup_width = 32;
+    info.local_mem_bytes = 49152;
+    duet::apps::RunConfig cfg;
+    using D = duet::apps::Defines;
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) ==
+          D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    cfg.defines = {{"BEST_BK", "8"}, {"BEST_WTX", "0"}}; // the user's, to compare: kept
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096).empty());
+    cfg.defines = {{"BEST_BK", "8"}};
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) == D{{"BEST_WTX", "4"}});
+    cfg.defines.clear();
+    auto other = info; // AMD's 64-wide wavefronts, a device with 32 KiB, a CPU, CUDA: nothing
+    other.subgroup_width = 64;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.local_mem_bytes = 32768;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.device_type = duet::DeviceType::cpu;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.caps.inline_asm = false;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.kernel_language = duet::KernelLanguage::cuda; // its kernel's own defaults
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    // Rows not 16-byte aligned (B's N or A's K not a multiple of 4), on every device.
+    CHECK(duet::apps::best_defines(cfg, other, 4097, 4096) == D{{"BEST_UNALIGNED", "1"}});
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4098) == D{{"BEST_UNALIGNED", "1"}});
+    CHECK(duet::apps::best_defines(cfg, info, 4095, 4096) ==
+          D{{"BEST_UNALIGNED", "1"}, {"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    cfg.defines = {{"BEST_UNALIGNED", "0"}}; // the user's 0 compares with the checked loads
+    CHECK(duet::apps::best_defines(cfg, other, 4097, 4097).empty());
+}
+
+TEST_CASE("apps: matmul best split in K adds its slices up right, any number of them") {
+    // Slices of K (grid z) write partial products that matmul_split_sum adds; 5 slices of 29 are
+    // more than its 4 tiles of 8, so one slice is empty and must contribute zeros.
+    for (auto* dev : all_devices())
+        for (const char* splits : {"2", "3", "5"})
+            for (const char* size : {"37x53x29", "129x65x257"}) {
+                SUBCASE((dev->info().id() + " split " + splits + " " + size).c_str()) {
+                    // 3 slices of aligned copies (BEST_ALIGN), the others of the operands.
+                    const auto r = run_best(
+                        *dev, size,
+                        {{"BEST_SPLITK", splits},
+                         {"BEST_ALIGN", std::string(splits) == "3" ? "1" : "0"}});
+                    INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                    CHECK(r.pass);
+                    CHECK(r.note.find(std::string("K split in ") + splits) != std::string::npos);
+                }
+            }
+}
+
+TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that saves a wave") {
+    duet::DeviceInfo gpu; // an H100 as the plan sees it: 132 compute units
+    gpu.device_type = duet::DeviceType::gpu;
+    gpu.compute_units = 132;
+    gpu.max_work_group_size = 1024;
+    duet::apps::RunConfig cfg;
+    const auto plan = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
+        return std::tuple{p.splits, p.edge_rows, p.edge_cols};
+    };
+    const auto aligned = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                             std::size_t K) {
+        return duet::apps::best_plan(cfg, info, M, N, K, 128, 256).align;
+    };
+    // Whole blocks: nothing to do. 4097^2 is 561 blocks in 5 waves of 132, or split in 3, 13
+    // waves of 3 slices with partial products to add; its 33x16 blocks of whole columns are 4
+    // full waves (the last row of blocks computes one row of C, in time that is paid anyway), and
+    // the last column is 129 edge tiles.
+    CHECK(plan(gpu, 4096, 4096, 4096) == std::tuple{std::size_t(1), false, false});
+    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, true});
+    CHECK(plan(gpu, 8193, 8193, 8193) == std::tuple{std::size_t(1), false, true}); // 65x32: 16
+    // 5120^3: 800 whole blocks, 6.06 waves; split in 3, 19 waves of 3 slices.
+    CHECK(plan(gpu, 5120, 5120, 5120) == std::tuple{std::size_t(3), false, false});
+    auto gpu32 = gpu; // 32 compute units: only the 32x16 whole blocks make whole waves
+    gpu32.compute_units = 32;
+    CHECK(plan(gpu32, 4097, 4097, 4097) == std::tuple{std::size_t(1), true, true});
+    // 4095 rows are 31 blocks and 127 rows, nearly a whole block: only the column goes to edges.
+    CHECK(plan(gpu, 4095, 4097, 4099) == std::tuple{std::size_t(1), false, true});
+    // 4000: 160 columns and 32 rows left, too wide for edge tiles to be cheaper.
+    CHECK(plan(gpu, 4000, 4000, 4000) == std::tuple{std::size_t(1), false, false});
+    auto cpu = gpu; // CPUs, and devices whose groups cannot hold 256 work-items: best alone
+    cpu.device_type = duet::DeviceType::cpu;
+    CHECK(plan(cpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, false});
+    auto small = gpu;
+    small.max_work_group_size = 128;
+    CHECK(std::get<0>(plan(small, 4097, 4097, 4097)) == 3); // the split fills the last wave
+    CHECK_FALSE(std::get<2>(plan(small, 4097, 4097, 4097)));
+    cfg.defines = {{"BEST_EDGES", "0"}};
+    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(3), false, false});
+    cfg.defines.clear(); // 4224: 33 rows of blocks and a half column of them; 528 edge tiles
+    CHECK(plan(gpu, 4224, 4224, 4224) == std::tuple{std::size_t(1), false, true});
+    cfg.defines = {{"BEST_EDGES", "0"}}; // or split in 3 (13 waves)
+    CHECK(plan(gpu, 4224, 4224, 4224) == std::tuple{std::size_t(3), false, false});
+    cfg.defines = {{"BEST_EDGES", "1"}}; // the user's 1: every remainder, on any device
+    CHECK(plan(cpu, 4000, 4096, 64) == std::tuple{std::size_t(1), true, false});
+    // Aligned copies where N or K is not a multiple of 4: in CUDA on GPUs from 2048^3 up, or
+    // when asked.
+    cfg.defines.clear();
+    CHECK_FALSE(aligned(gpu, 4096, 4097, 4096)); // an OpenCL device
+    gpu.kernel_language = duet::KernelLanguage::cuda;
+    CHECK(aligned(gpu, 4096, 4097, 4096));
+    CHECK(aligned(gpu, 4096, 4096, 4097));
+    CHECK_FALSE(aligned(gpu, 4097, 4096, 4096)); // M's rows are C's and A's count: aligned
+    CHECK_FALSE(aligned(gpu, 1025, 1025, 1025));
+    CHECK_FALSE(aligned(cpu, 4097, 4097, 4097));
+    cfg.defines = {{"BEST_ALIGN", "1"}};
+    CHECK(aligned(cpu, 5, 7, 9));
+    CHECK_FALSE(aligned(cpu, 5, 8, 12)); // nothing to align
+    cfg.defines.clear(); // copies of over 2^31-1 elements (M x Np here): not by default,
+    CHECK_FALSE(aligned(gpu, 46340, 46341, 8));
+    cfg.defines = {{"BEST_ALIGN", "1"}}; // and a usage error when asked
+    CHECK_THROWS_AS(aligned(gpu, 46340, 46341, 8), duet::Error);
+    cfg.defines = {{"BEST_ALIGN", "0"}};
+    CHECK_FALSE(aligned(gpu, 4097, 4097, 4097));
+    // Clamped loads (BEST_CLAMP) where rows are aligned and best's blocks reach past C's edges.
+    cfg.defines.clear();
+    const auto clamp = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                           std::size_t K) {
+        return duet::apps::best_plan(cfg, info, M, N, K, 128, 256).clamp;
+    };
+    CHECK(clamp(gpu, 4000, 4000, 4000));
+    CHECK(clamp(cpu, 300, 520, 260));
+    CHECK_FALSE(clamp(gpu, 4096, 4096, 4096));
+    CHECK(clamp(gpu, 4097, 4097, 4097));       // aligned copies; the last row of blocks is partial
+    CHECK_FALSE(clamp(cpu, 4097, 4097, 4097)); // rows not aligned
+    CHECK_FALSE(clamp(gpu32, 4096, 4097, 4096)); // (OpenCL: no copies) rows not aligned
+    for (const duet::apps::Defines& bad :
+         {duet::apps::Defines{{"BEST_ALIGN", "yes"}}, duet::apps::Defines{{"BEST_EDGES", "2"}},
+          duet::apps::Defines{{"BEST_EDGES", "1"}, {"BEST_SPLITK", "2"}}}) {
+        cfg.defines = bad;
+        CHECK_THROWS_AS(plan(gpu, 4097, 4097, 4097), duet::Error);
+    }
+}
+
+
+TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {
+    // Thin and wide remainders, no whole block at all, one row, one column; with and without
+    // aligned copies.
+    for (auto* dev : all_devices())
+        for (const char* size : {"131x259x37", "1x300x50", "300x1x70", "33x40x9"})
+            for (const char* align : {"0", "1"}) {
+                SUBCASE((dev->info().id() + " edges " + size + " align " + align).c_str()) {
+                    const auto r =
+                        run_best(*dev, size, {{"BEST_EDGES", "1"}, {"BEST_ALIGN", align}});
+                    INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                    CHECK(r.pass);
+                    CHECK(r.verified);
+                    CHECK(r.note.find("by matmul_best_edge") != std::string::npos);
+                    CHECK((r.note.find("matmul_best_copy") != std::string::npos) ==
+                          (align[0] == '1'));
+                }
+            }
+}
+
+TEST_CASE("apps: matmul best's blocks at C's edges with clamped loads get every entry right") {
+    // Aligned rows, blocks past C's last rows and columns (BEST_CLAMP from the plan), and the
+    // same with the checked loads.
+    for (auto* dev : all_devices())
+        for (const char* clamp : {"0", "1"}) {
+            SUBCASE((dev->info().id() + " clamp " + clamp).c_str()) {
+                const auto r =
+                    run_best(*dev, "132x260x20", {{"BEST_EDGES", "0"}, {"BEST_CLAMP", clamp}});
+                INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                CHECK(r.pass);
+                CHECK(r.verified);
+            }
+        }
+}
+
+TEST_CASE("apps: a split of K beyond 64 slices is a usage error") {
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        try {
+            run_best(*dev, "64", {{"BEST_SPLITK", "65"}});
+            FAIL("BEST_SPLITK=65 was accepted");
+        } catch (const duet::Error& e) {
+            CHECK(e.kind() == duet::ErrorKind::usage);
+            CHECK(std::string(e.what()).find("BEST_SPLITK") != std::string::npos);
+        }
+        break;
+    }
+}
