@@ -90,10 +90,10 @@ TEST_CASE("apps: matmul best split in K adds its slices up right, any number of 
             for (const char* size : {"37x53x29", "129x65x257"}) {
                 SUBCASE((dev->info().id() + " split " + splits + " " + size).c_str()) {
                     // 3 slices of aligned copies (BEST_ALIGN), the others of the operands.
-                    const auto r = run_best(
-                        *dev, size,
-                        {{"BEST_SPLITK", splits},
-                         {"BEST_ALIGN", std::string(splits) == "3" ? "1" : "0"}});
+                    const auto r =
+                        run_best(*dev, size,
+                                 {{"BEST_SPLITK", splits},
+                                  {"BEST_ALIGN", std::string(splits) == "3" ? "1" : "0"}});
                     INFO(dev->label() << " max error " << r.max_error << " " << r.note);
                     CHECK(r.pass);
                     CHECK(r.note.find(std::string("K split in ") + splits) != std::string::npos);
@@ -185,7 +185,6 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
         CHECK_THROWS_AS(plan(gpu, 4097, 4097, 4097), duet::Error);
     }
 }
-
 
 TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {
     // Thin and wide remainders, no whole block at all, one row, one column; with and without
