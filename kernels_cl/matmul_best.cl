@@ -23,7 +23,8 @@
 //    fall into different banks while every row stays 16-byte aligned.
 //  - a group wholly inside C, with 16-byte aligned rows, loads its tiles without bounds checks
 //    (all but the last tile of K when BK does not divide it). Where rows are not aligned the
-//    host builds with BEST_UNALIGNED: such groups still load without checks, float by float.
+//    host builds with BEST_UNALIGNED (1: A's, 2: B's, 3: both): such groups still load without
+//    checks, those rows float by float.
 //    Those tiles run in a loop of their own (BEST_HOT), with no branch at the top of each tile.
 // On the H100 the wider block and the unchecked loads took NVIDIA's OpenCL from 36 to 46 TFLOP/s
 // at 4096 (docs/PERFORMANCE.md); on PoCL the wider block is twice as fast as 128x128.
@@ -53,13 +54,13 @@
 #ifndef BEST_HOT // 1: groups inside C run their whole tiles in a loop of their own
 #define BEST_HOT 1
 #endif
-#ifndef BEST_UNALIGNED // 1: rows not 16-byte aligned (set by the host): unchecked loads by float
-#define BEST_UNALIGNED 0
+#ifndef BEST_UNALIGNED // set by the host: 1 where A's rows are not 16-byte aligned (K % 4 != 0),
+#define BEST_UNALIGNED 0 // 2 where B's are not (N % 4 != 0), 3 both: unchecked loads by float
 #endif
 #ifndef BEST_CLAMP // 1 (set by the host): groups at C's edges load clamped rows and columns
 #define BEST_CLAMP 0
 #endif
-#if BEST_CLAMP && !BEST_UNALIGNED // row m of A, and 4 columns from n of B, clamped into them
+#if BEST_CLAMP && !(BEST_UNALIGNED & 2) // row m of A, and 4 columns from n of B, clamped into them
 #define BEST_CLAMPED 1
 #define BEST_ROW(m, M) min(m, (M) - 1)
 #define BEST_C4(n, N) min(n, (N) - 4)
@@ -68,17 +69,26 @@
 #define BEST_ROW(m, M) (m)
 #define BEST_C4(n, N) (n)
 #endif
-#if BEST_UNALIGNED // four floats from p, all inside their matrix
-#define BEST_LD4(p) vload4(0, p)
+// Four floats of A from p, all inside it (BEST_LDA), and whether A's rows allow the unchecked
+// loads (BEST_A_READY: by float any rows do, by 16 bytes aligned ones); likewise for B.
+#if BEST_UNALIGNED & 1
+#define BEST_LDA(p) vload4(0, p)
+#define BEST_A_READY(a_vec) 1
 #else
-#define BEST_LD4(p) (*(__global const float4*)(p))
+#define BEST_LDA(p) (*(__global const float4*)(p))
+#define BEST_A_READY(a_vec) (a_vec)
 #endif
-// Four floats of `row` (n floats) from column c on, unchecked: by 16 bytes where rows are
+#if BEST_UNALIGNED & 2
+#define BEST_B_READY(b_vec) 1
+#else
+#define BEST_B_READY(b_vec) (b_vec)
+#endif
+// Four floats of `row` (n floats) from column c on, unchecked: by 16 bytes where B's rows are
 // aligned (with BEST_CLAMP, four past the row's end are its last four), else by vload4.
 float4 matmul_best_ldb(__global const float* row, const int c, const int n) {
     (void)n; // (BEST_C4 ignores it without BEST_CLAMP)
-#if BEST_UNALIGNED
-    return BEST_LD4(row + c);
+#if BEST_UNALIGNED & 2
+    return vload4(0, row + c);
 #else
     return *(__global const float4*)(row + BEST_C4(c, n));
 #endif
@@ -130,7 +140,7 @@ void matmul_best_load(__global const float* A, __global const float* B, const in
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? BEST_LD4(A + BEST_ROW(m0 + r, M) * K + k0 + c)
+        pa[l] = BEST_FAST && inside ? BEST_LDA(A + BEST_ROW(m0 + r, M) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
     for (int l = 0; l < BEST_LB; ++l) {
@@ -191,9 +201,11 @@ void matmul_best_tile(__local const float (*As)[BEST_BM + BEST_PAD], __local con
     }
 }
 
+// C = A * B, A M x K, B K x N, C M x Nc with rows of Nc floats, Nc <= N: the host passes N > Nc
+// where it copied B to rows of whole 16 bytes (BEST_ALIGN), and C is still written in place.
 __kernel __attribute__((reqd_work_group_size(BEST_TX, BEST_TY, 1))) void
 matmul_best(__global const float* restrict A, __global const float* restrict B,
-            __global float* restrict C, const int M, const int N, const int K) {
+            __global float* restrict C, const int M, const int N, const int K, const int Nc) {
     __local float As[2][BEST_BK][BEST_BM + BEST_PAD] __attribute__((aligned(16)));
     __local float Bs[2][BEST_BK][BEST_BN] __attribute__((aligned(16)));
     const int tx = (int)get_local_id(0);
@@ -211,24 +223,24 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
     const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
     // In a group inside C, every load is inside A and B except in the last tile of K when BK
     // does not divide it: those tiles load without checks, by float4 where rows are aligned.
-    // With BEST_CLAMP (aligned rows; the host sets it where C has groups at its edges), those
+    // With BEST_CLAMP (B's rows aligned; the host sets it where C has groups at its edges), those
     // count as inside: they load row min(m, M-1) of A for rows m beyond M, and columns from
     // min(n, N-4) of B, real values whose products land in rows and columns of C that the group
     // never stores. So they too run the hot loop: with checked loads they run slower than the
     // others and, coming last, lengthen the run's tail. It is a build of its own: the clamps in
     // the hot loop cost 1.3% on the H100 (CUDA; 2.8% in OpenCL), docs/PERFORMANCE-SGEMM.md.
-    const int inside = (BEST_UNALIGNED || (a_vec && b_vec)) &&
+    const int inside = (BEST_A_READY(a_vec) && BEST_B_READY(b_vec)) &&
                        (BEST_CLAMPED ? N >= 4 : m0 + BEST_BM <= M && n0 + BEST_BN <= N);
     const int full_tiles = K / BEST_BK;
 #if BEST_SPLIT
     // Split K: group z (dimension 2) takes its share of the K tiles and writes its partial
-    // product to the z-th M x N slice of C; matmul_split_sum adds them. (A build of its own, as
+    // product to the z-th M x Nc slice of C; matmul_split_sum adds them. (A build of its own, as
     // in the CUDA file, where the offsets cost the unsplit kernel 6%.)
     const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
     const int share = (all_tiles + (int)get_num_groups(2) - 1) / (int)get_num_groups(2);
     const int t0 = (int)get_group_id(2) * share;
     const int tiles = max(0, min(all_tiles, t0 + share) - t0);
-    C += (size_t)get_group_id(2) * (size_t)M * (size_t)N;
+    C += (size_t)get_group_id(2) * (size_t)M * (size_t)Nc;
 #else
     const int t0 = 0;
     const int tiles = (K + BEST_BK - 1) / BEST_BK;
@@ -273,7 +285,7 @@ matmul_best(__global const float* restrict A, __global const float* restrict B,
             const int col = n0 + g * BEST_CSTEP + cbase;
             const float4 v = (float4)(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2],
                                       acc[i][g * 4 + 3]);
-            matmul_store4(C, row, col, M, N, b_vec, v);
+            matmul_store4(C, row, col, M, Nc, (Nc & 3) == 0, v);
         }
     }
 }

@@ -46,24 +46,26 @@ void matmul_best_edge_load(__global const float* A, __global const float* B, con
     }
 }
 
+// A, B and C as in matmul_best (C M x Nc, B's rows N >= Nc floats); best took C's rows [0, Mi)
+// by columns [0, Ni).
 __kernel __attribute__((reqd_work_group_size(EDGE_NT, 1, 1))) void
 matmul_best_edge(__global const float* restrict A, __global const float* restrict B,
                  __global float* restrict C, const int M, const int N, const int K, const int Mi,
-                 const int Ni) {
+                 const int Ni, const int Nc) {
     __local float As[EDGE_BK][EDGE_T + 1]; // A's tile, transposed (As[k][row]), padded: no bank
                                            // conflicts where a warp stores a row of A
     __local float Bs[EDGE_BK][EDGE_T];
     const int tid = (int)get_local_id(0);
     const int g = (int)get_group_id(0);
     // The group's tile: right strip, then bottom strip, each in rows of tiles.
-    const int right_cols = (N - Ni + EDGE_T - 1) / EDGE_T;
+    const int right_cols = (Nc - Ni + EDGE_T - 1) / EDGE_T;
     const int right = right_cols * ((M + EDGE_T - 1) / EDGE_T);
     const int bottom = g >= right;
     const int cols_of_strip = bottom ? (Ni + EDGE_T - 1) / EDGE_T : right_cols;
     const int t = bottom ? g - right : g;
     const int m0 = (bottom ? Mi : 0) + (t / cols_of_strip) * EDGE_T;
     const int n0 = (bottom ? 0 : Ni) + (t - (t / cols_of_strip) * cols_of_strip) * EDGE_T;
-    const int n_end = bottom ? Ni : N; // the strip's columns end here
+    const int n_end = bottom ? Ni : Nc; // the strip's columns end here
     // Work-item (u, v) owns rows r, r + 16 and columns c, c + 16 of the tile.
     const int u = tid / 16, v = tid - (tid / 16) * 16;
     const int r = bottom ? u : v, c = bottom ? v : u;
@@ -101,7 +103,7 @@ matmul_best_edge(__global const float* restrict A, __global const float* restric
         for (int j = 0; j < 2; ++j) {
             const int row = m0 + r + 16 * i, col = n0 + c + 16 * j;
             if (row < M && col < n_end)
-                C[row * N + col] = acc[i][j];
+                C[row * Nc + col] = acc[i][j];
         }
 }
 
@@ -109,20 +111,29 @@ matmul_best_edge(__global const float* restrict A, __global const float* restric
 // best loads rows of A and B by 16 bytes only where every row starts 16-byte aligned (K and N
 // multiples of 4); otherwise by float (BEST_UNALIGNED): on the H100 in CUDA, 4096x4097x4096 took
 // 3.22 ms against 3.13 with B copied (each float load of a warp touches four times the cache
-// lines of a 16-byte one; NVIDIA's OpenCL ran it as fast either way). Where the host plans it
-// (BEST_ALIGN), B is copied to Kp x Np and A to M x Kp (N and K rounded up to 4, zeros beyond:
-// the extra terms of each dot product are 0 * 0), best computes C as M x Np, and C's N columns
-// are copied out of it: at 4097^3 three copies of 67 MB each way, about 4% of the time, all
-// timed with the multiply.
-// dst (rows x cols) = src (src_rows x src_cols, its rows src_pitch apart), zeros beyond src.
-// Dimension 0 walks the columns; the rows are a grid-stride loop over dimension 1 (CUDA's grid y
-// stops at 65535).
+// lines of a 16-byte one). Where the host plans it (BEST_ALIGN), B is copied to Kp x Np and A to
+// M x Kp (N and K rounded up to 4, zeros beyond: the extra terms of each dot product are 0 * 0),
+// and best and matmul_best_edge read those and write C in place (their Nc: C's N columns, where
+// B's rows hold Np floats). The copies are timed with the multiply: at 4097^3 two copies of 67 MB
+// each way.
+// dst (rows x cols, cols a multiple of 4) = src (src_rows x src_cols), zeros beyond src: each
+// work-item writes 4 pieces of 4 floats of a row, each with one 16-byte store, a global size
+// apart along the row (their loads issued before the stores); the host launches cols / 16 of
+// them along dimension 0. The rows are a grid-stride loop over dimension 1 (CUDA's grid y stops
+// at 65535). (An inner grid-stride loop over the columns failed an assertion in PoCL 5's kernel
+// compiler.)
 __kernel void matmul_best_copy(__global const float* restrict src, __global float* restrict dst,
                                const int rows, const int cols, const int src_rows,
-                               const int src_cols, const int src_pitch) {
-    const int j = (int)get_global_id(0);
-    if (j < cols)
-        for (int i = (int)get_global_id(1); i < rows; i += (int)get_global_size(1))
-            dst[(size_t)i * (size_t)cols + j] =
-                i < src_rows && j < src_cols ? src[(size_t)i * (size_t)src_pitch + j] : 0.0f;
+                               const int src_cols) {
+    const int j = 4 * (int)get_global_id(0), step = 4 * (int)get_global_size(0);
+    for (int i = (int)get_global_id(1); i < rows; i += (int)get_global_size(1)) {
+        float4 v[4];
+        MATMUL_UNROLL
+        for (int p = 0; p < 4; ++p)
+            v[p] = matmul_load4(src, i, j + p * step, src_rows, src_cols, (src_cols & 3) == 0);
+        MATMUL_UNROLL
+        for (int p = 0; p < 4; ++p)
+            if (j + p * step < cols)
+                *(__global float4*)(dst + (size_t)i * (size_t)cols + j + p * step) = v[p];
+    }
 }

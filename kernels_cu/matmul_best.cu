@@ -30,16 +30,18 @@
 #ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
 #define BEST_HOT 1
 #endif
-#ifndef BEST_UNALIGNED // 1: rows not 16-byte aligned (set by the host): unchecked loads by float
-#define BEST_UNALIGNED 0
+#ifndef BEST_UNALIGNED // set by the host: 1 where A's rows are not 16-byte aligned, 2 where B's
+#define BEST_UNALIGNED 0 // are not, 3 both: unchecked loads by float there
 #endif
 #ifndef BEST_CLAMP // 1 (set by the host): groups at C's edges load clamped rows and columns
 #define BEST_CLAMP 0
 #endif
-#if BEST_CLAMP && !BEST_UNALIGNED // row m of A, and 4 columns from n of B, clamped into them
+#if BEST_CLAMP && !(BEST_UNALIGNED & 2) // row m of A, and 4 columns from n of B, clamped
+#define BEST_CLAMPED 1
 #define BEST_ROW(m, M) min(m, (M) - 1)
 #define BEST_C4(n, N) min(n, (N) - 4)
 #else
+#define BEST_CLAMPED 0
 #define BEST_ROW(m, M) (m)
 #define BEST_C4(n, N) (n)
 #endif
@@ -77,21 +79,32 @@
 #error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
 #endif
 
-// Four floats from p, all inside their matrix: one 16-byte load, or four where the rows are not
-// 16-byte aligned (BEST_UNALIGNED).
-__device__ __forceinline__ float4 matmul_best_ld4(const float* p) {
-#if BEST_UNALIGNED
+// Four floats of A from p, all inside it: one 16-byte load, or four where A's rows are not
+// 16-byte aligned (BEST_UNALIGNED & 1); and whether A's rows allow the unchecked loads.
+__device__ __forceinline__ float4 matmul_best_lda(const float* p) {
+#if BEST_UNALIGNED & 1
     return make_float4(p[0], p[1], p[2], p[3]);
 #else
     return *reinterpret_cast<const float4*>(p);
 #endif
 }
+#if BEST_UNALIGNED & 1
+#define BEST_A_READY(a_vec) 1
+#else
+#define BEST_A_READY(a_vec) (a_vec)
+#endif
+#if BEST_UNALIGNED & 2
+#define BEST_B_READY(b_vec) 1
+#else
+#define BEST_B_READY(b_vec) (b_vec)
+#endif
 
 // Four floats of `row` (n floats) from column c on, unchecked (kernels_cl/matmul_best.cl).
 __device__ __forceinline__ float4 matmul_best_ldb(const float* row, int c, int n) {
     (void)n; // (BEST_C4 ignores it without BEST_CLAMP)
-#if BEST_UNALIGNED
-    return matmul_best_ld4(row + c);
+#if BEST_UNALIGNED & 2
+    const float* p = row + c;
+    return make_float4(p[0], p[1], p[2], p[3]);
 #else
     return *reinterpret_cast<const float4*>(row + BEST_C4(c, n));
 #endif
@@ -104,7 +117,7 @@ __device__ __forceinline__ void matmul_best_load(const float* A, const float* B,
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? matmul_best_ld4(A + BEST_ROW(m0 + r, M) * K + k0 + c)
+        pa[l] = BEST_FAST && inside ? matmul_best_lda(A + BEST_ROW(m0 + r, M) * K + k0 + c)
                                     : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
 #pragma unroll
@@ -170,7 +183,7 @@ __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BES
 
 extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     matmul_best(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                int M, int N, int K) {
+                int M, int N, int K, int Nc) {
     __shared__ __align__(16) float As[2][BEST_BK][BEST_BM + BEST_PAD];
     __shared__ __align__(16) float Bs[2][BEST_BK][BEST_BN];
     const int tx = threadIdx.x;
@@ -189,20 +202,19 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     // In a block inside C, every load is inside A and B except in the last tile of K when BK
     // does not divide it: those tiles load without checks, by float4 where rows are aligned. With
     // BEST_CLAMP every block is "inside" (kernels_cl/matmul_best.cl).
-    const bool inside = BEST_CLAMP && !BEST_UNALIGNED
-                            ? a_vec && b_vec && N >= 4
-                            : (BEST_UNALIGNED || (a_vec && b_vec)) && m0 + BEST_BM <= M &&
-                                  n0 + BEST_BN <= N;
+    const bool inside = BEST_CLAMPED ? BEST_A_READY(a_vec) && b_vec && N >= 4
+                                     : (BEST_A_READY(a_vec) && BEST_B_READY(b_vec)) &&
+                                           m0 + BEST_BM <= M && n0 + BEST_BN <= N;
     const int full_tiles = K / BEST_BK;
 #if BEST_SPLIT
     // Split K: block z takes its share of the K tiles and writes its partial product to the
-    // z-th M x N slice of C, which matmul_split_sum then adds up. (A build of its own: the
+    // z-th M x Nc slice of C, which matmul_split_sum then adds up. (A build of its own: the
     // offsets cost the unsplit kernel 6% on the H100.)
     const int all_tiles = (K + BEST_BK - 1) / BEST_BK;
     const int share = (all_tiles + gridDim.z - 1) / gridDim.z;
     const int t0 = blockIdx.z * share;
     const int tiles = max(0, min(all_tiles, t0 + share) - t0);
-    C += size_t(blockIdx.z) * size_t(M) * size_t(N);
+    C += size_t(blockIdx.z) * size_t(M) * size_t(Nc);
 #else
     const int t0 = 0;
     const int tiles = (K + BEST_BK - 1) / BEST_BK;
@@ -253,7 +265,7 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
             const int col = n0 + g * BEST_CSTEP + cbase;
             const float4 v = make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2],
                                          acc[i][g * 4 + 3]);
-            matmul_store4(C, row, col, M, N, b_vec, v);
+            matmul_store4(C, row, col, M, Nc, (Nc & 3) == 0, v);
         }
     }
 }

@@ -25,19 +25,20 @@ __device__ __forceinline__ void matmul_best_edge_load(const float* A, const floa
 
 extern "C" __global__ void __launch_bounds__(EDGE_NT)
     matmul_best_edge(const float* __restrict__ A, const float* __restrict__ B,
-                     float* __restrict__ C, int M, int N, int K, int Mi, int Ni) {
+                     float* __restrict__ C, int M, int N, int K, int Mi, int Ni,
+                     int Nc) {
     __shared__ float As[EDGE_BK][EDGE_T + 1]; // A's tile transposed, padded
     __shared__ float Bs[EDGE_BK][EDGE_T];
     const int tid = threadIdx.x;
     const int g = blockIdx.x;
-    const int right_cols = (N - Ni + EDGE_T - 1) / EDGE_T;
+    const int right_cols = (Nc - Ni + EDGE_T - 1) / EDGE_T;
     const int right = right_cols * ((M + EDGE_T - 1) / EDGE_T);
     const bool bottom = g >= right;
     const int cols_of_strip = bottom ? (Ni + EDGE_T - 1) / EDGE_T : right_cols;
     const int t = bottom ? g - right : g;
     const int m0 = (bottom ? Mi : 0) + (t / cols_of_strip) * EDGE_T;
     const int n0 = (bottom ? 0 : Ni) + (t % cols_of_strip) * EDGE_T;
-    const int n_end = bottom ? Ni : N;
+    const int n_end = bottom ? Ni : Nc;
     const int u = tid / 16, v = tid % 16;
     const int r = bottom ? u : v, c = bottom ? v : u;
     const bool busy = m0 + r < M && n0 + c < n_end;
@@ -75,17 +76,23 @@ extern "C" __global__ void __launch_bounds__(EDGE_NT)
         for (int j = 0; j < 2; ++j) {
             const int row = m0 + r + 16 * i, col = n0 + c + 16 * j;
             if (row < M && col < n_end)
-                C[row * N + col] = acc[i][j];
+                C[row * Nc + col] = acc[i][j];
         }
 }
 
-// dst (rows x cols) = src (src_rows x src_cols, rows src_pitch apart), zeros beyond src.
+// dst (rows x cols, cols a multiple of 4) = src (src_rows x src_cols), zeros beyond src: 4 pieces
+// of 4 floats a thread, a grid apart along the row (the host launches cols / 16 threads in x).
 extern "C" __global__ void matmul_best_copy(const float* __restrict__ src, float* __restrict__ dst,
-                                            int rows, int cols, int src_rows, int src_cols,
-                                            int src_pitch) {
-    const int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < cols)
-        for (int i = blockIdx.y; i < rows; i += gridDim.y)
-            dst[size_t(i) * size_t(cols) + j] =
-                i < src_rows && j < src_cols ? src[size_t(i) * size_t(src_pitch) + j] : 0.0f;
+                                            int rows, int cols, int src_rows, int src_cols) {
+    const int j = 4 * (blockIdx.x * blockDim.x + threadIdx.x), step = 4 * gridDim.x * blockDim.x;
+    for (int i = blockIdx.y; i < rows; i += gridDim.y) {
+        float4 v[4];
+#pragma unroll
+        for (int p = 0; p < 4; ++p)
+            v[p] = matmul_load4(src, i, j + p * step, src_rows, src_cols, (src_cols & 3) == 0);
+#pragma unroll
+        for (int p = 0; p < 4; ++p)
+            if (j + p * step < cols)
+                *reinterpret_cast<float4*>(dst + size_t(i) * size_t(cols) + j + p * step) = v[p];
+    }
 }

@@ -73,11 +73,12 @@ TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's Open
     other = info;
     other.kernel_language = duet::KernelLanguage::cuda; // its kernel's own defaults
     CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
-    // Rows not 16-byte aligned (B's N or A's K not a multiple of 4), on every device.
-    CHECK(duet::apps::best_defines(cfg, other, 4097, 4096) == D{{"BEST_UNALIGNED", "1"}});
+    // Rows not 16-byte aligned (1: A's, K not a multiple of 4; 2: B's, N not), on every device.
+    CHECK(duet::apps::best_defines(cfg, other, 4097, 4096) == D{{"BEST_UNALIGNED", "2"}});
     CHECK(duet::apps::best_defines(cfg, other, 4096, 4098) == D{{"BEST_UNALIGNED", "1"}});
+    CHECK(duet::apps::best_defines(cfg, other, 4099, 4098) == D{{"BEST_UNALIGNED", "3"}});
     CHECK(duet::apps::best_defines(cfg, info, 4095, 4096) ==
-          D{{"BEST_UNALIGNED", "1"}, {"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+          D{{"BEST_UNALIGNED", "2"}, {"BEST_WTX", "4"}, {"BEST_BK", "16"}});
     cfg.defines = {{"BEST_UNALIGNED", "0"}}; // the user's 0 compares with the checked loads
     CHECK(duet::apps::best_defines(cfg, other, 4097, 4097).empty());
 }
@@ -112,9 +113,11 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
         const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
         return std::tuple{p.splits, p.edge_rows, p.edge_cols};
     };
-    const auto aligned = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
-                             std::size_t K) {
-        return duet::apps::best_plan(cfg, info, M, N, K, 128, 256).align;
+    using Copies = std::tuple<bool, bool, std::size_t, std::size_t>; // copy_a, copy_b, n, k
+    const auto copies = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                            std::size_t K) {
+        const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
+        return Copies{p.copy_a, p.copy_b, p.n, p.k};
     };
     // Whole blocks: nothing to do. 4097^2 is 561 blocks in 5 waves of 132, or split in 3, 13
     // waves of 3 slices with partial products to add; its 33x16 blocks of whole columns are 4
@@ -147,25 +150,33 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     CHECK(plan(gpu, 4224, 4224, 4224) == std::tuple{std::size_t(3), false, false});
     cfg.defines = {{"BEST_EDGES", "1"}}; // the user's 1: every remainder, on any device
     CHECK(plan(cpu, 4000, 4096, 64) == std::tuple{std::size_t(1), true, false});
-    // Aligned copies where N or K is not a multiple of 4: in CUDA on GPUs from 2048^3 up, or
-    // when asked.
+    // Aligned copies where N or K is not a multiple of 4, on GPUs from 2048^3 up, or when
+    // asked: in OpenCL B only, in CUDA A too (and then B with Kp rows).
     cfg.defines.clear();
-    CHECK_FALSE(aligned(gpu, 4096, 4097, 4096)); // an OpenCL device
+    const auto plain = [&](std::size_t N, std::size_t K) { return Copies{false, false, N, K}; };
+    CHECK(copies(gpu, 4096, 4097, 4096) == Copies{false, true, 4100, 4096}); // OpenCL
+    CHECK(copies(gpu, 4096, 4096, 4097) == plain(4096, 4097));
+    CHECK(copies(gpu, 4097, 4097, 4097) == Copies{false, true, 4100, 4097});
     gpu.kernel_language = duet::KernelLanguage::cuda;
-    CHECK(aligned(gpu, 4096, 4097, 4096));
-    CHECK(aligned(gpu, 4096, 4096, 4097));
-    CHECK_FALSE(aligned(gpu, 4097, 4096, 4096)); // M's rows are C's and A's count: aligned
-    CHECK_FALSE(aligned(gpu, 1025, 1025, 1025));
-    CHECK_FALSE(aligned(cpu, 4097, 4097, 4097));
+    CHECK(copies(gpu, 4096, 4097, 4096) == Copies{false, true, 4100, 4096});
+    CHECK(copies(gpu, 4096, 4096, 4097) == Copies{true, true, 4096, 4100});
+    CHECK(copies(gpu, 4097, 4097, 4097) == Copies{true, true, 4100, 4100});
+    CHECK(copies(gpu, 4097, 4096, 4096) == plain(4096, 4096)); // M counts rows: aligned
+    CHECK(copies(gpu, 1025, 1025, 1025) == plain(1025, 1025));
+    CHECK(copies(cpu, 4097, 4097, 4097) == plain(4097, 4097));
     cfg.defines = {{"BEST_ALIGN", "1"}};
-    CHECK(aligned(cpu, 5, 7, 9));
-    CHECK_FALSE(aligned(cpu, 5, 8, 12)); // nothing to align
-    cfg.defines.clear(); // copies of over 2^31-1 elements (M x Np here): not by default,
-    CHECK_FALSE(aligned(gpu, 46340, 46341, 8));
+    CHECK(copies(cpu, 5, 7, 9) == Copies{true, true, 8, 12});
+    CHECK(copies(cpu, 5, 8, 12) == plain(8, 12)); // nothing to align
+    cfg.defines = {{"BEST_ALIGN", "2"}};
+    CHECK(copies(cpu, 5, 7, 9) == Copies{false, true, 8, 9});
+    CHECK(copies(cpu, 5, 8, 9) == plain(8, 9));
+    cfg.defines.clear(); // copies of over 2^31-1 elements (B's Kp x Np here): not by default,
+    CHECK(copies(gpu, 8, 46340, 46341) == plain(46340, 46341));
+    CHECK(copies(gpu, 8, 46340, 46337) == Copies{true, true, 46340, 46340}); // 46340^2 < 2^31
     cfg.defines = {{"BEST_ALIGN", "1"}}; // and a usage error when asked
-    CHECK_THROWS_AS(aligned(gpu, 46340, 46341, 8), duet::Error);
+    CHECK_THROWS_AS(copies(gpu, 8, 46340, 46341), duet::Error);
     cfg.defines = {{"BEST_ALIGN", "0"}};
-    CHECK_FALSE(aligned(gpu, 4097, 4097, 4097));
+    CHECK(copies(gpu, 4097, 4097, 4097) == plain(4097, 4097));
     // Clamped loads (BEST_CLAMP) where rows are aligned and best's blocks reach past C's edges.
     cfg.defines.clear();
     const auto clamp = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
@@ -176,10 +187,12 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     CHECK(clamp(cpu, 300, 520, 260));
     CHECK_FALSE(clamp(gpu, 4096, 4096, 4096));
     CHECK(clamp(gpu, 4097, 4097, 4097));       // aligned copies; the last row of blocks is partial
-    CHECK_FALSE(clamp(cpu, 4097, 4097, 4097)); // rows not aligned
-    CHECK_FALSE(clamp(gpu32, 4096, 4097, 4096)); // (OpenCL: no copies) rows not aligned
+    CHECK_FALSE(clamp(cpu, 4097, 4097, 4097)); // B's rows not aligned
+    CHECK_FALSE(clamp(cpu, 300, 521, 260));
+    CHECK(clamp(cpu, 300, 520, 261)); // A's rows by float: clamped all the same
     for (const duet::apps::Defines& bad :
-         {duet::apps::Defines{{"BEST_ALIGN", "yes"}}, duet::apps::Defines{{"BEST_EDGES", "2"}},
+         {duet::apps::Defines{{"BEST_ALIGN", "yes"}}, duet::apps::Defines{{"BEST_ALIGN", "3"}},
+          duet::apps::Defines{{"BEST_EDGES", "2"}},
           duet::apps::Defines{{"BEST_EDGES", "1"}, {"BEST_SPLITK", "2"}}}) {
         cfg.defines = bad;
         CHECK_THROWS_AS(plan(gpu, 4097, 4097, 4097), duet::Error);
@@ -188,10 +201,10 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
 
 TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {
     // Thin and wide remainders, no whole block at all, one row, one column; with and without
-    // aligned copies.
+    // aligned copies (131x255: B's copied rows of 256 are one whole block, C's of 255 are not).
     for (auto* dev : all_devices())
-        for (const char* size : {"131x259x37", "1x300x50", "300x1x70", "33x40x9"})
-            for (const char* align : {"0", "1"}) {
+        for (const char* size : {"131x259x37", "131x255x37", "1x300x250", "300x1x270", "33x40x9"})
+            for (const char* align : {"0", "1", "2"}) {
                 SUBCASE((dev->info().id() + " edges " + size + " align " + align).c_str()) {
                     const auto r =
                         run_best(*dev, size, {{"BEST_EDGES", "1"}, {"BEST_ALIGN", align}});
@@ -199,25 +212,33 @@ TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry
                     CHECK(r.pass);
                     CHECK(r.verified);
                     CHECK(r.note.find("by matmul_best_edge") != std::string::npos);
+                    // Every size has rows to align; with 2 only B's (N % 4 != 0) are copied.
+                    const std::string s = size;
+                    const bool b_unaligned = s.find("x259x") != std::string::npos ||
+                                             s.find("x255x") != std::string::npos ||
+                                             s.find("x1x") != std::string::npos;
                     CHECK((r.note.find("matmul_best_copy") != std::string::npos) ==
-                          (align[0] == '1'));
+                          (align[0] == '1' || (align[0] == '2' && b_unaligned)));
+                    CHECK((r.note.find("(A ") != std::string::npos) == (align[0] == '1'));
                 }
             }
 }
 
 TEST_CASE("apps: matmul best's blocks at C's edges with clamped loads get every entry right") {
-    // Aligned rows, blocks past C's last rows and columns (BEST_CLAMP from the plan), and the
-    // same with the checked loads.
+    // Aligned rows of B, blocks past C's last rows and columns (BEST_CLAMP from the plan), and
+    // the same with the checked loads; A's rows aligned, and by float (K = 21).
     for (auto* dev : all_devices())
-        for (const char* clamp : {"0", "1"}) {
-            SUBCASE((dev->info().id() + " clamp " + clamp).c_str()) {
-                const auto r =
-                    run_best(*dev, "132x260x20", {{"BEST_EDGES", "0"}, {"BEST_CLAMP", clamp}});
-                INFO(dev->label() << " max error " << r.max_error << " " << r.note);
-                CHECK(r.pass);
-                CHECK(r.verified);
+        for (const char* size : {"132x260x20", "132x260x21"})
+            for (const char* clamp : {"0", "1"}) {
+                SUBCASE((dev->info().id() + " " + size + " clamp " + clamp).c_str()) {
+                    const auto r =
+                        run_best(*dev, size,
+                                 {{"BEST_EDGES", "0"}, {"BEST_ALIGN", "0"}, {"BEST_CLAMP", clamp}});
+                    INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                    CHECK(r.pass);
+                    CHECK(r.verified);
+                }
             }
-        }
 }
 
 TEST_CASE("apps: a split of K beyond 64 slices is a usage error") {

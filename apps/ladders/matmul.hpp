@@ -18,24 +18,25 @@ const std::vector<Step>& matmul_steps();
 // in a language that reaches them), else why it is skipped ("is skipped on X: ...").
 std::string tf32_unsupported(const DeviceInfo& info);
 // best's defines beyond its kernel's defaults for this device and an N x K B, those the user has
-// not set: BEST_UNALIGNED where rows are not 16-byte aligned (N or K not a multiple of 4); on
-// NVIDIA's OpenCL, warp tiles and 16-deep tiles (the CUDA kernel's own defaults).
+// not set: BEST_UNALIGNED where rows are not 16-byte aligned (1: A's, K not a multiple of 4; 2:
+// B's, N not; 3: both); on NVIDIA's OpenCL, warp tiles and 16-deep tiles (the CUDA kernel's own
+// defaults).
 Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K);
 
-// How best covers C (matmul_best_plan.cpp). With `align` (N or K not a multiple of 4), on
-// copies of the operands with rows of whole 16 bytes: B as Kp x Np, A as M x Kp where K is not
-// aligned, C as M x Np where N is not (Np, Kp: N and K rounded up to 4, zeros beyond). Then its
-// bm x bn blocks over all of C in `splits` slices of K, or, with edge_rows or edge_cols, over C's
-// whole blocks in M or N only, matmul_best_edge taking the last M % bm rows or Np % bn columns.
-// --define BEST_SPLITK=S, BEST_EDGES=0|1 and BEST_ALIGN=0|1 choose (host macros, not the
-// kernel's); a usage Error for a bad value or for a split with edges. BEST_CLAMP is the kernel's:
-// the user's value stands.
+// How best covers C (matmul_best_plan.cpp). Where rows are not 16-byte aligned, on copies of
+// the operands with rows of whole 16 bytes (Np, Kp: N and K rounded up to 4, zeros beyond): with
+// copy_a A as M x Kp, and then B as Kp x Np; with copy_b alone B as K x Np. C is written in place.
+// Then its bm x bn blocks over all of C in `splits` slices of K, or, with edge_rows or edge_cols,
+// over C's whole blocks in M or N only, matmul_best_edge taking the last M % bm rows or N % bn
+// columns. --define BEST_SPLITK=S, BEST_EDGES=0|1 and BEST_ALIGN=0|1|2 (none, A and B, B only)
+// choose (host macros, not the kernel's); a usage Error for a bad value or for a split with
+// edges. BEST_CLAMP is the kernel's: the user's value stands.
 struct BestPlan {
-    std::size_t n = 0, k = 0; // the N and K best's kernels see: Np and Kp with `align`
+    std::size_t n = 0, k = 0; // the N and K best's kernels see: Np with copy_b, Kp with copy_a
     std::size_t splits = 1;
     bool edge_rows = false, edge_cols = false;
-    bool align = false;
-    bool clamp = false; // rows aligned and blocks at C's edges: best built with BEST_CLAMP
+    bool copy_a = false, copy_b = false; // copy_a: B is copied too
+    bool clamp = false; // B's rows aligned, blocks at C's edges: best built with BEST_CLAMP
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);
@@ -55,13 +56,13 @@ class BestLaunch {
 
   private:
     Event copy(const Buffer& src, Buffer& dst, std::size_t rows, std::size_t cols,
-               std::size_t src_rows, std::size_t src_cols, std::size_t src_pitch);
+               std::size_t src_rows, std::size_t src_cols);
     Queue& q_;
     Kernel& kernel_;
     std::array<std::size_t, 2> local_;
     std::size_t M_, N_, K_, splits_, Np_ = 0, Kp_ = 0, rows_ = 0, cols_ = 0, Mi_ = 0, Ni_ = 0;
     std::unique_ptr<Kernel> edge_, sum_, copy_;
-    std::unique_ptr<Buffer> partial_, ap_, bp_, cp_;
+    std::unique_ptr<Buffer> partial_, ap_, bp_;
 };
 
 } // namespace duet::apps

@@ -33,20 +33,23 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
     Kp_ = plan.k;
     rows_ = g.rows;
     cols_ = g.cols;
-    // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest.
+    // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest. (With
+    // copies, B's rows hold Np >= N floats; best's blocks then reach the same block columns by
+    // Ni = N, and plan.edge_cols says that Np is not a whole number of them either.)
     Mi_ = plan.edge_rows ? M / rows_ * rows_ : M;
-    Ni_ = plan.edge_cols ? Np_ / cols_ * cols_ : Np_;
-    if (Mi_ < M || Ni_ < Np_) {
+    Ni_ = plan.edge_cols ? N / cols_ * cols_ : N;
+    if (Mi_ < M || Ni_ < N) {
         // The deepest tiles of A and B whose local memory the device has (EDGE_BK floats deep:
         // 32 x 33 of A and 32 x 32 of B per float of depth), 128 at most.
+        const auto edge_bytes = [](std::size_t depth) { return depth * 65 * 4; };
         std::size_t depth = 128;
-        while (depth >= 16 && depth * 65 * 4 > dev.info().local_mem_bytes)
+        while (depth >= 16 && edge_bytes(depth) > dev.info().local_mem_bytes)
             depth /= 2;
         const bool user_depth = user_sets(cfg, {"EDGE_BK"});
         std::string misfit; // why the edge kernel cannot run here ("" when it can)
         if (!user_depth && depth < 16)
-            misfit = "needs 4160 bytes of local memory; " + dev.label() + " has " +
-                     std::to_string(dev.info().local_mem_bytes);
+            misfit = "needs " + std::to_string(edge_bytes(16)) + " bytes of local memory; " +
+                     dev.label() + " has " + std::to_string(dev.info().local_mem_bytes);
         if (misfit.empty()) {
             BuildOptions edge_opts = opts;
             if (!user_depth)
@@ -61,15 +64,14 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
                 throw Error::usage("matmul: BEST_EDGES=1: matmul_best_edge " + misfit);
             edge_.reset(); // best's blocks take the edges, as without the plan
             Mi_ = M;
-            Ni_ = Np_;
+            Ni_ = N;
         } else {
             note("C's last " + (Mi_ < M ? count_of(M - Mi_, "row") : std::string()) +
-                 (Mi_ < M && Ni_ < Np_ ? " and " : "") +
-                 (Ni_ < Np_ ? count_of(Np_ - Ni_, "column") : std::string()) +
-                 " by matmul_best_edge");
+                 (Mi_ < M && Ni_ < N ? " and " : "") +
+                 (Ni_ < N ? count_of(N - Ni_, "column") : std::string()) + " by matmul_best_edge");
         }
     }
-    if (plan.align) {
+    if (plan.copy_b) {
         copy_ = dev.load_kernel("matmul_best_copy", opts);
         // Poisoned (NaN), so that an element no copy writes shows in C; as the partial products
         // below, by poison(), whose host write Oclgrind does not take for uninitialised memory.
@@ -78,23 +80,19 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
             poison(q, *buf);
             return buf;
         };
-        if (Kp_ != K)
+        if (plan.copy_a)
             ap_ = poisoned(M * Kp_);
         bp_ = poisoned(Kp_ * Np_);
-        if (Np_ != N)
-            cp_ = poisoned(M * Np_);
         note(std::string("operands copied to rows of whole 16 bytes by matmul_best_copy (") +
-             (Kp_ != K ? "A " + std::to_string(M) + "x" + std::to_string(Kp_) + ", " : "") + "B " +
-             std::to_string(Kp_) + "x" + std::to_string(Np_) +
-             (Np_ != N ? ", C " + std::to_string(M) + "x" + std::to_string(Np_) : "") +
-             "; timed with it)");
+             (plan.copy_a ? "A " + std::to_string(M) + "x" + std::to_string(Kp_) + ", " : "") +
+             "B " + std::to_string(Kp_) + "x" + std::to_string(Np_) + "; timed with it)");
     }
     if (splits_ > 1) {
-        if (double(splits_) * double(M) * double(Np_) > double(INT32_MAX))
+        if (double(splits_) * double(M) * double(N) > double(INT32_MAX))
             throw Error::usage("matmul: " + std::to_string(splits_) + " slices of K need " +
                                "over 2^31 partial sums; use a smaller BEST_SPLITK");
         // Poisoned, as the reduction's partial sums: a slice left unwritten shows in C.
-        partial_ = dev.alloc<float>(splits_ * M * Np_);
+        partial_ = dev.alloc<float>(splits_ * M * N);
         poison(q, *partial_);
         sum_ = dev.load_kernel("matmul_split_sum", opts);
         note("K split in " + std::to_string(splits_) + " (matmul_split_sum adds them)");
@@ -102,51 +100,49 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
 }
 
 Event BestLaunch::copy(const Buffer& src, Buffer& dst, std::size_t rows, std::size_t cols,
-                       std::size_t src_rows, std::size_t src_cols, std::size_t src_pitch) {
-    // dst (rows x cols) from src (src_rows x src_cols, rows src_pitch apart), zeros beyond it;
+                       std::size_t src_rows, std::size_t src_cols) {
+    // dst (rows x cols, cols a multiple of 4) from src (src_rows x src_cols), zeros beyond it, 16
+    // floats a work-item (the kernel's columns: 16 per work-item of dimension 0 must cover them);
     // the rows in a grid-stride loop (CUDA's grid y stops at 65535).
     const Range range =
-        Range((cols + 255) / 256 * 256, std::min<std::size_t>(rows, 65535)).local(256, 1);
+        Range((cols + 16 * 256 - 1) / (16 * 256) * 256, std::min<std::size_t>(rows, 65535))
+            .local(256, 1);
     return q_.launch(*copy_, range, src, dst, as_int(rows), as_int(cols), as_int(src_rows),
-                     as_int(src_cols), as_int(src_pitch));
+                     as_int(src_cols));
 }
 
 std::pair<Event, Event> BestLaunch::operator()(const Buffer& a, const Buffer& b, Buffer& c) {
-    const int m = as_int(M_), n = as_int(Np_), k = as_int(Kp_);
+    // best and matmul_best_edge read B's rows of Np floats and write C's of N (Nc) in place.
+    const int m = as_int(M_), n = as_int(Np_), k = as_int(Kp_), nc = as_int(N_);
     std::vector<Event> events;
     const Buffer* A = &a;
     const Buffer* B = &b;
-    Buffer* C = &c;
     if (copy_) {
         if (ap_) {
-            events.push_back(copy(a, *ap_, M_, Kp_, M_, K_, K_));
+            events.push_back(copy(a, *ap_, M_, Kp_, M_, K_));
             A = ap_.get();
         }
-        events.push_back(copy(b, *bp_, Kp_, Np_, K_, N_, N_));
+        events.push_back(copy(b, *bp_, Kp_, Np_, K_, N_));
         B = bp_.get();
-        if (cp_)
-            C = cp_.get();
     }
     if (Mi_ > 0 && Ni_ > 0) {
         const Range range = Range((Ni_ + cols_ - 1) / cols_ * local_[0],
                                   (Mi_ + rows_ - 1) / rows_ * local_[1], splits_)
                                 .local(local_[0], local_[1], 1);
         if (splits_ == 1) {
-            events.push_back(q_.launch(kernel_, range, *A, *B, *C, m, n, k));
+            events.push_back(q_.launch(kernel_, range, *A, *B, c, m, n, k, nc));
         } else {
-            events.push_back(q_.launch(kernel_, range, *A, *B, *partial_, m, n, k));
-            const Range sum_range = Range((M_ * Np_ + 255) / 256 * 256).local(256);
+            events.push_back(q_.launch(kernel_, range, *A, *B, *partial_, m, n, k, nc));
+            const Range sum_range = Range((M_ * N_ + 255) / 256 * 256).local(256);
             events.push_back(
-                q_.launch(*sum_, sum_range, *partial_, *C, as_int(M_ * Np_), as_int(splits_)));
+                q_.launch(*sum_, sum_range, *partial_, c, as_int(M_ * N_), as_int(splits_)));
         }
     }
     if (edge_) {
-        const Range edge_range = Range(best_edge_tiles(M_, Np_, Mi_, Ni_) * 256).local(256);
+        const Range edge_range = Range(best_edge_tiles(M_, N_, Mi_, Ni_) * 256).local(256);
         events.push_back(
-            q_.launch(*edge_, edge_range, *A, *B, *C, m, n, k, as_int(Mi_), as_int(Ni_)));
+            q_.launch(*edge_, edge_range, *A, *B, c, m, n, k, as_int(Mi_), as_int(Ni_), nc));
     }
-    if (cp_) // C from the copy's rows of Np
-        events.push_back(copy(*cp_, c, M_, N_, M_, N_, Np_));
     return {events.front(), events.back()};
 }
 

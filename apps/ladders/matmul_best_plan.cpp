@@ -50,13 +50,14 @@ std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::s
 
 namespace {
 
-// A user's 0 or 1 for `name` (nullopt: not given); a usage Error naming `what` for anything else.
-std::optional<bool> user_flag(const RunConfig& cfg, const char* name, const char* what) {
+// A user's 0 .. most for `name` (nullopt: not given); a usage Error naming `what` for anything
+// else.
+std::optional<int> user_choice(const RunConfig& cfg, const char* name, int most, const char* what) {
     for (const auto& [n, value] : cfg.defines)
         if (n == name) {
-            if (value != "0" && value != "1")
+            if (value.size() != 1 || value[0] < '0' || value[0] > '0' + most)
                 throw Error::usage(std::string("matmul: ") + name + "=" + value + " is " + what);
-            return value == "1";
+            return value[0] - '0';
         }
     return std::nullopt;
 }
@@ -75,10 +76,10 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
                std::size_t K, std::size_t bm, std::size_t bn) {
     BestPlan plan;
     const std::size_t user_split = define_or(cfg, "matmul", "BEST_SPLITK", 0);
-    const auto user_edges = user_flag(cfg, "BEST_EDGES",
-                                      "0 (best's blocks cover C) or 1 (C's last rows and columns "
-                                      "that fill no block go to matmul_best_edge)");
-    const bool edges = user_edges.value_or(false);
+    const auto user_edges = user_choice(cfg, "BEST_EDGES", 1,
+                                        "0 (best's blocks cover C) or 1 (C's last rows and "
+                                        "columns that fill no block go to matmul_best_edge)");
+    const bool edges = user_edges.value_or(0) == 1;
     if (user_split > 64)
         throw Error::usage("matmul: BEST_SPLITK=" + std::to_string(user_split) +
                            " is over 64 slices");
@@ -134,38 +135,47 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn) {
-    // Aligned copies where rows are not, in CUDA on GPUs from 2048^3 up: the copies move 16
-    // bytes per element of A, B and C (about 4% of 4097^3 on the H100), where best's float loads
-    // took 3% longer than the copies and best on them at 4096x4097x4096. NVIDIA's OpenCL ran best's
-    // float loads as fast as its 16-byte ones: the copies only cost (docs/PERFORMANCE-SGEMM.md).
-    const auto user_align = user_flag(cfg, "BEST_ALIGN",
-                                      "0 (best reads the operands as they are) or 1 (copies "
-                                      "with rows of whole 16 bytes)");
+    // Aligned copies where rows are not, on GPUs from 2048^3 up: best reads rows by float where
+    // they are not 16-byte aligned, and on the H100 that took longer than copies to rows of whole
+    // 16 bytes (each under 2% of 4097^3) and best on them. In CUDA every unaligned operand is
+    // copied (A to M x Kp, and then B to Kp x Np); in OpenCL only B, where N % 4 != 0: NVIDIA's
+    // float loads of A cost less than A's copy (docs/PERFORMANCE-SGEMM.md; other GPUs unmeasured).
+    const auto user_align =
+        user_choice(cfg, "BEST_ALIGN", 2,
+                    "0 (best reads the operands as they are), 1 (copies of A and B with rows of "
+                    "whole 16 bytes where theirs are not) or 2 (of B only)");
     const std::size_t Np = (N + 3) / 4 * 4, Kp = (K + 3) / 4 * 4;
-    const double copies = // the most elements of one copy: the kernels index with int
-        std::max({double(M) * double(Kp), double(Kp) * double(Np), double(M) * double(Np)});
-    const bool align =
-        (N % 4 != 0 || K % 4 != 0) &&
-        user_align.value_or(is_gpu(info) && kernel_language(info) == KernelLanguage::cuda &&
-                            double(M) * double(N) * double(K) >= 8589934592.0 &&
-                            copies <= double(INT32_MAX));
-    if (align && copies > double(INT32_MAX))
-        throw Error::usage("matmul: BEST_ALIGN's copies for " + std::to_string(M) + "x" +
-                           std::to_string(N) + "x" + std::to_string(K) +
-                           " would hold over 2^31-1 elements (the kernels index with int); use "
-                           "BEST_ALIGN=0");
-    if (align) { // the rest of the plan is for the copies' sizes
-        N = Np;
-        K = Kp;
+    const auto copies_for = [&](int mode, bool& copy_a, bool& copy_b) {
+        copy_a = mode == 1 && K % 4 != 0;
+        copy_b = mode >= 1 && (N % 4 != 0 || copy_a);
+        // the most elements of one copy: the kernels index with int
+        return std::max(copy_a ? double(M) * double(Kp) : 0.0,
+                        copy_b ? double(copy_a ? Kp : K) * double(Np) : 0.0);
+    };
+    int mode = 0;
+    if (is_gpu(info) && double(M) * double(N) * double(K) >= 8589934592.0)
+        mode = kernel_language(info) == KernelLanguage::cuda ? 1 : 2;
+    bool copy_a = false, copy_b = false;
+    if (copies_for(user_align.value_or(mode), copy_a, copy_b) > double(INT32_MAX)) {
+        if (user_align)
+            throw Error::usage("matmul: BEST_ALIGN's copies for " + std::to_string(M) + "x" +
+                               std::to_string(N) + "x" + std::to_string(K) +
+                               " would hold over 2^31-1 elements (the kernels index with int); "
+                               "use BEST_ALIGN=0");
+        copy_a = copy_b = false;
     }
+    // The rest of the plan is for the copies' sizes.
+    N = copy_b ? Np : N;
+    K = copy_a ? Kp : K;
     BestPlan plan = cover(cfg, info, M, N, K, bm, bn);
     plan.n = N;
     plan.k = K;
-    plan.align = align;
-    // Clamped loads (BEST_CLAMP) where rows are aligned and best's launch has blocks at C's
+    plan.copy_a = copy_a;
+    plan.copy_b = copy_b;
+    // Clamped loads (BEST_CLAMP) where B's rows are aligned and best's launch has blocks at C's
     // edges: in M where the edges do not take the last rows, in N likewise.
-    plan.clamp = N % 4 == 0 && K % 4 == 0 &&
-                 ((!plan.edge_rows && M % bm != 0) || (!plan.edge_cols && N % bn != 0));
+    plan.clamp =
+        N % 4 == 0 && ((!plan.edge_rows && M % bm != 0) || (!plan.edge_cols && N % bn != 0));
     return plan;
 }
 

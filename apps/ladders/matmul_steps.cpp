@@ -319,8 +319,8 @@ ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
 // (sub-group assumptions, a device it refuses), shapes (the rule above), tuning (TuneSpace).
 Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K) {
     Defines want;
-    if (N % 4 != 0 || K % 4 != 0)
-        want.emplace_back("BEST_UNALIGNED", "1");
+    if (N % 4 != 0 || K % 4 != 0) // A's rows, B's, or both
+        want.emplace_back("BEST_UNALIGNED", std::to_string((K % 4 != 0) + 2 * (N % 4 != 0)));
     if (best_nv_opencl(info)) {
         want.emplace_back("BEST_WTX", "4");
         want.emplace_back("BEST_BK", "16");
