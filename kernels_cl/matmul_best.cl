@@ -132,6 +132,23 @@ float4 matmul_best_ldb(__global const float* row, const int c, const int n) {
 #error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
 #endif
 
+// NVIDIA's OpenCL compiler (its NVVM 7) moved one of the hot loop's six 16-byte loads of the next
+// tiles below the tile's 2048 multiply-adds, next to its store into local memory, so that load's
+// latency showed once per tile: the same PTX otherwise, run through CUDA, gave 46.9 TFLOP/s
+// against NVRTC's 49.1 (docs/PERFORMANCE-SGEMM.md). An empty asm statement that takes the loaded
+// values keeps every load above the arithmetic; it emits no instruction. Other compilers: none
+// (-DDUET_NO_NV_KEEP leaves it out on NVIDIA's too, to measure it).
+#if defined(cl_nv_pragma_unroll) && !defined(DUET_NO_NV_KEEP)
+void matmul_best_keep(float4* v) {
+    float x = v->x, y = v->y, z = v->z, w = v->w;
+    __asm__ __volatile__("" : "+f"(x), "+f"(y), "+f"(z), "+f"(w));
+    *v = (float4)(x, y, z, w);
+}
+#define BEST_KEEP(v) matmul_best_keep(&(v))
+#else
+#define BEST_KEEP(v)
+#endif
+
 // Issues the global loads of the tile at k0 into registers (`inside`: no bounds checks needed).
 void matmul_best_load(__global const float* A, __global const float* B, const int M, const int N,
                       const int K, const int m0, const int n0, const int k0, const int tid,
@@ -149,6 +166,10 @@ void matmul_best_load(__global const float* A, __global const float* B, const in
         pb[l] = BEST_FAST && inside ? matmul_best_ldb(B + (k0 + r) * N, n0 + c, N)
                                     : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
+    for (int l = 0; l < BEST_LA; ++l)
+        BEST_KEEP(pa[l]);
+    for (int l = 0; l < BEST_LB; ++l)
+        BEST_KEEP(pb[l]);
 }
 
 

@@ -137,9 +137,9 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
                    std::size_t K, std::size_t bm, std::size_t bn) {
     // Aligned copies where rows are not, on GPUs from 2048^3 up: best reads rows by float where
     // they are not 16-byte aligned, and on the H100 that took longer than copies to rows of whole
-    // 16 bytes (each under 2% of 4097^3) and best on them. In CUDA every unaligned operand is
-    // copied (A to M x Kp, and then B to Kp x Np); in OpenCL only B, where N % 4 != 0: NVIDIA's
-    // float loads of A cost less than A's copy (docs/PERFORMANCE-SGEMM.md; other GPUs unmeasured).
+    // 16 bytes (each under 2% of 4097^3) and best on them, in CUDA and in NVIDIA's OpenCL alike
+    // (docs/PERFORMANCE-SGEMM.md; other GPUs unmeasured). So every unaligned operand is copied:
+    // A to M x Kp, and then B to Kp x Np. BEST_ALIGN=2 copies only B (where N % 4 != 0).
     const auto user_align =
         user_choice(cfg, "BEST_ALIGN", 2,
                     "0 (best reads the operands as they are), 1 (copies of A and B with rows of "
@@ -152,9 +152,7 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
         return std::max(copy_a ? double(M) * double(Kp) : 0.0,
                         copy_b ? double(copy_a ? Kp : K) * double(Np) : 0.0);
     };
-    int mode = 0;
-    if (is_gpu(info) && double(M) * double(N) * double(K) >= 8589934592.0)
-        mode = kernel_language(info) == KernelLanguage::cuda ? 1 : 2;
+    const int mode = is_gpu(info) && double(M) * double(N) * double(K) >= 8589934592.0 ? 1 : 0;
     bool copy_a = false, copy_b = false;
     if (copies_for(user_align.value_or(mode), copy_a, copy_b) > double(INT32_MAX)) {
         if (user_align)
