@@ -79,11 +79,16 @@
 #error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
 #endif
 
+// Four floats from p by float, for rows not 16-byte aligned (OpenCL's vload4).
+__device__ __forceinline__ float4 matmul_best_floats4(const float* p) {
+    return make_float4(p[0], p[1], p[2], p[3]);
+}
+
 // Four floats of A from p, all inside it: one 16-byte load, or four where A's rows are not
 // 16-byte aligned (BEST_UNALIGNED & 1); and whether A's rows allow the unchecked loads.
 __device__ __forceinline__ float4 matmul_best_lda(const float* p) {
 #if BEST_UNALIGNED & 1
-    return make_float4(p[0], p[1], p[2], p[3]);
+    return matmul_best_floats4(p);
 #else
     return *reinterpret_cast<const float4*>(p);
 #endif
@@ -103,8 +108,7 @@ __device__ __forceinline__ float4 matmul_best_lda(const float* p) {
 __device__ __forceinline__ float4 matmul_best_ldb(const float* row, int c, int n) {
     (void)n; // (BEST_C4 ignores it without BEST_CLAMP)
 #if BEST_UNALIGNED & 2
-    const float* p = row + c;
-    return make_float4(p[0], p[1], p[2], p[3]);
+    return matmul_best_floats4(row + c);
 #else
     return *reinterpret_cast<const float4*>(row + BEST_C4(c, n));
 #endif

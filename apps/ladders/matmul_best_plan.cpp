@@ -145,16 +145,14 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
                     "0 (best reads the operands as they are), 1 (copies of A and B with rows of "
                     "whole 16 bytes where theirs are not) or 2 (of B only)");
     const std::size_t Np = (N + 3) / 4 * 4, Kp = (K + 3) / 4 * 4;
-    const auto copies_for = [&](int mode, bool& copy_a, bool& copy_b) {
-        copy_a = mode == 1 && K % 4 != 0;
-        copy_b = mode >= 1 && (N % 4 != 0 || copy_a);
-        // the most elements of one copy: the kernels index with int
-        return std::max(copy_a ? double(M) * double(Kp) : 0.0,
-                        copy_b ? double(copy_a ? Kp : K) * double(Np) : 0.0);
-    };
-    const int mode = is_gpu(info) && double(M) * double(N) * double(K) >= 8589934592.0 ? 1 : 0;
-    bool copy_a = false, copy_b = false;
-    if (copies_for(user_align.value_or(mode), copy_a, copy_b) > double(INT32_MAX)) {
+    const int mode = user_align.value_or(
+        is_gpu(info) && double(M) * double(N) * double(K) >= 8589934592.0 ? 1 : 0);
+    bool copy_a = mode == 1 && K % 4 != 0;
+    bool copy_b = mode >= 1 && (N % 4 != 0 || copy_a);
+    const double copies = // the most elements of one copy: the kernels index with int
+        std::max(copy_a ? double(M) * double(Kp) : 0.0,
+                 copy_b ? double(copy_a ? Kp : K) * double(Np) : 0.0);
+    if (copies > double(INT32_MAX)) {
         if (user_align)
             throw Error::usage("matmul: BEST_ALIGN's copies for " + std::to_string(M) + "x" +
                                std::to_string(N) + "x" + std::to_string(K) +
