@@ -4,6 +4,7 @@
 // under Oclgrind.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -196,6 +197,90 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
         cfg.defines = bad;
         CHECK_THROWS_AS(plan(gpu, 4097, 4097, 4097), duet::Error);
     }
+}
+
+TEST_CASE("apps: matmul best spreads its blocks over the compute units where kernels take PTX") {
+    duet::DeviceInfo gpu; // an H100 as the plan sees it: 132 compute units, kernels in PTX
+    gpu.device_type = duet::DeviceType::gpu;
+    gpu.compute_units = 132;
+    gpu.max_work_group_size = 1024;
+    gpu.caps.inline_asm = true;
+    duet::apps::RunConfig cfg;
+    using Plan = std::tuple<bool, std::size_t, bool, bool>; // stream, splits, edge_cols, sum
+    const auto plan = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
+        return Plan{p.stream, p.splits, p.edge_cols, p.stream_sum};
+    };
+    // 4224^2: 561 blocks, 4.25 waves of 132 run as 5; spread, 4.25 block times of its own (5%
+    // longer than best's) and its pieces. 5120^2: 800 blocks, 6.06 waves; spread rather than split.
+    CHECK(plan(gpu, 4224, 4224, 4224) == Plan{true, 1, false, false});
+    CHECK(plan(gpu, 5120, 5120, 5120) == Plan{true, 1, false, false});
+    // Not where a wave is nearly full: 4096^2's 512 blocks (3.88 waves), 8192^2's 2048 (15.5),
+    // 4224 x 4096's 528 (4); 4097^2: 33x16 whole waves and the edge column.
+    CHECK(plan(gpu, 4096, 4096, 4096) == Plan{false, 1, false, false});
+    CHECK(plan(gpu, 8192, 8192, 8192) == Plan{false, 1, false, false});
+    CHECK(plan(gpu, 4224, 4096, 4096) == Plan{false, 1, false, false});
+    CHECK(plan(gpu, 4097, 4097, 4097) == Plan{false, 1, true, false});
+    CHECK(plan(gpu, 128, 256, 64) == Plan{false, 1, false, false}); // one block: nothing to spread
+    CHECK(duet::apps::best_plan(cfg, gpu, 4224, 4224, 4224, 128, 256).groups == 132);
+    auto other = gpu; // a GPU whose kernels take no PTX: its fence is not known to reach others
+    other.caps.inline_asm = false;
+    CHECK(plan(other, 4224, 4224, 4224) == Plan{false, 1, true, true}); // the edge column
+    cfg.defines = {{"BEST_STREAM", "1"}, {"BEST_GROUPS", "7"}};         // the user's, on any device
+    auto cpu = other;
+    cpu.device_type = duet::DeviceType::cpu;
+    CHECK(plan(cpu, 300, 300, 300) == Plan{true, 1, false, true});
+    CHECK(duet::apps::best_plan(cfg, cpu, 300, 300, 300, 128, 256).groups == 7);
+    CHECK(plan(other, 4224, 4096, 4096) == Plan{true, 1, false, true});
+    cfg.defines = {{"BEST_STREAM", "1"}, {"BEST_STREAM_SUM", "0"}};
+    CHECK(plan(other, 4096, 4096, 4096) == Plan{true, 1, false, false});
+    cfg.defines = {{"BEST_STREAM", "0"}}; // 4224^2 in waves: the edge column
+    CHECK(plan(gpu, 4224, 4224, 4224) == Plan{false, 1, true, false});
+    for (const duet::apps::Defines& bad :
+         {duet::apps::Defines{{"BEST_STREAM", "2"}}, duet::apps::Defines{{"BEST_GROUPS", "4"}},
+          duet::apps::Defines{{"BEST_STREAM", "1"}, {"BEST_GROUPS", "0"}},
+          duet::apps::Defines{{"BEST_STREAM", "1"}, {"BEST_SPLITK", "2"}},
+          duet::apps::Defines{{"BEST_STREAM_SUM", "yes"}}}) {
+        cfg.defines = bad;
+        CHECK_THROWS_AS(plan(gpu, 4096, 4096, 4096), duet::Error);
+    }
+}
+
+TEST_CASE("apps: matmul best spread over the compute units gets every entry right") {
+    // Small blocks (32x64) so that Oclgrind runs it: 70x130 is 3x3 blocks, K 45 six tiles of 8
+    // (A's rows read by float). 2 groups take 4 blocks each and cut the last in K; 4 take one
+    // round and cut the rest; 7 cut most; 9, one each. Its pieces added by its own launch, and
+    // (not under Oclgrind, which takes the groups' counting for a race) by the second group to
+    // finish each; with the edge kernel beside it (70x131: 2x2 blocks, at most 4 groups).
+    for (auto* dev : all_devices())
+        for (const char* groups : {"2", "4", "7", "9"})
+            for (const char* sum : {"0", "1"})
+                for (const char* size : {"70x130x45", "70x131x45"}) {
+                    if (sum[0] == '0' && duet_test::under_oclgrind())
+                        continue;
+                    const bool edges = std::string(size) == "70x131x45";
+                    SUBCASE((dev->info().id() + " " + size + " groups " + groups + " sum " + sum)
+                                .c_str()) {
+                        const auto r = run_best(*dev, size,
+                                                {{"BEST_STREAM", "1"},
+                                                 {"BEST_GROUPS", groups},
+                                                 {"BEST_STREAM_SUM", sum},
+                                                 {"BEST_EDGES", edges ? "1" : "0"},
+                                                 {"BEST_ALIGN", "0"},
+                                                 {"BEST_BM", "32"},
+                                                 {"BEST_BN", "64"}});
+                        INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                        CHECK(r.pass);
+                        CHECK(r.verified);
+                        const int most = std::min(std::stoi(groups), edges ? 4 : 9);
+                        CHECK(r.note.find("spread over " + std::to_string(most) + " group") !=
+                              std::string::npos);
+                        CHECK((r.note.find("matmul_best_stream_sum") != std::string::npos) ==
+                              (sum[0] == '1'));
+                        CHECK((r.note.find("by matmul_best_edge") != std::string::npos) == edges);
+                    }
+                }
 }
 
 TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {

@@ -191,7 +191,7 @@ class Matmul final : public App {
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
         for (const auto& d : cfg.defines) // best's plan (matmul.hpp): the host's, not the kernel's
-            if (d.first != "BEST_SPLITK" && d.first != "BEST_EDGES" && d.first != "BEST_ALIGN")
+            if (!best_host_define(d.first))
                 opts.defines.push_back(d);
         // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory,
         // on any device; it checks the kernel's fragment arithmetic, not tensor cores.

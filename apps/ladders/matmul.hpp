@@ -28,18 +28,26 @@ Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N
 // copy_a A as M x Kp, and then B as Kp x Np; with copy_b alone B as K x Np. C is written in place.
 // Then its bm x bn blocks over all of C in `splits` slices of K, or, with edge_rows or edge_cols,
 // over C's whole blocks in M or N only, matmul_best_edge taking the last M % bm rows or N % bn
-// columns. --define BEST_SPLITK=S, BEST_EDGES=0|1 and BEST_ALIGN=0|1|2 (none, A and B, B only)
-// choose (host macros, not the kernel's); a usage Error for a bad value or for a split with
-// edges. BEST_CLAMP is the kernel's: the user's value stands.
+// columns. With `stream`, matmul_best_stream takes best's blocks instead, spread evenly over
+// `groups` groups (stream-K, kernels_cl/matmul_best_stream.cl). --define BEST_SPLITK=S,
+// BEST_EDGES=0|1, BEST_STREAM=0|1, BEST_GROUPS=G, BEST_STREAM_SUM=0|1 and BEST_ALIGN=0|1|2 (none,
+// A and B, B only)
+// choose (host macros, not the kernel's: best_host_define); a usage Error for a bad value or for
+// a split with edges or stream-K. BEST_CLAMP is the kernel's: the user's value stands.
 struct BestPlan {
     std::size_t n = 0, k = 0; // the N and K best's kernels see: Np with copy_b, Kp with copy_a
     std::size_t splits = 1;
+    bool stream = false;     // matmul_best_stream over best's blocks
+    std::size_t groups = 0;  // its groups (at most the blocks): one per compute unit by default
+    bool stream_sum = false; // its pieces added by matmul_best_stream_sum, a launch of its own
     bool edge_rows = false, edge_cols = false;
     bool copy_a = false, copy_b = false; // copy_a: B is copied too
     bool clamp = false; // B's rows aligned, blocks at C's edges: best built with BEST_CLAMP
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);
+// Whether `name` is one of best_plan's defines (the host's, never passed to a kernel).
+bool best_host_define(const std::string& name);
 // matmul_best_edge's work-groups for C's rows [Mi, M) and columns [Ni, N) (its 32x32 tiles).
 std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::size_t Ni);
 
@@ -61,8 +69,9 @@ class BestLaunch {
     Kernel& kernel_;
     std::array<std::size_t, 2> local_;
     std::size_t M_, N_, K_, splits_, Np_ = 0, Kp_ = 0, rows_ = 0, cols_ = 0, Mi_ = 0, Ni_ = 0;
-    std::unique_ptr<Kernel> edge_, sum_, copy_;
-    std::unique_ptr<Buffer> partial_, ap_, bp_;
+    std::size_t groups_ = 0; // matmul_best_stream's groups (0: best's kernel in waves)
+    std::unique_ptr<Kernel> edge_, sum_, copy_, stream_, stream_sum_;
+    std::unique_ptr<Buffer> partial_, ap_, bp_, pieces_, counts_;
 };
 
 } // namespace duet::apps

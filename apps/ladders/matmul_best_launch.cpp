@@ -1,6 +1,7 @@
 // The launches of matmul's `best` step for one problem, as its plan (matmul_best_plan.cpp) says:
-// best's kernel over C or over C's whole blocks, a split of K and matmul_split_sum, the thin
-// edges by matmul_best_edge, and aligned copies of unaligned operands by matmul_best_copy
+// best's kernel over C or over C's whole blocks, in waves or spread over the compute units by
+// matmul_best_stream (kernels_cl/matmul_best_stream.cl), a split of K and matmul_split_sum, the
+// thin edges by matmul_best_edge, and aligned copies of unaligned operands by matmul_best_copy
 // (kernels_cl/matmul_best_odd.cl).
 #include <algorithm>
 #include <cstdint>
@@ -71,6 +72,41 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
                  (Ni_ < N ? count_of(N - Ni_, "column") : std::string()) + " by matmul_best_edge");
         }
     }
+    const std::size_t tiles = ((Mi_ + rows_ - 1) / rows_) * ((Ni_ + cols_ - 1) / cols_);
+    if (plan.stream && tiles > 0) {
+        // The same blocks and build as best's (its shape's defines), spread over the groups.
+        BuildOptions stream_opts = opts;
+        for (const auto& d : g.defines)
+            if (std::find(opts.defines.begin(), opts.defines.end(), d) == opts.defines.end())
+                stream_opts.defines.push_back(d);
+        stream_opts.defines.emplace_back("BEST_STREAM_INLINE", plan.stream_sum ? "0" : "1");
+        stream_ = dev.load_kernel("matmul_best_stream", stream_opts);
+        if (plan.stream_sum)
+            stream_sum_ = dev.load_kernel("matmul_best_stream_sum", stream_opts);
+        if (stream_->max_work_group_size() < local_[0] * local_[1]) {
+            const std::string why = "matmul_best_stream allows " +
+                                    std::to_string(stream_->max_work_group_size()) +
+                                    " work-items a group on " + dev.label() + ", best's block " +
+                                    std::to_string(local_[0] * local_[1]);
+            if (user_sets(cfg, {"BEST_STREAM"}))
+                throw Error::usage("matmul: BEST_STREAM=1: " + why);
+            note(why + ": best's blocks in waves");
+            stream_.reset();
+            stream_sum_.reset();
+        } else {
+            groups_ = std::min(plan.groups, tiles);
+            // Two pieces of a block of C per group, poisoned (NaN) as the partial products
+            // below: a piece read before it was written shows in C. The counts start at 0 and
+            // every launch leaves them so.
+            pieces_ = dev.alloc<float>(2 * groups_ * rows_ * cols_);
+            poison(q, *pieces_);
+            counts_ = dev.alloc<int>(groups_);
+            q.write(*counts_, std::vector<int>(groups_, 0));
+            note("stream-K: " + count_of(tiles, "block") + " of C spread over " +
+                 count_of(groups_, "group") + " by matmul_best_stream" +
+                 (stream_sum_ ? ", its pieces added by matmul_best_stream_sum" : ""));
+        }
+    }
     if (plan.copy_b) {
         copy_ = dev.load_kernel("matmul_best_copy", opts);
         // Poisoned (NaN), so that an element no copy writes shows in C; as the partial products
@@ -129,7 +165,18 @@ std::pair<Event, Event> BestLaunch::operator()(const Buffer& a, const Buffer& b,
         const Range range = Range((Ni_ + cols_ - 1) / cols_ * local_[0],
                                   (Mi_ + rows_ - 1) / rows_ * local_[1], splits_)
                                 .local(local_[0], local_[1], 1);
-        if (splits_ == 1) {
+        if (stream_) {
+            const Range groups = Range(groups_ * local_[0], local_[1]).local(local_[0], local_[1]);
+            const int tm = as_int((Mi_ + rows_ - 1) / rows_),
+                      tn = as_int((Ni_ + cols_ - 1) / cols_);
+            events.push_back(
+                q_.launch(*stream_, groups, *A, *B, c, m, n, k, nc, tm, tn, *pieces_, *counts_));
+            if (stream_sum_ && groups_ > 1) // group g adds the pieces where g's share ends
+                events.push_back(q_.launch(
+                    *stream_sum_,
+                    Range((groups_ - 1) * local_[0], local_[1]).local(local_[0], local_[1]),
+                    *pieces_, c, m, k, nc, tm, tn, as_int(groups_)));
+        } else if (splits_ == 1) {
             events.push_back(q_.launch(kernel_, range, *A, *B, c, m, n, k, nc));
         } else {
             events.push_back(q_.launch(kernel_, range, *A, *B, *partial_, m, n, k, nc));

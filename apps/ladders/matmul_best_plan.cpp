@@ -1,8 +1,9 @@
 // How matmul's `best` step covers C on a device: its blocks over all of C, or over a split of K
 // (grid z; matmul_split_sum adds the slices), or its blocks over the whole blocks of C only and
 // matmul_best_edge over the thin strips left; on copies of the operands with aligned rows where
-// theirs are not (kernels_cl/matmul_best_odd.cl). The choice of blocks is a model of waves of
-// blocks on the device's compute units, in units of one block's time.
+// theirs are not (kernels_cl/matmul_best_odd.cl); best's blocks in waves, or spread over the
+// compute units by matmul_best_stream (stream-K). The choice is a model of waves of blocks on
+// the device's compute units, in units of one block's time.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -41,6 +42,30 @@ double split_time(double blocks, double cu, double s, double K) {
     return ceil_div(blocks * s, cu) / s * (1 + cost);
 }
 
+// matmul_best_stream over best's blocks: each group computes a block of C in 1 / stream_speed of
+// best's time, and its pieces (at most two per group: a restart of the tiles' pipeline, a block
+// written to and read from memory) cost stream_cost block times more. On the H100 (2026-11-26,
+// docs/PERFORMANCE-SGEMM.md) 4224 x 4096 (528 blocks, four per group, no pieces) took 2.947 ms
+// against best's 2.811 ms in CUDA and 2.947 against 2.771 in NVIDIA's OpenCL: the same loop,
+// scheduled apart by the compilers (ncu: 4.6% more cycles, "wait" stalls 0.03 -> 0.12 per
+// issue). So it pays only where a wave is far from full: 4224^2, 561 blocks in 4.25 waves, ran
+// 3% faster spread; 4096^2 (3.88 waves) 3-6% slower.
+constexpr double stream_speed = 0.95, stream_cost = 0.03;
+
+// best over `blocks` blocks of C on `cu` compute units: its time in block times, and whether
+// matmul_best_stream gives it (`may`: the device may run it; `forced`: the user's BEST_STREAM=1).
+struct MainTime {
+    double time;
+    bool stream;
+};
+MainTime main_time(double blocks, double cu, bool may, bool forced) {
+    const double waves = ceil_div(blocks, cu);
+    const double spread = blocks / cu / stream_speed + stream_cost;
+    if (forced || (may && blocks > cu && spread < waves))
+        return {std::min(waves, spread), true};
+    return {waves, false};
+}
+
 } // namespace
 
 std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::size_t Ni) {
@@ -62,16 +87,21 @@ std::optional<int> user_choice(const RunConfig& cfg, const char* name, int most,
     return std::nullopt;
 }
 
-// The split of K or the edges, for an M x N x K problem in blocks of bm x bn. Without a user's
-// BEST_SPLITK or BEST_EDGES, a GPU gets the cheapest of:
-//  - best over all of C, K split in s = 1..4 where that fills the last wave (a split must win by
-//    3%, and needs K >= 2048 so each slice keeps 512+ of K): with one block of 128x256 per SM (the
-//    default tile's registers allow no more), C of 4097^2 is 561 blocks, 4.25 waves of 132 on an
-//    H100, run as 5; split in 3 it is 1683 blocks, 13 waves, with partial products to add.
-//  - best over C's whole blocks in M, in N or both, and matmul_best_edge over the rest: 4097^2's
-//    33x16 blocks of whole columns are 4 full waves (its last row of blocks computes one row of C
-//    in time paid anyway), and the last column 129 edge tiles of 32x32.
-// Elsewhere (CPUs, small tiles) best covers C in one launch.
+// The split of K, stream-K or the edges, for an M x N x K problem in blocks of bm x bn. Without
+// a user's BEST_SPLITK, BEST_STREAM or BEST_EDGES, a GPU gets the cheapest of:
+//  - best over all of C in waves, K split in s = 1..4 where that fills the last wave (a split
+//    must win by 3%, and needs K >= 2048 so each slice keeps 512+ of K): with one block of
+//    128x256 per SM (the default tile's registers allow no more), C of 4097^2 is 561 blocks,
+//    4.25 waves of 132 on an H100, run as 5; split in 3 it is 1683 blocks, 13 waves, with partial
+//    products to add.
+//  - the same blocks spread evenly over the compute units by matmul_best_stream, where its
+//    kernel's fence reaches other groups (CUDA and NVIDIA's OpenCL): 4224^2's 561 blocks in 4.25
+//    block times and what its pieces and its slower loop cost (stream_speed), not 5.
+//  - best over C's whole blocks in M, in N or both (in waves or spread), and matmul_best_edge over
+//    the rest: 4097^2's 33x16 blocks of whole columns are 4 full waves (its last row of blocks
+//    computes one row of C in time paid anyway), and the last column 129 edge tiles of 32x32.
+// Elsewhere (CPUs, small tiles) best covers C in one launch, spread only at the user's
+// BEST_STREAM=1 (over BEST_GROUPS groups, one per compute unit by default).
 BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                std::size_t K, std::size_t bm, std::size_t bn) {
     BestPlan plan;
@@ -79,13 +109,31 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     const auto user_edges = user_choice(cfg, "BEST_EDGES", 1,
                                         "0 (best's blocks cover C) or 1 (C's last rows and "
                                         "columns that fill no block go to matmul_best_edge)");
-    const bool edges = user_edges.value_or(0) == 1;
+    const auto user_stream = user_choice(cfg, "BEST_STREAM", 1,
+                                         "0 (best's blocks in waves) or 1 (spread over the "
+                                         "compute units by matmul_best_stream)");
+    const bool edges = user_edges.value_or(0) == 1, forced = user_stream.value_or(0) == 1;
+    const std::size_t cu = std::max<std::size_t>(1, info.compute_units);
+    plan.groups = define_or(cfg, "matmul", "BEST_GROUPS", cu);
+    if (user_sets(cfg, {"BEST_GROUPS"}) && (!forced || plan.groups < 1 || plan.groups > 65535))
+        throw Error::usage("matmul: BEST_GROUPS=" + std::to_string(plan.groups) +
+                           " is matmul_best_stream's number of groups: 1 to 65535, with "
+                           "BEST_STREAM=1");
     if (user_split > 64)
         throw Error::usage("matmul: BEST_SPLITK=" + std::to_string(user_split) +
                            " is over 64 slices");
-    if (user_split > 1 && edges)
-        throw Error::usage("matmul: BEST_SPLITK splits best's launch over all of C; it does not "
-                           "combine with BEST_EDGES=1");
+    if (user_split > 1 && (edges || forced))
+        throw Error::usage(std::string("matmul: BEST_SPLITK splits best's launch over all of C; "
+                                       "it does not combine with ") +
+                           (edges ? "BEST_EDGES=1" : "BEST_STREAM=1"));
+    plan.stream = forced;
+    // Where the stream's pieces are added (kernels_cl/matmul_best_stream.cl): in its own launch
+    // where its fence reaches other groups (kernels that take PTX), else by a launch of its own.
+    const auto user_sum = user_choice(cfg, "BEST_STREAM_SUM", 1,
+                                      "0 (matmul_best_stream adds its pieces itself, where its "
+                                      "fence reaches other groups) or 1 (matmul_best_stream_sum "
+                                      "adds them, in a launch of its own)");
+    plan.stream_sum = user_sum ? *user_sum == 1 : !info.caps.inline_asm;
     if (edges) {
         plan.edge_rows = M % bm != 0;
         plan.edge_cols = N % bn != 0;
@@ -96,17 +144,22 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
         return plan;
     }
     const double blocks = ceil_div(double(M), double(bm)) * ceil_div(double(N), double(bn));
-    const double cu = info.compute_units;
-    if (!is_gpu(info) || cu <= 0 || bm * bn < 128 * 256)
+    if (!is_gpu(info) || info.compute_units <= 0 || bm * bn < 128 * 256)
         return plan;
-    double best_time = split_time(blocks, cu, 1, double(K));
-    if (K >= 2048)
+    // Stream-K where the user asks, or by default where its kernel's fence reaches other groups
+    // (kernels_cl/matmul_best_stream.cl): where kernels take PTX, CUDA and NVIDIA's OpenCL.
+    const bool may = user_stream ? forced : info.caps.inline_asm;
+    const MainTime whole = main_time(blocks, double(cu), may, forced);
+    double best_time = whole.time;
+    plan.stream = whole.stream;
+    if (K >= 2048 && !forced)
         for (std::size_t s = 2; s <= 4; ++s) {
-            const double t = split_time(blocks, cu, double(s), double(K));
+            const double t = split_time(blocks, double(cu), double(s), double(K));
             if (double(s) * double(M) * double(N) <= double(INT32_MAX) && // the partial products
-                t < best_time && t * 1.03 < split_time(blocks, cu, 1, double(K))) {
+                t < best_time && t * 1.03 < whole.time) {
                 best_time = t;
                 plan.splits = s;
+                plan.stream = false;
             }
         }
     if (user_edges || info.max_work_group_size < edge_items) // the user's BEST_EDGES=0
@@ -116,14 +169,16 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
             if ((!rows && !cols) || (rows && M % bm == 0) || (cols && N % bn == 0))
                 continue;
             const std::size_t Mi = rows ? M / bm * bm : M, Ni = cols ? N / bn * bn : N;
-            const double main_blocks =
-                ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn));
+            const MainTime main =
+                main_time(ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)),
+                          double(cu), may, forced);
             const double tiles = double(best_edge_tiles(M, N, Mi, Ni));
-            const double t = ceil_div(main_blocks, cu) + tiles * double(edge_tile * edge_tile) /
-                                                             double(bm * bn) / edge_speed / cu;
+            const double t = main.time + tiles * double(edge_tile * edge_tile) / double(bm * bn) /
+                                             edge_speed / double(cu);
             if (t < best_time) {
                 best_time = t;
                 plan.splits = 1;
+                plan.stream = main.stream;
                 plan.edge_rows = rows;
                 plan.edge_cols = cols;
             }
@@ -132,6 +187,14 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 }
 
 } // namespace
+
+bool best_host_define(const std::string& name) {
+    for (const char* host : {"BEST_SPLITK", "BEST_EDGES", "BEST_ALIGN", "BEST_STREAM",
+                             "BEST_GROUPS", "BEST_STREAM_SUM"})
+        if (name == host)
+            return true;
+    return false;
+}
 
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn) {

@@ -1,0 +1,174 @@
+// Matrix multiply, best over the device's compute units (stream-K): the same blocks of C as
+// matmul_best (matmul_best.clh), scheduled so that no compute unit idles in a last, partial wave.
+//
+// A launch of best over C is waves of groups, one group per compute unit at a time with the
+// default 128x256 block (its registers allow no more). 4096^2 is 512 blocks, 3.88 waves of an
+// H100's 132: the last wave leaves 16 units idle, 3% of the run; 4224 x 4096, 528 blocks, runs in
+// the same time (docs/PERFORMANCE-SGEMM.md). Here the host launches one group per compute unit
+// (`groups`, at most the number of tiles), and each group:
+//  - takes whole tiles, one per round (tile r * groups + g), while every group has one: all but
+//    the last round and a half, so that neighbouring tiles still run side by side;
+//  - then an equal share of what is left counted in K's tiles (BK deep): tiles x kt iterations,
+//    cut at (g * share / groups). Each share is at least kt iterations (the rest is at least
+//    `groups` tiles), so a tile of C is cut at most once, between two neighbouring groups g and
+//    g + 1: g computes its first K tiles (its "head", the end of g's share), g + 1 the rest (the
+//    start of its share).
+// Each of the two writes its piece to W (two slots per group: 2g its first piece, 2g + 1 its
+// last). Then, by BEST_STREAM_INLINE (set by the host):
+//  - 1: each counts itself in flags[g] with an atomic add. The second to count adds the other's
+//    piece to its own and writes the tile of C (and sets the count back to 0 for the next
+//    launch). No group ever waits for another, so nothing depends on groups running at the same
+//    time. The other's piece must be in memory before its count is: the writer fences between
+//    its stores and the count, the reader after it and reads with volatile loads (not from a
+//    cache of its own compute unit). OpenCL 1.2's mem_fence does not promise that order between
+//    groups; PTX's membar.gl does, which NVIDIA's compiler takes, so the host sets 1 where
+//    kernels take PTX (CUDA, NVIDIA's OpenCL).
+//  - 0: matmul_best_stream_sum, launched next, adds the pairs of pieces into C: a launch more
+//    (its pieces read back), ordered by the queue on every device.
+// A sum of two is the same either way round: C is the same bits by both, whoever came second.
+#include "matmul_best.clh"
+
+#ifndef BEST_STREAM_INLINE
+#define BEST_STREAM_INLINE 0
+#endif
+#if defined(cl_nv_pragma_unroll) // NVIDIA's compiler: the fence for the whole device
+#define BEST_DEVICE_FENCE() __asm__ __volatile__("membar.gl;" ::: "memory")
+#else
+#define BEST_DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
+// W's slot s: a group's piece of one tile of C, float4 e of work-item tid at (s * TM*TN/4 + e) *
+// NT + tid, so that neighbouring work-items store and load neighbouring 16 bytes.
+size_t matmul_best_slot(const int s, const int e, const int tid) {
+    return ((size_t)s * (BEST_TM * BEST_TN / 4) + (size_t)e) * BEST_NT + (size_t)tid;
+}
+
+// Group g's share of the launch: `rounds` whole tiles (g, g + groups, ...), then K's tiles
+// [*begin, *end) counted over the rest. Iterations are counted in int (M N K / (BM BN BK) <
+// 2^31 for matrices of under 2^31 elements), the cuts through 64 bits.
+int matmul_best_share(const int tiles, const int groups, const int kt, const int g, int* begin,
+                      int* end) {
+    const int whole = tiles / groups; // (tiles - q * d, not %: matmul_reg.cl says why)
+    const int rounds = tiles - whole * groups ? max(0, whole - 1) : whole;
+    const int base = rounds * groups * kt, share = (tiles - rounds * groups) * kt;
+    *begin = base + (int)((long)share * g / groups);
+    *end = base + (int)((long)share * (g + 1) / groups);
+    return rounds;
+}
+
+// The float4 e of a piece in W (slot s) added to acc, by volatile loads where the piece comes
+// from another group of this launch.
+void matmul_best_add_piece(__global const float* W, const int s, const int tid,
+                           float (*acc)[BEST_TN]) {
+    const volatile __global float4* piece = (const volatile __global float4*)W;
+    for (int i = 0; i < BEST_TM; ++i)
+        for (int q = 0; q < BEST_TN / 4; ++q) {
+            const float4 v = piece[matmul_best_slot(s, i * (BEST_TN / 4) + q, tid)];
+            acc[i][q * 4 + 0] += v.x;
+            acc[i][q * 4 + 1] += v.y;
+            acc[i][q * 4 + 2] += v.z;
+            acc[i][q * 4 + 3] += v.w;
+        }
+}
+
+// C = A * B as matmul_best, over tiles_m x tiles_n blocks of C; W holds 2 x groups blocks of
+// floats, flags `groups` ints, zero before the first launch (each launch leaves them so).
+__kernel __attribute__((reqd_work_group_size(BEST_TX, BEST_TY, 1))) void
+matmul_best_stream(__global const float* restrict A, __global const float* restrict B,
+                   __global float* restrict C, const int M, const int N, const int K,
+                   const int Nc, const int tiles_m, const int tiles_n, __global float* W,
+                   volatile __global int* flags) {
+    __local float As[2][BEST_BK][BEST_BM + BEST_PAD] __attribute__((aligned(16)));
+    __local float Bs[2][BEST_BK][BEST_BN] __attribute__((aligned(16)));
+    const int tid = (int)get_local_id(1) * BEST_TX + (int)get_local_id(0);
+    int rbase, cbase;
+    matmul_best_bases((int)get_local_id(0), (int)get_local_id(1), &rbase, &cbase);
+    const int kt = (K + BEST_BK - 1) / BEST_BK, tiles = tiles_m * tiles_n;
+    const int groups = min((int)get_num_groups(0), tiles), g = (int)get_group_id(0);
+    if (g >= groups) // (the host launches no more groups than tiles)
+        return;
+    int it, end;
+    const int rounds = matmul_best_share(tiles, groups, kt, g, &it, &end);
+    float acc[BEST_TM][BEST_TN];
+    // One loop, whole tiles and then pieces, calls matmul_best_block once: with a loop for each,
+    // the CUDA twin spilled registers on the H100.
+    for (int r = 0;;) {
+        int tile, k0, k1;
+        if (r < rounds) {
+            tile = r++ * groups + g;
+            k0 = 0;
+            k1 = kt;
+        } else if (it < end) {
+            tile = it / kt;
+            k0 = it - tile * kt;
+            k1 = min(kt, k0 + (end - it));
+            it += k1 - k0;
+        } else {
+            break;
+        }
+        const int tile_m = tile / tiles_n; // (tile - q * d, not %: matmul_reg.cl says why)
+        const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
+        matmul_best_block(A, B, M, N, K, m0, n0, k0, k1 - k0, tid, rbase, cbase, As, Bs, acc);
+        const int piece = k0 > 0 || k1 < kt; // a tile shared with a neighbouring group
+        const int head = k0 == 0;            // its first tiles of K: shared with group g + 1
+        if (piece) // (vstore4: Oclgrind takes a float4 store built of floats for uninitialised)
+            for (int i = 0; i < BEST_TM; ++i)
+                for (int q = 0; q < BEST_TN / 4; ++q)
+                    vstore4((float4)(acc[i][q * 4 + 0], acc[i][q * 4 + 1], acc[i][q * 4 + 2],
+                                     acc[i][q * 4 + 3]),
+                            matmul_best_slot(2 * g + head, i * (BEST_TN / 4) + q, tid), W);
+#if BEST_STREAM_INLINE
+        const int pair = head ? g : g - 1; // the count of the tile
+        if (piece)
+            BEST_DEVICE_FENCE(); // the piece in memory before the count says so
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        // Whether it came second, told the group through the tiles' local memory (free after
+        // matmul_best_block's last barrier; the tiles' 48 KiB leave no room for a variable).
+        if (piece && tid == 0) {
+            const int second = atomic_add(&flags[pair], 1) == 1;
+            BEST_DEVICE_FENCE();
+            As[0][0][0] = second ? 1.0f : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int last = piece && As[0][0][0] != 0.0f;
+        if (piece && last) { // the other piece added to ours
+            if (tid == 0)
+                atomic_xchg(&flags[pair], 0); // for the next launch
+            matmul_best_add_piece(W, head ? 2 * g + 2 : 2 * g - 1, tid, acc);
+        }
+        if (!piece || last)
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+        barrier(CLK_LOCAL_MEM_FENCE); // `last` read before the next piece's tiles
+#else
+        (void)flags;
+        if (!piece)
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+#endif
+    }
+}
+
+// After matmul_best_stream with BEST_STREAM_INLINE 0 (over `groups` groups): group g adds the
+// pieces of groups g and g + 1 into C where their shares meet inside a tile.
+__kernel __attribute__((reqd_work_group_size(BEST_TX, BEST_TY, 1))) void
+matmul_best_stream_sum(__global const float* restrict W, __global float* restrict C, const int M,
+                       const int K, const int Nc, const int tiles_m, const int tiles_n,
+                       const int groups) {
+    const int tid = (int)get_local_id(1) * BEST_TX + (int)get_local_id(0);
+    int rbase, cbase;
+    matmul_best_bases((int)get_local_id(0), (int)get_local_id(1), &rbase, &cbase);
+    const int kt = (K + BEST_BK - 1) / BEST_BK, g = (int)get_group_id(0);
+    int begin, end;
+    matmul_best_share(tiles_m * tiles_n, groups, kt, g, &begin, &end);
+    const int tile = end / kt;
+    if (g + 1 >= groups || end - tile * kt == 0) // the share ends at a tile's end: no piece
+        return;
+    const int tile_m = tile / tiles_n;
+    const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
+    float acc[BEST_TM][BEST_TN];
+    for (int i = 0; i < BEST_TM; ++i)
+        for (int j = 0; j < BEST_TN; ++j)
+            acc[i][j] = 0.0f;
+    matmul_best_add_piece(W, 2 * g + 1, tid, acc);
+    matmul_best_add_piece(W, 2 * g + 2, tid, acc);
+    matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+}

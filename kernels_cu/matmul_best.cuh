@@ -1,0 +1,276 @@
+// Matrix multiply, step 6 of the ladder (best): what its kernels share, the tiles' loads, stores
+// and arithmetic, one block of C over a range of K's tiles, and the write of a block into C. The
+// CUDA twin of kernels_cl/matmul_best.clh, whose comments explain the step. matmul_best.cu is the
+// kernel over C's blocks (and over a split of K), matmul_best_stream.cu the one over the
+// device's multiprocessors (stream-K).
+#pragma once
+#include "matmul.cuh"
+
+// ---- 6. best: double-buffered tiles, 8x16 register blocks, 16-byte shared reads ----------------
+#ifndef BEST_BM
+#define BEST_BM 128
+#endif
+#ifndef BEST_BN
+#define BEST_BN 256
+#endif
+#ifndef BEST_BK // 16 here and on NVIDIA's OpenCL, 8 elsewhere (docs/PERFORMANCE-SGEMM.md)
+#define BEST_BK 16
+#endif
+#ifndef BEST_TM
+#define BEST_TM 8
+#endif
+#ifndef BEST_TN
+#define BEST_TN 16
+#endif
+#ifndef BEST_MINB // blocks per SM the registers must leave room for: 8x8 blocks fit two
+#define BEST_MINB (BEST_TM * BEST_TN <= 64 ? 2 : 1)
+#endif
+#ifndef BEST_SPLIT // 1: K split over the launch's third dimension (set by the host when it splits)
+#define BEST_SPLIT 0
+#endif
+#ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
+#define BEST_FAST 1
+#endif
+#ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
+#define BEST_HOT 1
+#endif
+#ifndef BEST_UNALIGNED // set by the host: 1 where A's rows are not 16-byte aligned, 2 where B's
+#define BEST_UNALIGNED 0 // are not, 3 both: unchecked loads by float there
+#endif
+#ifndef BEST_CLAMP // 1 (set by the host): groups at C's edges load clamped rows and columns
+#define BEST_CLAMP 0
+#endif
+#if BEST_CLAMP && !(BEST_UNALIGNED & 2) // row m of A, and 4 columns from n of B, clamped
+#define BEST_CLAMPED 1
+#define BEST_ROW(m, M) min(m, (M) - 1)
+#define BEST_C4(n, N) min(n, (N) - 4)
+#else
+#define BEST_CLAMPED 0
+#define BEST_ROW(m, M) (m)
+#define BEST_C4(n, N) (n)
+#endif
+#define BEST_TX (BEST_BN / BEST_TN)
+#define BEST_TY (BEST_BM / BEST_TM)
+#define BEST_NT (BEST_TX * BEST_TY)
+// Warp tiles (kernels_cl/matmul_best.cl): a warp's 32x128 tile of C as 4x8 threads (W = 8); W = 4
+// runs alike on the H100. NVRTC's code for this file runs 3% faster there than nvcc's, same
+// source and toolkit (docs/PERFORMANCE-SGEMM.md).
+#ifndef BEST_WTX // warp tiles, W threads of a warp along N (0: pieces spread over the block)
+#define BEST_WTX 8
+#endif
+#if BEST_WTX && 32 % BEST_WTX != 0
+#error "best: BEST_WTX divides 32"
+#endif
+// The warp's tile of C, and whether the block holds whole ones (else the block-wide layout).
+#define BEST_WM (BEST_TM * (32 / (BEST_WTX ? BEST_WTX : 1)))
+#define BEST_WN (BEST_TN * BEST_WTX)
+#define BEST_WARPS (BEST_WTX && BEST_BM % BEST_WM == 0 && BEST_BN % BEST_WN == 0)
+#if BEST_WARPS
+#define BEST_RSTEP (4 * (32 / BEST_WTX))
+#define BEST_CSTEP (4 * BEST_WTX)
+#else
+#define BEST_RSTEP (4 * BEST_TY)
+#define BEST_CSTEP (4 * BEST_TX)
+#endif
+#ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
+#define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
+#endif
+#define BEST_LA (BEST_BM * BEST_BK / (4 * BEST_NT))
+#define BEST_LB (BEST_BK * BEST_BN / (4 * BEST_NT))
+#if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
+    BEST_BK % 4 != 0 || BEST_PAD % 4 != 0 || BEST_LA < 1 || BEST_LB < 1 ||                         \
+    BEST_LA * 4 * BEST_NT != BEST_BM * BEST_BK || BEST_LB * 4 * BEST_NT != BEST_BK * BEST_BN
+#error "best: 4 | TM, TN, BK, PAD; TM | BM; TN | BN; each tile whole float4 loads per work-item"
+#endif
+
+// Four floats from p by float, for rows not 16-byte aligned (OpenCL's vload4).
+__device__ __forceinline__ float4 matmul_best_floats4(const float* p) {
+    return make_float4(p[0], p[1], p[2], p[3]);
+}
+
+// Four floats of A from p, all inside it: one 16-byte load, or four where A's rows are not
+// 16-byte aligned (BEST_UNALIGNED & 1); and whether A's rows allow the unchecked loads.
+__device__ __forceinline__ float4 matmul_best_lda(const float* p) {
+#if BEST_UNALIGNED & 1
+    return matmul_best_floats4(p);
+#else
+    return *reinterpret_cast<const float4*>(p);
+#endif
+}
+#if BEST_UNALIGNED & 1
+#define BEST_A_READY(a_vec) 1
+#else
+#define BEST_A_READY(a_vec) (a_vec)
+#endif
+#if BEST_UNALIGNED & 2
+#define BEST_B_READY(b_vec) 1
+#else
+#define BEST_B_READY(b_vec) (b_vec)
+#endif
+
+// Four floats of `row` (n floats) from column c on, unchecked (kernels_cl/matmul_best.cl).
+__device__ __forceinline__ float4 matmul_best_ldb(const float* row, int c, int n) {
+    (void)n; // (BEST_C4 ignores it without BEST_CLAMP)
+#if BEST_UNALIGNED & 2
+    return matmul_best_floats4(row + c);
+#else
+    return *reinterpret_cast<const float4*>(row + BEST_C4(c, n));
+#endif
+}
+
+__device__ __forceinline__ void matmul_best_load(const float* A, const float* B, int M, int N,
+                                                 int K, int m0, int n0, int k0, int tid, int a_vec,
+                                                 int b_vec, bool inside, float4* pa, float4* pb) {
+#pragma unroll
+    for (int l = 0; l < BEST_LA; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
+        pa[l] = BEST_FAST && inside ? matmul_best_lda(A + BEST_ROW(m0 + r, M) * K + k0 + c)
+                                    : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
+    }
+#pragma unroll
+    for (int l = 0; l < BEST_LB; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
+        pb[l] = BEST_FAST && inside ? matmul_best_ldb(B + (k0 + r) * N, n0 + c, N)
+                                    : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
+    }
+}
+
+__device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD],
+                                                  float (*Bs)[BEST_BN], int tid, const float4* pa,
+                                                  const float4* pb) {
+#pragma unroll
+    for (int l = 0; l < BEST_LA; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
+        As[c + 0][r] = pa[l].x;
+        As[c + 1][r] = pa[l].y;
+        As[c + 2][r] = pa[l].z;
+        As[c + 3][r] = pa[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < BEST_LB; ++l) {
+        const int q = tid + l * BEST_NT;
+        const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
+        *reinterpret_cast<float4*>(&Bs[r][c]) = pb[l];
+    }
+}
+
+// acc += the product of one pair of tiles: per k, TM values of A's column and TN of B's row by
+// 16-byte reads, then TM x TN multiply-adds.
+__device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BEST_PAD],
+                                                 const float (*Bs)[BEST_BN], int rbase, int cbase,
+                                                 float (*acc)[BEST_TN]) {
+#pragma unroll
+    for (int k = 0; k < BEST_BK; ++k) {
+        float a[BEST_TM], b[BEST_TN];
+#pragma unroll
+        for (int g = 0; g < BEST_TM / 4; ++g) {
+            const float4 v = *reinterpret_cast<const float4*>(&As[k][g * BEST_RSTEP + rbase]);
+            a[g * 4 + 0] = v.x;
+            a[g * 4 + 1] = v.y;
+            a[g * 4 + 2] = v.z;
+            a[g * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int g = 0; g < BEST_TN / 4; ++g) {
+            const float4 v = *reinterpret_cast<const float4*>(&Bs[k][g * BEST_CSTEP + cbase]);
+            b[g * 4 + 0] = v.x;
+            b[g * 4 + 1] = v.y;
+            b[g * 4 + 2] = v.z;
+            b[g * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+            for (int j = 0; j < BEST_TN; ++j)
+                acc[i][j] += a[i] * b[j];
+    }
+}
+
+
+// The first row and column in its block's tile of C of thread (tx, ty) (matmul_best.clh).
+__device__ __forceinline__ void matmul_best_bases(int tx, int ty, int* rbase, int* cbase) {
+#if BEST_WARPS
+    const int tid = ty * BEST_TX + tx, lane = tid & 31, warp = tid >> 5;
+    *rbase = (warp / (BEST_BN / BEST_WN)) * BEST_WM + (lane / BEST_WTX) * 4;
+    *cbase = (warp % (BEST_BN / BEST_WN)) * BEST_WN + (lane % BEST_WTX) * 4;
+#else
+    *rbase = ty * 4;
+    *cbase = tx * 4;
+#endif
+}
+
+// acc = the block of C at (m0, n0) over K's tiles [t0, t0 + tiles), with the two copies of the
+// tiles in As and Bs; every thread of the block calls it alike (kernels_cl/matmul_best.clh).
+__device__ __forceinline__ void matmul_best_block(const float* __restrict__ A,
+                                                  const float* __restrict__ B, int M, int N, int K,
+                                                  int m0, int n0, int t0, int tiles, int tid,
+                                                  int rbase, int cbase,
+                                                  float (*As)[BEST_BK][BEST_BM + BEST_PAD],
+                                                  float (*Bs)[BEST_BK][BEST_BN],
+                                                  float (*acc)[BEST_TN]) {
+    const int a_vec = (K & 3) == 0, b_vec = (N & 3) == 0;
+    // In a block inside C, every load is inside A and B except in the last tile of K when BK
+    // does not divide it: those tiles load without checks, by float4 where rows are aligned. With
+    // BEST_CLAMP every block is "inside" (kernels_cl/matmul_best.clh).
+    const bool inside = BEST_CLAMPED ? BEST_A_READY(a_vec) && b_vec && N >= 4
+                                     : (BEST_A_READY(a_vec) && BEST_B_READY(b_vec)) &&
+                                           m0 + BEST_BM <= M && n0 + BEST_BN <= N;
+    const int full_tiles = K / BEST_BK;
+#pragma unroll
+    for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+        for (int j = 0; j < BEST_TN; ++j)
+            acc[i][j] = 0.0f;
+    float4 pa[BEST_LA], pb[BEST_LB];
+
+    matmul_best_load(A, B, M, N, K, m0, n0, t0 * BEST_BK, tid, a_vec, b_vec,
+                     inside && t0 < full_tiles, pa, pb);
+    matmul_best_store(As[0], Bs[0], tid, pa, pb);
+    __syncthreads();
+    int t = 0;
+#if BEST_HOT
+    // The hot loop: while the next tile is whole and inside A and B (a block inside C, all but
+    // the last one or two tiles), loads without checks and no branch but the loop's own. (With
+    // the checks' branches at the top of every tile, 4% of the H100's warp samples waited for
+    // instructions at their targets: docs/PERFORMANCE-SGEMM.md.)
+    if (BEST_FAST && inside)
+        for (const int hot = min(tiles, full_tiles - t0) - 1; t < hot; ++t) {
+            const int cur = t & 1;
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             true, pa, pb);
+            matmul_best_tile(As[cur], Bs[cur], rbase, cbase, acc);
+            matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
+            __syncthreads();
+        }
+#endif
+    for (; t < tiles; ++t) {
+        const int cur = t & 1;
+        if (t + 1 < tiles)
+            matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
+                             inside && t0 + t + 1 < full_tiles, pa, pb);
+        matmul_best_tile(As[cur], Bs[cur], rbase, cbase, acc);
+        if (t + 1 < tiles)
+            matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
+        __syncthreads();
+    }
+}
+
+// The block of C at (m0, n0) from acc into C (M x Nc), what lies inside C.
+__device__ __forceinline__ void matmul_best_write(float* __restrict__ C, int M, int Nc, int m0,
+                                                  int n0, int rbase, int cbase,
+                                                  float (*acc)[BEST_TN]) {
+#pragma unroll
+    for (int i = 0; i < BEST_TM; ++i) {
+        const int row = m0 + (i / 4) * BEST_RSTEP + rbase + i % 4;
+#pragma unroll
+        for (int g = 0; g < BEST_TN / 4; ++g) {
+            const int col = n0 + g * BEST_CSTEP + cbase;
+            const float4 v = make_float4(acc[i][g * 4 + 0], acc[i][g * 4 + 1], acc[i][g * 4 + 2],
+                                         acc[i][g * 4 + 3]);
+            matmul_store4(C, row, col, M, Nc, (Nc & 3) == 0, v);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+// Matrix multiply, best over the device's multiprocessors (stream-K): the CUDA twin of
+// kernels_cl/matmul_best_stream.cl, whose comments explain it.
+#include "matmul_best.cuh"
+
+#ifndef BEST_STREAM_INLINE // 1 (the host's default here): the pieces added in matmul_best_stream
+#define BEST_STREAM_INLINE 0
+#endif
+
+// W's slot s: a block's piece of one tile of C, float4 e of thread tid at (s * TM*TN/4 + e) *
+// NT + tid, so that a warp's 32 stores and loads are neighbours.
+__device__ __forceinline__ float4* matmul_best_slot(float* W, int s, int e, int tid) {
+    return reinterpret_cast<float4*>(W) +
+           (size_t(s) * (BEST_TM * BEST_TN / 4) + size_t(e)) * BEST_NT + tid;
+}
+
+// Block g's share: `rounds` whole tiles, then K's tiles [*begin, *end) counted over the rest.
+__device__ __forceinline__ int matmul_best_share(int tiles, int groups, int kt, int g, int* begin,
+                                                 int* end) {
+    const int whole = tiles / groups;
+    const int rounds = tiles - whole * groups ? max(0, whole - 1) : whole;
+    const int base = rounds * groups * kt, share = (tiles - rounds * groups) * kt;
+    *begin = base + int((long long)share * g / groups);
+    *end = base + int((long long)share * (g + 1) / groups);
+    return rounds;
+}
+
+// The piece in W's slot s added to acc, from L2 (__ldcg: not this SM's L1, which another block's
+// stores do not reach).
+__device__ __forceinline__ void matmul_best_add_piece(float* W, int s, int tid,
+                                                      float (*acc)[BEST_TN]) {
+#pragma unroll
+    for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+        for (int q = 0; q < BEST_TN / 4; ++q) {
+            const float4 v = __ldcg(matmul_best_slot(W, s, i * (BEST_TN / 4) + q, tid));
+            acc[i][q * 4 + 0] += v.x;
+            acc[i][q * 4 + 1] += v.y;
+            acc[i][q * 4 + 2] += v.z;
+            acc[i][q * 4 + 3] += v.w;
+        }
+}
+
+extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
+    matmul_best_stream(const float* __restrict__ A, const float* __restrict__ B,
+                       float* __restrict__ C, int M, int N, int K, int Nc, int tiles_m,
+                       int tiles_n, float* W, int* flags) {
+    __shared__ __align__(16) float As[2][BEST_BK][BEST_BM + BEST_PAD];
+    __shared__ __align__(16) float Bs[2][BEST_BK][BEST_BN];
+    const int tid = threadIdx.y * BEST_TX + threadIdx.x;
+    int rbase, cbase;
+    matmul_best_bases(threadIdx.x, threadIdx.y, &rbase, &cbase);
+    const int kt = (K + BEST_BK - 1) / BEST_BK, tiles = tiles_m * tiles_n;
+    const int groups = min(int(gridDim.x), tiles), g = blockIdx.x;
+    if (g >= groups) // (the host launches no more blocks than tiles)
+        return;
+    int it, end;
+    const int rounds = matmul_best_share(tiles, groups, kt, g, &it, &end);
+    float acc[BEST_TM][BEST_TN];
+    // One loop, whole tiles and then pieces, calls matmul_best_block once: with a loop for each,
+    // ptxas spilled registers for sm_90.
+    for (int r = 0;;) {
+        int tile, k0, k1;
+        if (r < rounds) {
+            tile = r++ * groups + g;
+            k0 = 0;
+            k1 = kt;
+        } else if (it < end) {
+            tile = it / kt;
+            k0 = it - tile * kt;
+            k1 = min(kt, k0 + (end - it));
+            it += k1 - k0;
+        } else {
+            break;
+        }
+        const int tile_m = tile / tiles_n;
+        const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
+        matmul_best_block(A, B, M, N, K, m0, n0, k0, k1 - k0, tid, rbase, cbase, As, Bs, acc);
+        const bool piece = k0 > 0 || k1 < kt; // a tile shared with a neighbouring block
+        const bool head = k0 == 0;            // its first tiles of K: shared with block g + 1
+        if (piece)
+#pragma unroll
+            for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+                for (int q = 0; q < BEST_TN / 4; ++q)
+                    *matmul_best_slot(W, 2 * g + head, i * (BEST_TN / 4) + q, tid) =
+                        make_float4(acc[i][q * 4 + 0], acc[i][q * 4 + 1], acc[i][q * 4 + 2],
+                                    acc[i][q * 4 + 3]);
+#if BEST_STREAM_INLINE
+        const int pair = head ? g : g - 1; // the count of the tile
+        if (piece)
+            __threadfence(); // the piece in memory before the count says so
+        __syncthreads();
+        bool second = false; // whether it came second, for the whole block
+        if (piece && tid == 0) {
+            second = atomicAdd(&flags[pair], 1) == 1;
+            __threadfence();
+        }
+        const bool last = __syncthreads_or(second);
+        if (piece && last) { // the other piece added to ours
+            if (tid == 0)
+                flags[pair] = 0; // for the next launch
+            matmul_best_add_piece(W, head ? 2 * g + 2 : 2 * g - 1, tid, acc);
+        }
+        if (!piece || last)
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+#else
+        (void)flags;
+        if (!piece)
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+#endif
+    }
+}
+
+// After matmul_best_stream with BEST_STREAM_INLINE 0 (over `groups` blocks): block g adds the
+// pieces of blocks g and g + 1 into C where their shares meet inside a tile.
+extern "C" __global__ void __launch_bounds__(BEST_NT)
+    matmul_best_stream_sum(float* __restrict__ W, float* __restrict__ C, int M, int K, int Nc,
+                           int tiles_m, int tiles_n, int groups) {
+    const int tid = threadIdx.y * BEST_TX + threadIdx.x;
+    int rbase, cbase;
+    matmul_best_bases(threadIdx.x, threadIdx.y, &rbase, &cbase);
+    const int kt = (K + BEST_BK - 1) / BEST_BK, g = blockIdx.x;
+    int begin, end;
+    matmul_best_share(tiles_m * tiles_n, groups, kt, g, &begin, &end);
+    const int tile = end / kt;
+    if (g + 1 >= groups || end - tile * kt == 0) // the share ends at a tile's end: no piece
+        return;
+    const int tile_m = tile / tiles_n;
+    const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
+    float acc[BEST_TM][BEST_TN];
+#pragma unroll
+    for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll
+        for (int j = 0; j < BEST_TN; ++j)
+            acc[i][j] = 0.0f;
+    matmul_best_add_piece(W, 2 * g + 1, tid, acc);
+    matmul_best_add_piece(W, 2 * g + 2, tid, acc);
+    matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+}
