@@ -4,15 +4,19 @@
     .ci/lsan_tracer_retry.py BUILD_DIR
 
 Reads BUILD_DIR/Testing/Temporary/LastTest.log. Prints the names of the failed tests whose
-output shows LeakSanitizer's tracer crashing at exit ("Tracer caught signal", "LeakSanitizer has
-encountered a fatal error") after doctest reported success, and no leak report and no failed
-check: those are rerun once by .ci/run. Exit 0 when every failed test is such a crash (the names
-on stdout), 1 when any failed for another reason (named on stderr) or the log cannot be read.
+output shows LeakSanitizer's tracer crashing ("Tracer caught signal", "LeakSanitizer has
+encountered a fatal error") and no leak report, no AddressSanitizer error and no undefined
+behaviour: those are rerun once, alone, by .ci/run, and must pass then. Exit 0 when every failed
+test is such a crash (the names on stdout), 1 when any failed for another reason (named on
+stderr) or the log cannot be read. Tests that passed by ctest's PASS_REGULAR_EXPRESSION ("Test
+Pass Reason:") count as passed.
 
 Why: in about 1 of 7 sanitizer passes test_tuning, after all its cases and assertions passed,
 ended with "Tracer caught signal 11" (LeakSanitizer's thread-stopping tracer crashing, not a
-leak, not a test failure; not reproduced in 10 reruns). A real leak prints "detected memory
-leaks" and is not retried.
+leak, not a test failure; not reproduced in 10 reruns). On 2026-11-26 the tracer crashed at the
+exit of a runapp that test_tuning runs as a child, whose exit status then failed a check: the
+crash's signature in the output is what counts, and the rerun decides. A real leak prints
+"detected memory leaks" and is not retried.
 """
 import re
 import sys
@@ -33,11 +37,11 @@ def main():
         return 1
     retry, other = [], []
     for name, body in sections:
-        if "Test Passed." in body:
+        if "Test Passed." in body or "Test Pass Reason:" in body:
             continue
         tracer = "Tracer caught signal" in body and "LeakSanitizer has encountered a fatal error" in body
-        clean = ("[doctest] Status: SUCCESS!" in body and "detected memory leaks" not in body
-                 and "runtime error:" not in body and "ERROR: AddressSanitizer" not in body)
+        clean = ("detected memory leaks" not in body and "runtime error:" not in body
+                 and "ERROR: AddressSanitizer" not in body)
         (retry if tracer and clean else other).append(name)
     if other:
         print("lsan_tracer_retry: failed for other reasons: " + " ".join(other), file=sys.stderr)
