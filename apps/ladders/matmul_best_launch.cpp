@@ -73,7 +73,17 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         }
     }
     const std::size_t tiles = ((Mi_ + rows_ - 1) / rows_) * ((Ni_ + cols_ - 1) / cols_);
-    if (plan.stream && tiles > 0) {
+    // matmul_best_stream counts its work in K's tiles with int: blocks x (K / BK) below 2^31,
+    // taken with tiles 4 deep (the shallowest best builds).
+    const bool countable = double(tiles) * double((Kp_ + 3) / 4) <= double(INT32_MAX);
+    if (plan.stream && tiles > 0 && !countable) {
+        if (user_sets(cfg, {"BEST_STREAM"}))
+            throw Error::usage("matmul: BEST_STREAM=1: " + count_of(tiles, "block") + " of C " +
+                               "over K = " + std::to_string(Kp_) + " are over 2^31 tiles of " +
+                               "work (matmul_best_stream counts with int); use BEST_STREAM=0");
+        note("stream-K left out: its count of work would pass 2^31");
+    }
+    if (plan.stream && tiles > 0 && countable) {
         // The same blocks and build as best's (its shape's defines), spread over the groups.
         BuildOptions stream_opts = opts;
         for (const auto& d : g.defines)
