@@ -15,17 +15,20 @@
 //    start of its share).
 // Each of the two writes its piece to W (two slots per group: 2g its first piece, 2g + 1 its
 // last). Then, by BEST_STREAM_INLINE (set by the host):
-//  - 1: each counts itself in flags[g] with an atomic add. The second to count adds the other's
-//    piece to its own and writes the tile of C (and sets the count back to 0 for the next
-//    launch). No group ever waits for another, so nothing depends on groups running at the same
-//    time. The other's piece must be in memory before its count is: the writer fences between
-//    its stores and the count, the reader after it and reads with volatile loads (not from a
-//    cache of its own compute unit). OpenCL 1.2's mem_fence does not promise that order between
-//    groups; PTX's membar.gl does, which NVIDIA's compiler takes, so the host sets 1 where
-//    kernels take PTX (CUDA, NVIDIA's OpenCL).
+//  - 1: each counts itself with an atomic add (flags[g] for groups g and g + 1). The second to
+//    count adds the other's piece to its own and writes the tile of C (and sets the count back
+//    to 0 for the next launch). No group ever waits for another, so nothing depends on groups
+//    running at the same time. The other's piece must be in memory before its count is: the
+//    writer fences between its stores and the count, the reader after it and reads with volatile
+//    loads (not from a cache of its own compute unit). OpenCL 1.2's mem_fence does not promise
+//    that order between groups; PTX's membar.gl does, which NVIDIA's compiler takes, so the host
+//    sets 1 where kernels take PTX (CUDA, NVIDIA's OpenCL).
 //  - 0: matmul_best_stream_sum, launched next, adds the pairs of pieces into C: a launch more
 //    (its pieces read back), ordered by the queue on every device.
 // A sum of two is the same either way round: C is the same bits by both, whoever came second.
+// On the H100 this kernel's loop runs 5% slower than best's (the same instructions, scheduled
+// apart by the compilers: docs/PERFORMANCE-SGEMM.md), so the host takes it only where a wave of
+// blocks is far from full (apps/ladders/matmul_best_plan.cpp).
 #include "matmul_best.clh"
 
 #ifndef BEST_STREAM_INLINE
@@ -44,8 +47,8 @@ size_t matmul_best_slot(const int s, const int e, const int tid) {
 }
 
 // Group g's share of the launch: `rounds` whole tiles (g, g + groups, ...), then K's tiles
-// [*begin, *end) counted over the rest. Iterations are counted in int (M N K / (BM BN BK) <
-// 2^31 for matrices of under 2^31 elements), the cuts through 64 bits.
+// [*begin, *end) counted over the rest: in int (the host keeps tiles x kt under 2^31), the cuts
+// through 64 bits.
 int matmul_best_share(const int tiles, const int groups, const int kt, const int g, int* begin,
                       int* end) {
     const int whole = tiles / groups; // (tiles - q * d, not %: matmul_reg.cl says why)
@@ -56,8 +59,8 @@ int matmul_best_share(const int tiles, const int groups, const int kt, const int
     return rounds;
 }
 
-// The float4 e of a piece in W (slot s) added to acc, by volatile loads where the piece comes
-// from another group of this launch.
+// The piece in W's slot s added to acc, by volatile loads (it may come from another group of this
+// launch).
 void matmul_best_add_piece(__global const float* W, const int s, const int tid,
                            float (*acc)[BEST_TN]) {
     const volatile __global float4* piece = (const volatile __global float4*)W;
