@@ -176,18 +176,17 @@ TEST_CASE("shapes: the textbook shapes are the kernels' own defaults, in both la
         {"CONV_BX", cv("best").local[0]},      {"CONV_BY", cv("best").local[1]},
         {"CONV_BROWS", cv("best").rows},       {"CONV_ROWS", cv("rows").rows}};
     // matmul's steps are one file each (matmul_tiled.cl, ...), best's defaults in its header
-    // (matmul_best.clh, .cuh): all of them are searched.
-    const std::vector<std::string> matmul_files = {"naive",  "tiled", "wpt2",
-                                                   "btrans", "reg",   "best.clh"};
+    // (matmul_best.clh, .cuh: the language's extension and "h"): all of them are searched.
+    const std::vector<std::pair<std::string, std::string>> matmul_files = {
+        {"naive", ""}, {"tiled", ""}, {"wpt2", ""}, {"btrans", ""}, {"reg", ""}, {"best", "h"}};
     for (const char* lang : {"kernels_cl/", "kernels_cu/"})
         for (const auto& [file, macros] :
              {std::pair{std::string("matmul"), matmul}, std::pair{std::string("conv5x5"), conv}}) {
             const std::string ext = std::string(lang) == "kernels_cl/" ? ".cl" : ".cu";
             std::string text;
             if (file == "matmul")
-                for (const auto& step : matmul_files) // ".clh": the language's header
-                    text += read(lang + file + "_" +
-                                 (step == "best.clh" ? "best" + ext + "h" : step + ext));
+                for (const auto& [step, header] : matmul_files)
+                    text += read(lang + file + "_" + step + ext + header);
             else
                 text = read(lang + file + ext);
             for (const auto& [name, value] : macros) {

@@ -31,9 +31,9 @@ Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N
 // columns. With `stream`, matmul_best_stream takes best's blocks instead, spread evenly over
 // `groups` groups (stream-K, kernels_cl/matmul_best_stream.cl). --define BEST_SPLITK=S,
 // BEST_EDGES=0|1, BEST_STREAM=0|1, BEST_GROUPS=G, BEST_STREAM_SUM=0|1 and BEST_ALIGN=0|1|2 (none,
-// A and B, B only)
-// choose (host macros, not the kernel's: best_host_define); a usage Error for a bad value or for
-// a split with edges or stream-K. BEST_CLAMP is the kernel's: the user's value stands.
+// A and B, B only) choose (host macros, not the kernel's: best_host_define); a usage Error for a
+// bad value or for a split with edges or stream-K. BEST_CLAMP is the kernel's: the user's value
+// stands.
 struct BestPlan {
     std::size_t n = 0, k = 0; // the N and K best's kernels see: Np with copy_b, Kp with copy_a
     std::size_t splits = 1;
@@ -69,6 +69,7 @@ class BestLaunch {
     Kernel& kernel_;
     std::array<std::size_t, 2> local_;
     std::size_t M_, N_, K_, splits_, Np_ = 0, Kp_ = 0, rows_ = 0, cols_ = 0, Mi_ = 0, Ni_ = 0;
+    std::size_t blocks_m_ = 0, blocks_n_ = 0; // best's blocks over [0, Mi_) x [0, Ni_)
     std::size_t groups_ = 0; // matmul_best_stream's groups (0: best's kernel in waves)
     std::unique_ptr<Kernel> edge_, sum_, copy_, stream_, stream_sum_;
     std::unique_ptr<Buffer> partial_, ap_, bp_, pieces_, counts_;

@@ -72,7 +72,10 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
                  (Ni_ < N ? count_of(N - Ni_, "column") : std::string()) + " by matmul_best_edge");
         }
     }
-    const std::size_t tiles = ((Mi_ + rows_ - 1) / rows_) * ((Ni_ + cols_ - 1) / cols_);
+    // best's blocks over C's rows [0, Mi) and columns [0, Ni), in waves or spread.
+    blocks_m_ = (Mi_ + rows_ - 1) / rows_;
+    blocks_n_ = (Ni_ + cols_ - 1) / cols_;
+    const std::size_t tiles = blocks_m_ * blocks_n_;
     // matmul_best_stream counts its work in K's tiles with int: blocks x (K / BK) below 2^31,
     // taken with tiles 4 deep (the shallowest best builds).
     const bool countable = double(tiles) * double((Kp_ + 3) / 4) <= double(INT32_MAX);
@@ -172,13 +175,11 @@ std::pair<Event, Event> BestLaunch::operator()(const Buffer& a, const Buffer& b,
         B = bp_.get();
     }
     if (Mi_ > 0 && Ni_ > 0) {
-        const Range range = Range((Ni_ + cols_ - 1) / cols_ * local_[0],
-                                  (Mi_ + rows_ - 1) / rows_ * local_[1], splits_)
+        const Range range = Range(blocks_n_ * local_[0], blocks_m_ * local_[1], splits_)
                                 .local(local_[0], local_[1], 1);
         if (stream_) {
             const Range groups = Range(groups_ * local_[0], local_[1]).local(local_[0], local_[1]);
-            const int tm = as_int((Mi_ + rows_ - 1) / rows_),
-                      tn = as_int((Ni_ + cols_ - 1) / cols_);
+            const int tm = as_int(blocks_m_), tn = as_int(blocks_n_);
             events.push_back(
                 q_.launch(*stream_, groups, *A, *B, c, m, n, k, nc, tm, tn, *pieces_, *counts_));
             if (stream_sum_ && groups_ > 1) // group g adds the pieces where g's share ends
