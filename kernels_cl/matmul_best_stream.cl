@@ -46,32 +46,39 @@ size_t matmul_best_slot(const int s, const int e, const int tid) {
     return ((size_t)s * (BEST_TM * BEST_TN / 4) + (size_t)e) * BEST_NT + (size_t)tid;
 }
 
-// Group g's share of the launch: `rounds` whole tiles (g, g + groups, ...), then K's tiles
-// [*begin, *end) counted over the rest: in int (the host keeps tiles x kt under 2^31), the cuts
-// through 64 bits.
-int matmul_best_share(const int tiles, const int groups, const int kt, const int g, int* begin,
-                      int* end) {
-    const int whole = tiles / groups; // (tiles - q * d, not %: matmul_reg.cl says why)
-    const int rounds = tiles - whole * groups ? max(0, whole - 1) : whole;
-    const int base = rounds * groups * kt, share = (tiles - rounds * groups) * kt;
-    *begin = base + (int)((long)share * g / groups);
-    *end = base + (int)((long)share * (g + 1) / groups);
-    return rounds;
+// x / d for 0 <= x < 2^31 by a multiply and a shift: d's multiplier m (as int) and shift l from
+// the host (best_divisor, apps/ladders/matmul_best_plan.cpp). The compilers divide by a value known
+// only at run time through the float unit's reciprocal, and on the H100 the tile's coordinates
+// computed so, with the addresses that follow from them, left best's loop 7% slower than
+// coordinates from the group's id; by a multiply its speed stays (docs/PERFORMANCE-SGEMM.md).
+int matmul_best_div(const int x, const int m, const int l) {
+    return (int)((mul_hi((uint)x, (uint)m) + (uint)x) >> l);
 }
 
-// The piece in W's slot s added to acc, by volatile loads (it may come from another group of this
-// launch).
-void matmul_best_add_piece(__global const float* W, const int s, const int tid,
-                           float (*acc)[BEST_TN]) {
+// Group g's share of the pieces after the rounds' whole tiles: K's tiles [*begin, *end), `per` of
+// them and one more for each of the first `extra` groups (the host keeps tiles x kt under 2^31).
+void matmul_best_share(const int groups, const int kt, const int rounds, const int per,
+                       const int extra, const int g, int* begin, int* end) {
+    *begin = rounds * groups * kt + g * per + min(g, extra);
+    *end = *begin + per + (g < extra ? 1 : 0);
+}
+
+// C's block at (m0, n0) = the pieces in W's slots s and t, float4 by float4, by volatile loads
+// (a piece may come from another group of this launch). Not unrolled over the rows: unrolled, the
+// CUDA twin's adds left ptxas scheduling the tiles' loop apart (docs/PERFORMANCE-SGEMM.md).
+void matmul_best_add_write(__global const float* W, const int s, const int t, const int tid,
+                           __global float* restrict C, const int M, const int Nc, const int m0,
+                           const int n0, const int rbase, const int cbase) {
     const volatile __global float4* piece = (const volatile __global float4*)W;
-    for (int i = 0; i < BEST_TM; ++i)
+#pragma unroll 1
+    for (int i = 0; i < BEST_TM; ++i) {
+        const int row = m0 + (i / 4) * BEST_RSTEP + rbase + i % 4;
         for (int q = 0; q < BEST_TN / 4; ++q) {
-            const float4 v = piece[matmul_best_slot(s, i * (BEST_TN / 4) + q, tid)];
-            acc[i][q * 4 + 0] += v.x;
-            acc[i][q * 4 + 1] += v.y;
-            acc[i][q * 4 + 2] += v.z;
-            acc[i][q * 4 + 3] += v.w;
+            const float4 a = piece[matmul_best_slot(s, i * (BEST_TN / 4) + q, tid)];
+            const float4 b = piece[matmul_best_slot(t, i * (BEST_TN / 4) + q, tid)];
+            matmul_store4(C, row, n0 + q * BEST_CSTEP + cbase, M, Nc, (Nc & 3) == 0, a + b);
         }
+    }
 }
 
 // C = A * B as matmul_best, over tiles_m x tiles_n blocks of C; W holds 2 x groups blocks of
@@ -80,7 +87,9 @@ __kernel __attribute__((reqd_work_group_size(BEST_TX, BEST_TY, 1))) void
 matmul_best_stream(__global const float* restrict A, __global const float* restrict B,
                    __global float* restrict C, const int M, const int N, const int K,
                    const int Nc, const int tiles_m, const int tiles_n, __global float* W,
-                   volatile __global int* flags) {
+                   volatile __global int* flags, const int rounds, const int per, const int extra,
+                   const int kts, const int kt_m, const int kt_l, const int tn_m,
+                   const int tn_l) {
     __local float As[2][BEST_BK][BEST_BM + BEST_PAD] __attribute__((aligned(16)));
     __local float Bs[2][BEST_BK][BEST_BN] __attribute__((aligned(16)));
     const int tid = (int)get_local_id(1) * BEST_TX + (int)get_local_id(0);
@@ -88,28 +97,30 @@ matmul_best_stream(__global const float* restrict A, __global const float* restr
     matmul_best_bases((int)get_local_id(0), (int)get_local_id(1), &rbase, &cbase);
     const int kt = (K + BEST_BK - 1) / BEST_BK, tiles = tiles_m * tiles_n;
     const int groups = min((int)get_num_groups(0), tiles), g = (int)get_group_id(0);
-    if (g >= groups) // (the host launches no more groups than tiles)
+    // The host launches no more groups than tiles, and counts K in this build's tiles: were it to
+    // count otherwise, C is left unwritten, which the run's check reports.
+    if (g >= groups || kts != kt)
         return;
     int it, end;
-    const int rounds = matmul_best_share(tiles, groups, kt, g, &it, &end);
+    matmul_best_share(groups, kt, rounds, per, extra, g, &it, &end);
     float acc[BEST_TM][BEST_TN];
     // One loop, whole tiles and then pieces, calls matmul_best_block once: with a loop for each,
     // the CUDA twin spilled registers on the H100.
-    for (int r = 0;;) {
+    for (int round = 0;;) {
         int tile, k0, k1;
-        if (r < rounds) {
-            tile = r++ * groups + g;
+        if (round < rounds) {
+            tile = round++ * groups + g;
             k0 = 0;
             k1 = kt;
         } else if (it < end) {
-            tile = it / kt;
+            tile = matmul_best_div(it, kt_m, kt_l);
             k0 = it - tile * kt;
             k1 = min(kt, k0 + (end - it));
             it += k1 - k0;
         } else {
             break;
         }
-        const int tile_m = tile / tiles_n; // (tile - q * d, not %: matmul_reg.cl says why)
+        const int tile_m = matmul_best_div(tile, tn_m, tn_l); // (tile - q * d, not %: matmul_reg.cl)
         const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
         matmul_best_block(A, B, M, N, K, m0, n0, k0, k1 - k0, tid, rbase, cbase, As, Bs, acc);
         const int piece = k0 > 0 || k1 < kt; // a tile shared with a neighbouring group
@@ -120,6 +131,8 @@ matmul_best_stream(__global const float* restrict A, __global const float* restr
                     vstore4((float4)(acc[i][q * 4 + 0], acc[i][q * 4 + 1], acc[i][q * 4 + 2],
                                      acc[i][q * 4 + 3]),
                             matmul_best_slot(2 * g + head, i * (BEST_TN / 4) + q, tid), W);
+        if (!piece)
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
 #if BEST_STREAM_INLINE
         const int pair = head ? g : g - 1; // the count of the tile
         if (piece)
@@ -133,19 +146,15 @@ matmul_best_stream(__global const float* restrict A, __global const float* restr
             As[0][0][0] = second ? 1.0f : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        const int last = piece && As[0][0][0] != 0.0f;
-        if (piece && last) { // the other piece added to ours
+        if (piece && As[0][0][0] != 0.0f) { // both pieces, ours read back, added into C
             if (tid == 0)
                 atomic_xchg(&flags[pair], 0); // for the next launch
-            matmul_best_add_piece(W, head ? 2 * g + 2 : 2 * g - 1, tid, acc);
+            matmul_best_add_write(W, 2 * g + head, head ? 2 * g + 2 : 2 * g - 1, tid, C, M, Nc,
+                                  m0, n0, rbase, cbase);
         }
-        if (!piece || last)
-            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
-        barrier(CLK_LOCAL_MEM_FENCE); // `last` read before the next piece's tiles
+        barrier(CLK_LOCAL_MEM_FENCE); // the flag read before the next piece's tiles
 #else
         (void)flags;
-        if (!piece)
-            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
 #endif
     }
 }
@@ -154,24 +163,18 @@ matmul_best_stream(__global const float* restrict A, __global const float* restr
 // pieces of groups g and g + 1 into C where their shares meet inside a tile.
 __kernel __attribute__((reqd_work_group_size(BEST_TX, BEST_TY, 1))) void
 matmul_best_stream_sum(__global const float* restrict W, __global float* restrict C, const int M,
-                       const int K, const int Nc, const int tiles_m, const int tiles_n,
-                       const int groups) {
+                       const int K, const int Nc, const int tiles_n, const int groups,
+                       const int rounds, const int per, const int extra) {
     const int tid = (int)get_local_id(1) * BEST_TX + (int)get_local_id(0);
     int rbase, cbase;
     matmul_best_bases((int)get_local_id(0), (int)get_local_id(1), &rbase, &cbase);
     const int kt = (K + BEST_BK - 1) / BEST_BK, g = (int)get_group_id(0);
     int begin, end;
-    matmul_best_share(tiles_m * tiles_n, groups, kt, g, &begin, &end);
+    matmul_best_share(groups, kt, rounds, per, extra, g, &begin, &end);
     const int tile = end / kt;
     if (g + 1 >= groups || end - tile * kt == 0) // the share ends at a tile's end: no piece
         return;
     const int tile_m = tile / tiles_n;
     const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
-    float acc[BEST_TM][BEST_TN];
-    for (int i = 0; i < BEST_TM; ++i)
-        for (int j = 0; j < BEST_TN; ++j)
-            acc[i][j] = 0.0f;
-    matmul_best_add_piece(W, 2 * g + 1, tid, acc);
-    matmul_best_add_piece(W, 2 * g + 2, tid, acc);
-    matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+    matmul_best_add_write(W, 2 * g + 1, 2 * g + 2, tid, C, M, Nc, m0, n0, rbase, cbase);
 }

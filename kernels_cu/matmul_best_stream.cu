@@ -13,37 +13,43 @@ __device__ __forceinline__ float4* matmul_best_slot(float* W, int s, int e, int 
            (size_t(s) * (BEST_TM * BEST_TN / 4) + size_t(e)) * BEST_NT + tid;
 }
 
-// Block g's share: `rounds` whole tiles, then K's tiles [*begin, *end) counted over the rest.
-__device__ __forceinline__ int matmul_best_share(int tiles, int groups, int kt, int g, int* begin,
-                                                 int* end) {
-    const int whole = tiles / groups;
-    const int rounds = tiles - whole * groups ? max(0, whole - 1) : whole;
-    const int base = rounds * groups * kt, share = (tiles - rounds * groups) * kt;
-    *begin = base + int((long long)share * g / groups);
-    *end = base + int((long long)share * (g + 1) / groups);
-    return rounds;
+// x / d for 0 <= x < 2^31, d's multiplier m and shift l from the host (kernels_cl/matmul_best_stream.cl).
+__device__ __forceinline__ int matmul_best_div(int x, int m, int l) {
+    return int((__umulhi(unsigned(x), unsigned(m)) + unsigned(x)) >> l);
 }
 
-// The piece in W's slot s added to acc, from L2 (__ldcg: not this SM's L1, which another block's
-// stores do not reach).
-__device__ __forceinline__ void matmul_best_add_piece(float* W, int s, int tid,
-                                                      float (*acc)[BEST_TN]) {
-#pragma unroll
-    for (int i = 0; i < BEST_TM; ++i)
+// Block g's share of the pieces after the rounds' whole tiles: K's tiles [*begin, *end), `per` of
+// them and one more for each of the first `extra` blocks.
+__device__ __forceinline__ void matmul_best_share(int groups, int kt, int rounds, int per,
+                                                  int extra, int g, int* begin, int* end) {
+    *begin = rounds * groups * kt + g * per + min(g, extra);
+    *end = *begin + per + (g < extra ? 1 : 0);
+}
+
+// C's block at (m0, n0) = the pieces in W's slots s and t, float4 by float4, read from L2
+// (__ldcg: not this SM's L1, which another block's stores do not reach). Not unrolled over the
+// rows: unrolled, ptxas scheduled best's loop apart (docs/PERFORMANCE-SGEMM.md).
+__device__ __forceinline__ void matmul_best_add_write(float* W, int s, int t, int tid,
+                                                      float* __restrict__ C, int M, int Nc,
+                                                      int m0, int n0, int rbase, int cbase) {
+#pragma unroll 1
+    for (int i = 0; i < BEST_TM; ++i) {
+        const int row = m0 + (i / 4) * BEST_RSTEP + rbase + i % 4;
 #pragma unroll
         for (int q = 0; q < BEST_TN / 4; ++q) {
-            const float4 v = __ldcg(matmul_best_slot(W, s, i * (BEST_TN / 4) + q, tid));
-            acc[i][q * 4 + 0] += v.x;
-            acc[i][q * 4 + 1] += v.y;
-            acc[i][q * 4 + 2] += v.z;
-            acc[i][q * 4 + 3] += v.w;
+            const float4 a = __ldcg(matmul_best_slot(W, s, i * (BEST_TN / 4) + q, tid));
+            const float4 b = __ldcg(matmul_best_slot(W, t, i * (BEST_TN / 4) + q, tid));
+            matmul_store4(C, row, n0 + q * BEST_CSTEP + cbase, M, Nc, (Nc & 3) == 0,
+                          make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w));
         }
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     matmul_best_stream(const float* __restrict__ A, const float* __restrict__ B,
                        float* __restrict__ C, int M, int N, int K, int Nc, int tiles_m,
-                       int tiles_n, float* W, int* flags) {
+                       int tiles_n, float* W, int* flags, int rounds, int per, int extra, int kts,
+                       int kt_m, int kt_l, int tn_m, int tn_l) {
     __shared__ __align__(16) float As[2][BEST_BK][BEST_BM + BEST_PAD];
     __shared__ __align__(16) float Bs[2][BEST_BK][BEST_BN];
     const int tid = threadIdx.y * BEST_TX + threadIdx.x;
@@ -51,28 +57,30 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
     matmul_best_bases(threadIdx.x, threadIdx.y, &rbase, &cbase);
     const int kt = (K + BEST_BK - 1) / BEST_BK, tiles = tiles_m * tiles_n;
     const int groups = min(int(gridDim.x), tiles), g = blockIdx.x;
-    if (g >= groups) // (the host launches no more blocks than tiles)
+    // The host launches no more groups than tiles, and counts K in this build's tiles: were it to
+    // count otherwise, C is left unwritten, which the run's check reports.
+    if (g >= groups || kts != kt)
         return;
     int it, end;
-    const int rounds = matmul_best_share(tiles, groups, kt, g, &it, &end);
+    matmul_best_share(groups, kt, rounds, per, extra, g, &it, &end);
     float acc[BEST_TM][BEST_TN];
     // One loop, whole tiles and then pieces, calls matmul_best_block once: with a loop for each,
     // ptxas spilled registers for sm_90.
-    for (int r = 0;;) {
+    for (int round = 0;;) {
         int tile, k0, k1;
-        if (r < rounds) {
-            tile = r++ * groups + g;
+        if (round < rounds) {
+            tile = round++ * groups + g;
             k0 = 0;
             k1 = kt;
         } else if (it < end) {
-            tile = it / kt;
+            tile = matmul_best_div(it, kt_m, kt_l);
             k0 = it - tile * kt;
             k1 = min(kt, k0 + (end - it));
             it += k1 - k0;
         } else {
             break;
         }
-        const int tile_m = tile / tiles_n;
+        const int tile_m = matmul_best_div(tile, tn_m, tn_l);
         const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
         matmul_best_block(A, B, M, N, K, m0, n0, k0, k1 - k0, tid, rbase, cbase, As, Bs, acc);
         const bool piece = k0 > 0 || k1 < kt; // a tile shared with a neighbouring block
@@ -85,6 +93,8 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
                     *matmul_best_slot(W, 2 * g + head, i * (BEST_TN / 4) + q, tid) =
                         make_float4(acc[i][q * 4 + 0], acc[i][q * 4 + 1], acc[i][q * 4 + 2],
                                     acc[i][q * 4 + 3]);
+        if (!piece)
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
 #if BEST_STREAM_INLINE
         const int pair = head ? g : g - 1; // the count of the tile
         if (piece)
@@ -95,18 +105,14 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
             second = atomicAdd(&flags[pair], 1) == 1;
             __threadfence();
         }
-        const bool last = __syncthreads_or(second);
-        if (piece && last) { // the other piece added to ours
+        if (__syncthreads_or(second)) { // both pieces, ours read back, added into C
             if (tid == 0)
                 flags[pair] = 0; // for the next launch
-            matmul_best_add_piece(W, head ? 2 * g + 2 : 2 * g - 1, tid, acc);
+            matmul_best_add_write(W, 2 * g + head, head ? 2 * g + 2 : 2 * g - 1, tid, C, M, Nc,
+                                  m0, n0, rbase, cbase);
         }
-        if (!piece || last)
-            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
 #else
         (void)flags;
-        if (!piece)
-            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
 #endif
     }
 }
@@ -115,25 +121,17 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
 // pieces of blocks g and g + 1 into C where their shares meet inside a tile.
 extern "C" __global__ void __launch_bounds__(BEST_NT)
     matmul_best_stream_sum(float* __restrict__ W, float* __restrict__ C, int M, int K, int Nc,
-                           int tiles_m, int tiles_n, int groups) {
+                           int tiles_n, int groups, int rounds, int per, int extra) {
     const int tid = threadIdx.y * BEST_TX + threadIdx.x;
     int rbase, cbase;
     matmul_best_bases(threadIdx.x, threadIdx.y, &rbase, &cbase);
     const int kt = (K + BEST_BK - 1) / BEST_BK, g = blockIdx.x;
     int begin, end;
-    matmul_best_share(tiles_m * tiles_n, groups, kt, g, &begin, &end);
+    matmul_best_share(groups, kt, rounds, per, extra, g, &begin, &end);
     const int tile = end / kt;
     if (g + 1 >= groups || end - tile * kt == 0) // the share ends at a tile's end: no piece
         return;
     const int tile_m = tile / tiles_n;
     const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
-    float acc[BEST_TM][BEST_TN];
-#pragma unroll
-    for (int i = 0; i < BEST_TM; ++i)
-#pragma unroll
-        for (int j = 0; j < BEST_TN; ++j)
-            acc[i][j] = 0.0f;
-    matmul_best_add_piece(W, 2 * g + 1, tid, acc);
-    matmul_best_add_piece(W, 2 * g + 2, tid, acc);
-    matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+    matmul_best_add_write(W, 2 * g + 1, 2 * g + 2, tid, C, M, Nc, m0, n0, rbase, cbase);
 }

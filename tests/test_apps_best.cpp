@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -200,8 +201,9 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
 }
 
 TEST_CASE("apps: matmul best spreads its blocks over the compute units where kernels take PTX") {
-    duet::DeviceInfo gpu; // an H100 as the plan sees it: 132 compute units, kernels in PTX
+    duet::DeviceInfo gpu; // an H100 in CUDA as the plan sees it: 132 compute units, PTX
     gpu.device_type = duet::DeviceType::gpu;
+    gpu.kernel_language = duet::KernelLanguage::cuda;
     gpu.compute_units = 132;
     gpu.max_work_group_size = 1024;
     gpu.caps.inline_asm = true;
@@ -212,19 +214,29 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
         const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
         return Plan{p.stream, p.splits, p.edge_cols, p.stream_sum};
     };
-    // 4224^2: 561 blocks, 4.25 waves of 132 run as 5; spread, 4.25 block times of its own (5%
-    // longer than best's) and its pieces. 5120^2: 800 blocks, 6.06 waves; spread rather than split.
+    // 4224^2: 561 blocks, 4.25 waves of 132 run as 5; spread, 3 rounds and the last 165 blocks
+    // shared (at 0.92 of best's speed): 4.36. 5120^2: 800 blocks, 6.06 waves; spread rather than
+    // split. 8192^2: 2048 blocks, 15.5 waves: 14 rounds and 200 blocks shared, 15.65.
     CHECK(plan(gpu, 4224, 4224, 4224) == Plan{true, 1, false, false});
     CHECK(plan(gpu, 5120, 5120, 5120) == Plan{true, 1, false, false});
-    // Not where a wave is nearly full: 4096^2's 512 blocks (3.88 waves), 8192^2's 2048 (15.5),
-    // 4224 x 4096's 528 (4); 4097^2: 33x16 whole waves and the edge column.
+    CHECK(plan(gpu, 8192, 8192, 8192) == Plan{true, 1, false, false});
+    // Not where a wave is nearly full: 4096^2's 512 blocks (3.88 waves: 2 rounds and 248 blocks
+    // shared make 4.04), 4224 x 4096's 528 (4); 4097^2: 33x16 whole waves and the edge column.
     CHECK(plan(gpu, 4096, 4096, 4096) == Plan{false, 1, false, false});
-    CHECK(plan(gpu, 8192, 8192, 8192) == Plan{false, 1, false, false});
     CHECK(plan(gpu, 4224, 4096, 4096) == Plan{false, 1, false, false});
     CHECK(plan(gpu, 4097, 4097, 4097) == Plan{false, 1, true, false});
     CHECK(plan(gpu, 128, 256, 64) == Plan{false, 1, false, false}); // one block: nothing to spread
     CHECK(duet::apps::best_plan(cfg, gpu, 4224, 4224, 4224, 128, 256).groups == 132);
-    auto other = gpu; // a GPU whose kernels take no PTX: its fence is not known to reach others
+    // NVIDIA's OpenCL, whose build of the kernel is slower (rounds at 0.91 of best's speed, the
+    // shared rest at 0.87): 5120^2 still spread (5 rounds and 1.06 shared: 6.73 against 7
+    // waves); not 8192^2 (17.2), and 4224^2 takes the edge column (4 waves and the strip, 4.6).
+    auto nv_opencl = gpu;
+    nv_opencl.kernel_language = duet::KernelLanguage::opencl_c;
+    CHECK(plan(nv_opencl, 5120, 5120, 5120) == Plan{true, 1, false, false});
+    CHECK(plan(nv_opencl, 8192, 8192, 8192) == Plan{false, 1, false, false});
+    CHECK(plan(nv_opencl, 4224, 4224, 4224) == Plan{false, 1, true, false});
+    // A GPU whose kernels take no PTX: its fence is not known to reach other groups.
+    auto other = nv_opencl;
     other.caps.inline_asm = false;
     CHECK(plan(other, 4224, 4224, 4224) == Plan{false, 1, true, true}); // the edge column
     cfg.defines = {{"BEST_STREAM", "1"}, {"BEST_GROUPS", "7"}};         // the user's, on any device
@@ -245,6 +257,37 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
         cfg.defines = bad;
         CHECK_THROWS_AS(plan(gpu, 4096, 4096, 4096), duet::Error);
     }
+}
+
+TEST_CASE("apps: matmul_best_stream's schedule: rounds, depth of its tiles, division by multiply") {
+    using duet::apps::best_stream_rounds;
+    CHECK(best_stream_rounds(512, 132) == 2);   // 3.88 rounds: the last 1.88 shared
+    CHECK(best_stream_rounds(528, 132) == 4);   // whole rounds: nothing shared
+    CHECK(best_stream_rounds(200, 132) == 0);   // under two rounds: all shared
+    CHECK(best_stream_rounds(2048, 132) == 14); // 15.5
+    CHECK(best_stream_rounds(9, 9) == 1);
+    CHECK(duet::apps::best_tile_depth({}, true) == 16);
+    CHECK(duet::apps::best_tile_depth({}, false) == 8);
+    CHECK(duet::apps::best_tile_depth({{"BEST_BK", "32"}}, false) == 32);
+    CHECK(duet::apps::best_tile_depth({{"BEST_BK", "x"}}, true) == 0);
+    // The kernels' x / d = (umulhi(x, m) + x) >> l, for every x they divide (0 <= x < 2^31).
+    const auto divide = [](std::uint32_t x, std::size_t d) {
+        const auto [m, l] = duet::apps::best_divisor(d);
+        const std::uint64_t hi = (std::uint64_t{x} * std::uint32_t(m)) >> 32;
+        return std::uint32_t((hi + x) >> l);
+    };
+    std::vector<std::uint32_t> xs{0, 1, 2, 3, 0x7fffffffu, 0x7ffffffeu, 0x40000000u, 123456789u};
+    for (std::uint32_t x = 1; x < 0x7fffffffu / 3; x = x * 3 + 1)
+        xs.insert(xs.end(), {x - 1, x, x + 1});
+    for (std::size_t d = 1; d <= 70000; d += d < 3000 ? 1 : 997)
+        for (const std::uint32_t x : xs) {
+            INFO("x " << x << " d " << d);
+            REQUIRE(divide(x, d) == x / d);
+            const auto near =
+                std::uint32_t(std::min<std::uint64_t>(0x7fffffffu, std::uint64_t{x / d + 1} * d));
+            REQUIRE(divide(near - 1, d) == (near - 1) / d); // either side of a multiple of d
+            REQUIRE(divide(near, d) == near / d);
+        }
 }
 
 TEST_CASE("apps: matmul best spread over the compute units gets every entry right") {

@@ -7,6 +7,7 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
+#include "matmul.hpp" // best_tile_depth
 
 using namespace duet::apps;
 
@@ -195,6 +196,14 @@ TEST_CASE("shapes: the textbook shapes are the kernels' own defaults, in both la
                       std::string::npos);
             }
         }
+    // best's depth of tiles differs by language; the host counts stream-K's work in it.
+    for (const auto& [header, cuda] : {std::pair{"kernels_cl/matmul_best.clh", false},
+                                       std::pair{"kernels_cu/matmul_best.cuh", true}}) {
+        INFO(header);
+        CHECK(read(header).find("#define BEST_BK " +
+                                std::to_string(duet::apps::best_tile_depth({}, cuda)) + "\n") !=
+              std::string::npos);
+    }
 }
 
 TEST_CASE("docs: LADDERS.md's step list is the one the step records give") {

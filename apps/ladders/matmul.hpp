@@ -46,6 +46,15 @@ struct BestPlan {
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);
+// matmul_best_stream's rounds of whole blocks of C, `groups` a round, before the groups share the
+// rest: all but the last round and a half (kernels_cl/matmul_best_stream.cl).
+std::size_t best_stream_rounds(std::size_t blocks, std::size_t groups);
+// x / d as matmul_best_stream divides, by a multiply and a shift: {m, l} with x / d ==
+// (umulhi(x, m) + x) >> l for 0 <= x < 2^31 (m's bits as an int, the kernels' argument); d >= 1.
+std::pair<int, int> best_divisor(std::size_t d);
+// The depth of best's tiles (BEST_BK) in a build with `defines`: theirs, else the kernel's
+// default, 16 in CUDA and 8 in OpenCL C (kernels_cu/matmul_best.cuh, kernels_cl/matmul_best.clh).
+std::size_t best_tile_depth(const Defines& defines, bool cuda);
 // Whether `name` is one of best_plan's defines (the host's, never passed to a kernel).
 bool best_host_define(const std::string& name);
 // matmul_best_edge's work-groups for C's rows [Mi, M) and columns [Ni, N) (its 32x32 tiles).
@@ -71,6 +80,9 @@ class BestLaunch {
     std::size_t M_, N_, K_, splits_, Np_ = 0, Kp_ = 0, rows_ = 0, cols_ = 0, Mi_ = 0, Ni_ = 0;
     std::size_t blocks_m_ = 0, blocks_n_ = 0; // best's blocks over [0, Mi_) x [0, Ni_)
     std::size_t groups_ = 0; // matmul_best_stream's groups (0: best's kernel in waves)
+    struct {                 // its schedule, as the kernel takes it (matmul_best_launch.cpp)
+        int rounds, per, extra, kt, kt_m, kt_l, tn_m, tn_l;
+    } schedule_{};
     std::unique_ptr<Kernel> edge_, sum_, copy_, stream_, stream_sum_;
     std::unique_ptr<Buffer> partial_, ap_, bp_, pieces_, counts_;
 };

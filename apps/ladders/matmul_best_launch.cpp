@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "device_kind.hpp"
 #include "matmul.hpp"
 #include "shape.hpp"
 
@@ -108,6 +109,24 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
             stream_sum_.reset();
         } else {
             groups_ = std::min(plan.groups, tiles);
+            // Its schedule (kernels_cl/matmul_best_stream.cl): the rounds of whole blocks, then
+            // the rest's tiles of K in shares of `per` and one more for the first `extra` groups;
+            // and the multipliers by which it divides by K's tiles and by the blocks in a row.
+            const std::size_t bk = std::max<std::size_t>(
+                1, best_tile_depth(stream_opts.defines,
+                                   kernel_language(dev.info()) == KernelLanguage::cuda));
+            const std::size_t kt = (Kp_ + bk - 1) / bk, rounds = best_stream_rounds(tiles, groups_);
+            const std::size_t work = (tiles - rounds * groups_) * kt;
+            const auto [kt_m, kt_l] = best_divisor(kt);
+            const auto [tn_m, tn_l] = best_divisor(blocks_n_);
+            schedule_ = {as_int(rounds),
+                         as_int(work / groups_),
+                         as_int(work % groups_),
+                         as_int(kt),
+                         kt_m,
+                         kt_l,
+                         tn_m,
+                         tn_l};
             // Two pieces of a block of C per group, poisoned (NaN) as the partial products
             // below: a piece read before it was written shows in C. The counts start at 0 and
             // every launch leaves them so.
@@ -116,8 +135,10 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
             counts_ = dev.alloc<int>(groups_);
             q.write(*counts_, std::vector<int>(groups_, 0));
             note("stream-K: " + count_of(tiles, "block") + " of C spread over " +
-                 count_of(groups_, "group") + " by matmul_best_stream" +
-                 (stream_sum_ ? ", its pieces added by matmul_best_stream_sum" : ""));
+                 count_of(groups_, "group") + " by matmul_best_stream (" +
+                 (rounds ? count_of(rounds, "round") + " of whole blocks, then " : "") +
+                 "the last " + std::to_string(tiles - rounds * groups_) + " shared in tiles of K" +
+                 (stream_sum_ ? ", their pieces added by matmul_best_stream_sum)" : ")"));
         }
     }
     if (plan.copy_b) {
@@ -180,13 +201,15 @@ std::pair<Event, Event> BestLaunch::operator()(const Buffer& a, const Buffer& b,
         if (stream_) {
             const Range groups = Range(groups_ * local_[0], local_[1]).local(local_[0], local_[1]);
             const int tm = as_int(blocks_m_), tn = as_int(blocks_n_);
-            events.push_back(
-                q_.launch(*stream_, groups, *A, *B, c, m, n, k, nc, tm, tn, *pieces_, *counts_));
+            const auto& s = schedule_;
+            events.push_back(q_.launch(*stream_, groups, *A, *B, c, m, n, k, nc, tm, tn, *pieces_,
+                                       *counts_, s.rounds, s.per, s.extra, s.kt, s.kt_m, s.kt_l,
+                                       s.tn_m, s.tn_l));
             if (stream_sum_ && groups_ > 1) // group g adds the pieces where g's share ends
                 events.push_back(q_.launch(
                     *stream_sum_,
                     Range((groups_ - 1) * local_[0], local_[1]).local(local_[0], local_[1]),
-                    *pieces_, c, m, k, nc, tm, tn, as_int(groups_)));
+                    *pieces_, c, m, k, nc, tn, as_int(groups_), s.rounds, s.per, s.extra));
         } else if (splits_ == 1) {
             events.push_back(q_.launch(kernel_, range, *A, *B, c, m, n, k, nc));
         } else {

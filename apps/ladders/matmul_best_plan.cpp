@@ -7,14 +7,40 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "device_kind.hpp"
 #include "inputs.hpp"
 #include "matmul.hpp"
 
 namespace duet::apps {
+
+std::size_t best_stream_rounds(std::size_t blocks, std::size_t groups) {
+    const std::size_t whole = blocks / groups;
+    return blocks % groups ? std::max<std::size_t>(whole, 1) - 1 : whole;
+}
+
+std::pair<int, int> best_divisor(std::size_t d) {
+    int l = 0;
+    while ((std::uint64_t{1} << l) < d)
+        ++l;
+    const std::uint64_t m = (std::uint64_t{1} << 32) * ((std::uint64_t{1} << l) - d) / d + 1;
+    return {static_cast<int>(static_cast<std::uint32_t>(m)), l};
+}
+
+std::size_t best_tile_depth(const Defines& defines, bool cuda) {
+    std::size_t bk = cuda ? 16 : 8;
+    for (const auto& [name, value] : defines)
+        if (name == "BEST_BK") {
+            char* end = nullptr;
+            const unsigned long v = std::strtoul(value.c_str(), &end, 10);
+            bk = end && *end == '\0' && v > 0 ? v : 0; // 0: not a depth (the build fails)
+        }
+    return bk;
+}
 
 namespace {
 
@@ -42,15 +68,21 @@ double split_time(double blocks, double cu, double s, double K) {
     return ceil_div(blocks * s, cu) / s * (1 + cost);
 }
 
-// matmul_best_stream over best's blocks: each group computes a block of C in 1 / stream_speed of
-// best's time, and its pieces (at most two per group: a restart of the tiles' pipeline, a block
-// written to and read from memory) cost stream_cost block times more. On the H100 (2026-11-26,
-// docs/PERFORMANCE-SGEMM.md) 4224 x 4096 (528 blocks, four per group, no pieces) took 2.947 ms
-// against best's 2.811 ms in CUDA and 2.947 against 2.771 in NVIDIA's OpenCL: the same loop,
-// scheduled apart by the compilers (ncu: 4.6% more cycles, "wait" stalls 0.03 -> 0.12 per
-// issue). So it pays only where a wave is far from full: 4224^2, 561 blocks in 4.25 waves, ran
-// 3% faster spread; 4096^2 (3.88 waves) 3-6% slower.
-constexpr double stream_speed = 0.95, stream_cost = 0.03;
+// matmul_best_stream's speed over best's: in its rounds of whole blocks, and in the rest (a round
+// and a half) shared out in tiles of K, where its pieces restart the tiles' pipeline, are written
+// to memory and read back, and the groups reach a tile's A and B at different depths of K, which
+// leaves less for the L2 cache to share. Measured on the H100 (2026-11-26, calls 58-59,
+// docs/PERFORMANCE-SGEMM.md): in CUDA 4224 x 4096 (528 blocks, four rounds, no pieces) in 2.852
+// ms against best's 2.833, the shared rest at 0.92 of best's speed at 4096^2 (1.88 blocks a
+// group) and 0.93 at 8192^2 (1.52); NVIDIA's OpenCL compiles the same kernel to a slower loop,
+// 3.043 ms against 2.77 there and its shared rest at 0.87.
+struct StreamSpeed {
+    double whole, shared;
+};
+StreamSpeed stream_speed(const DeviceInfo& info) {
+    return kernel_language(info) == KernelLanguage::cuda ? StreamSpeed{0.99, 0.92}
+                                                         : StreamSpeed{0.91, 0.87};
+}
 
 // best over `blocks` blocks of C on `cu` compute units: its time in block times, and whether
 // matmul_best_stream gives it (`may`: the device may run it; `forced`: the user's BEST_STREAM=1).
@@ -58,9 +90,10 @@ struct MainTime {
     double time;
     bool stream;
 };
-MainTime main_time(double blocks, double cu, bool may, bool forced) {
+MainTime main_time(double blocks, double cu, StreamSpeed speed, bool may, bool forced) {
     const double waves = ceil_div(blocks, cu);
-    const double spread = blocks / cu / stream_speed + stream_cost;
+    const double rounds = double(best_stream_rounds(std::size_t(blocks), std::size_t(cu)));
+    const double spread = rounds / speed.whole + (blocks - rounds * cu) / cu / speed.shared;
     if (forced || (may && blocks > cu && spread < waves))
         return {std::min(waves, spread), true};
     return {waves, false};
@@ -149,7 +182,7 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     // Stream-K where the user asks, or by default where its kernel's fence reaches other groups
     // (kernels_cl/matmul_best_stream.cl): where kernels take PTX, CUDA and NVIDIA's OpenCL.
     const bool may = user_stream ? forced : info.caps.inline_asm;
-    const MainTime whole = main_time(blocks, double(cu), may, forced);
+    const MainTime whole = main_time(blocks, double(cu), stream_speed(info), may, forced);
     double best_time = whole.time;
     plan.stream = whole.stream;
     if (K >= 2048 && !forced)
@@ -171,7 +204,7 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
             const std::size_t Mi = rows ? M / bm * bm : M, Ni = cols ? N / bn * bn : N;
             const MainTime main =
                 main_time(ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)),
-                          double(cu), may, forced);
+                          double(cu), stream_speed(info), may, forced);
             const double tiles = double(best_edge_tiles(M, N, Mi, Ni));
             const double t = main.time + tiles * double(edge_tile * edge_tile) / double(bm * bn) /
                                              edge_speed / double(cu);
