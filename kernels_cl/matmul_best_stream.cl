@@ -8,16 +8,16 @@
 // (`groups`, at most the number of tiles), and each group:
 //  - takes whole tiles, one per round (tile r * groups + g), while every group has one: all but
 //    the last round and a half, so that neighbouring tiles still run side by side;
-//  - then an equal share of what is left counted in K's tiles (BK deep): tiles x kt iterations,
-//    cut at (g * share / groups). Each share is at least kt iterations (the rest is at least
-//    `groups` tiles), so a tile of C is cut at most once, between two neighbouring groups g and
-//    g + 1: g computes its first K tiles (its "head", the end of g's share), g + 1 the rest (the
-//    start of its share).
+//  - then an equal share of what is left counted in K's tiles (BK deep): of its tiles x kt
+//    iterations, `per` each and one more for the first `extra` groups (the host's numbers). Each
+//    share is at least kt iterations (the rest is at least `groups` tiles), so a tile of C is cut
+//    at most once, between two neighbouring groups g and g + 1: g computes its first K tiles (its
+//    "head", the end of g's share), g + 1 the rest (the start of its share).
 // Each of the two writes its piece to W (two slots per group: 2g its first piece, 2g + 1 its
 // last). Then, by BEST_STREAM_INLINE (set by the host):
 //  - 1: each counts itself with an atomic add (flags[g] for groups g and g + 1). The second to
-//    count adds the other's piece to its own and writes the tile of C (and sets the count back
-//    to 0 for the next launch). No group ever waits for another, so nothing depends on groups
+//    count reads both pieces back, adds them and writes the tile of C (and sets the count back to
+//    0 for the next launch). No group ever waits for another, so nothing depends on groups
 //    running at the same time. The other's piece must be in memory before its count is: the
 //    writer fences between its stores and the count, the reader after it and reads with volatile
 //    loads (not from a cache of its own compute unit). OpenCL 1.2's mem_fence does not promise
@@ -26,9 +26,10 @@
 //  - 0: matmul_best_stream_sum, launched next, adds the pairs of pieces into C: a launch more
 //    (its pieces read back), ordered by the queue on every device.
 // A sum of two is the same either way round: C is the same bits by both, whoever came second.
-// On the H100 this kernel's loop runs 5% slower than best's (the same instructions, scheduled
-// apart by the compilers: docs/PERFORMANCE-SGEMM.md), so the host takes it only where a wave of
-// blocks is far from full (apps/ladders/matmul_best_plan.cpp).
+// Nothing here divides by a value known only at run time (matmul_best_div says why): in CUDA on
+// the H100 the whole tiles run at best's speed, the shared rest at 0.92 of it; NVIDIA's OpenCL
+// builds a slower loop (0.91), so the host's plan weighs each (apps/ladders/matmul_best_plan.cpp,
+// docs/PERFORMANCE-SGEMM.md).
 #include "matmul_best.clh"
 
 #ifndef BEST_STREAM_INLINE

@@ -324,6 +324,22 @@ TEST_CASE("apps: matmul best spread over the compute units gets every entry righ
                         CHECK((r.note.find("by matmul_best_edge") != std::string::npos) == edges);
                     }
                 }
+    // The host counts the kernel's work in its tiles of K: a depth of the user's (4: K 45 is 12
+    // tiles) as well as the default. A count that differed would leave C unwritten.
+    for (auto* dev : all_devices())
+        SUBCASE((dev->info().id() + " BEST_BK=4").c_str()) {
+            const auto r = run_best(*dev, "70x130x45",
+                                    {{"BEST_STREAM", "1"},
+                                     {"BEST_GROUPS", "4"},
+                                     {"BEST_STREAM_SUM", "1"},
+                                     {"BEST_BK", "4"},
+                                     {"BEST_ALIGN", "0"},
+                                     {"BEST_BM", "32"},
+                                     {"BEST_BN", "64"}});
+            INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+            CHECK(r.pass);
+            CHECK(r.verified);
+        }
 }
 
 TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {

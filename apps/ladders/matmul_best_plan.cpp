@@ -128,8 +128,8 @@ std::optional<int> user_choice(const RunConfig& cfg, const char* name, int most,
 //    4.25 waves of 132 on an H100, run as 5; split in 3 it is 1683 blocks, 13 waves, with partial
 //    products to add.
 //  - the same blocks spread evenly over the compute units by matmul_best_stream, where its
-//    kernel's fence reaches other groups (CUDA and NVIDIA's OpenCL): 4224^2's 561 blocks in 4.25
-//    block times and what its pieces and its slower loop cost (stream_speed), not 5.
+//    kernel's fence reaches other groups (CUDA and NVIDIA's OpenCL): 4224^2's 561 blocks as 3
+//    rounds and the last 165 shared, 4.4 block times at its speeds (stream_speed), not 5.
 //  - best over C's whole blocks in M, in N or both (in waves or spread), and matmul_best_edge over
 //    the rest: 4097^2's 33x16 blocks of whole columns are 4 full waves (its last row of blocks
 //    computes one row of C in time paid anyway), and the last column 129 edge tiles of 32x32.

@@ -1,0 +1,55 @@
+# matmul_best_stream (this tree's, pieces added in the kernel and by matmul_best_stream_sum) against
+# best, the stream kernel of 2d1b1d8 and cuBLAS, timed with CuPy's events: python3 stream.py
+# CUBIN_DIR (the cubins of build.sh), on the GPU machine. The schedule's arguments as the host's.
+import sys
+import numpy as np, cupy as cp
+D = sys.argv[1]
+best = cp.RawModule(path=f'{D}/matmul_best.cubin').get_function('matmul_best')
+sold = cp.RawModule(path=f'{D}/stream_old.cubin').get_function('matmul_best_stream')
+n1 = cp.RawModule(path=f'{D}/stream_new1.cubin').get_function('matmul_best_stream')
+m0 = cp.RawModule(path=f'{D}/stream_new0.cubin')
+n0, s0 = m0.get_function('matmul_best_stream'), m0.get_function('matmul_best_stream_sum')
+BM, BN, BK, CU = 128, 256, 16, 132
+i32 = np.int32
+def magic(d):
+    l = (d - 1).bit_length()
+    m = ((1 << 32) * ((1 << l) - d)) // d + 1
+    return i32(np.uint32(m).view(np.int32)), i32(l)
+def run(fn, reps=10, warm=3):
+    s, e = cp.cuda.Event(), cp.cuda.Event()
+    for _ in range(warm): fn()
+    ts = []
+    for _ in range(reps):
+        s.record(); fn(); e.record(); e.synchronize(); ts.append(cp.cuda.get_elapsed_time(s, e))
+    return float(np.median(ts))
+# the magic numbers themselves, on the host
+for d in list(range(1, 300)) + [4096, 65535, 100003]:
+    mm, l = magic(d); mm = int(np.uint32(np.int32(mm)))
+    for x in [0, 1, d - 1, d, d + 1, 2**31 - 1, 12345678, 2**30 + 7]:
+        assert ((((x * mm) >> 32) + x) >> int(l)) == x // d, (d, x)
+for rnd in range(2):
+  for (M, N, K) in [(4096, 4096, 4096), (8192, 8192, 8192), (4224, 4096, 4096), (4224, 4224, 4224), (5120, 5120, 5120), (8448, 8192, 8192), (2500, 2500, 2500)]:
+    A = cp.random.rand(M, K, dtype=cp.float32); B = cp.random.rand(K, N, dtype=cp.float32)
+    C0 = cp.zeros((M, N), cp.float32); C = cp.zeros((M, N), cp.float32); Cx = cp.empty((M, N), cp.float32)
+    tm, tn = -(-M // BM), -(-N // BN); T = tm * tn; kt = -(-K // BK)
+    G = min(CU, T); w = T // G; rounds = (max(w, 1) - 1) if T % G else w
+    work = (T - rounds * G) * kt; per, extra = work // G, work % G
+    W = cp.zeros(2 * G * BM * BN, cp.float32); F = cp.zeros(G, cp.int32)
+    ktm, ktl = magic(kt); tnm, tnl = magic(tn)
+    new = (A, B, C, i32(M), i32(N), i32(K), i32(N), i32(tm), i32(tn), W, F, i32(rounds), i32(per), i32(extra), i32(kt), ktm, ktl, tnm, tnl)
+    fl = 2.0 * M * N * K / 1e9
+    def sum0():
+        n0((G, 1, 1), (16, 16, 1), new)
+        if G > 1: s0((G - 1, 1, 1), (16, 16, 1), (W, C, i32(M), i32(K), i32(N), i32(tn), i32(G), i32(rounds), i32(per), i32(extra)))
+    cfg = [('cublas', lambda: cp.matmul(A, B, out=Cx)),
+           ('best', lambda: best((tn, tm, 1), (16, 16, 1), (A, B, C0, i32(M), i32(N), i32(K), i32(N)))),
+           ('old', lambda: sold((G, 1, 1), (16, 16, 1), (A, B, C, i32(M), i32(N), i32(K), i32(N), i32(tm), i32(tn), W, F))),
+           ('new', lambda: n1((G, 1, 1), (16, 16, 1), new)),
+           ('new_sum', sum0)]
+    out = []
+    for name, fn in cfg:
+        C.fill(0)
+        t = run(fn)
+        err = float(cp.abs(C - C0).max() / cp.abs(C0).max()) if name not in ('cublas', 'best') else 0.0
+        out.append(f"{name} {t:.3f} {fl/t:.1f}" + (f" e{err:.0e}" if name not in ('cublas', 'best') else ""))
+    print(f"{M}x{N}x{K} T {T} rounds {rounds} per {per}: " + " | ".join(out), flush=True)
