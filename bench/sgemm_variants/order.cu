@@ -12,7 +12,9 @@
     float acc[BEST_TM][BEST_TN];                                                                   \
     matmul_best_block(A, B, M, N, K, m0, n0, 0, tiles, tid, rbase, cbase, As, Bs, acc);            \
     matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
-#define ARGS const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K, int Nc, int tm, int tn
+#define ARGS                                                                                       \
+    const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int M, int N, \
+        int K, int Nc, int tm, int tn
 extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_lin1d(ARGS) {
     const int tile = blockIdx.x, tile_m = tile / tn;
     const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tn) * BEST_BN;
@@ -35,30 +37,34 @@ template <int G> __device__ __forceinline__ void swz(int L, int tm, int tn, int*
     *m = group * G + (idx - r * rows);
 }
 extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz4(ARGS) {
-    int tm_, tn_; swz<4>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
+    int tm_, tn_;
+    swz<4>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
     const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;
     BODY
 }
 extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz8(ARGS) {
-    int tm_, tn_; swz<8>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
+    int tm_, tn_;
+    swz<8>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
     const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;
     BODY
 }
 extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz16(ARGS) {
-    int tm_, tn_; swz<16>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
+    int tm_, tn_;
+    swz<16>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
     const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;
     BODY
 }
 // 1D launch with swizzle 8
 extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz8_1d(ARGS) {
-    int tm_, tn_; swz<8>(blockIdx.x, tm, tn, &tm_, &tn_);
+    int tm_, tn_;
+    swz<8>(blockIdx.x, tm, tn, &tm_, &tn_);
     const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;
     BODY
 }
 // 2D launch (G * tn, ceil(tm / G)): G rows of tiles go down before the next column, shifts only
 #define SWZB(G)                                                                                    \
-    extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz##G##b(ARGS) {                  \
-        const int mt = blockIdx.y * G + (blockIdx.x & (G - 1)), nt = blockIdx.x / G;              \
+    extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz##G##b(ARGS) {                   \
+        const int mt = blockIdx.y * G + (blockIdx.x & (G - 1)), nt = blockIdx.x / G;               \
         if (mt >= tm)                                                                              \
             return;                                                                                \
         const int m0 = mt * BEST_BM, n0 = nt * BEST_BN;                                            \
