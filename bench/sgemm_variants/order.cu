@@ -36,24 +36,17 @@ template <int G> __device__ __forceinline__ void swz(int L, int tm, int tn, int*
     *n = r;
     *m = group * G + (idx - r * rows);
 }
-extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz4(ARGS) {
-    int tm_, tn_;
-    swz<4>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
-    const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;
-    BODY
-}
-extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz8(ARGS) {
-    int tm_, tn_;
-    swz<8>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
-    const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;
-    BODY
-}
-extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz16(ARGS) {
-    int tm_, tn_;
-    swz<16>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);
-    const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;
-    BODY
-}
+// 2D launch made 1-D, then G rows of tiles go down before the next column, by division
+#define SWZ(G)                                                                                     \
+    extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz##G(ARGS) {                      \
+        int tm_, tn_;                                                                              \
+        swz<G>(blockIdx.y * gridDim.x + blockIdx.x, tm, tn, &tm_, &tn_);                           \
+        const int m0 = tm_ * BEST_BM, n0 = tn_ * BEST_BN;                                          \
+        BODY                                                                                       \
+    }
+SWZ(4)
+SWZ(8)
+SWZ(16)
 // 1D launch with swizzle 8
 extern "C" __global__ void __launch_bounds__(BEST_NT, 1) k_swz8_1d(ARGS) {
     int tm_, tn_;

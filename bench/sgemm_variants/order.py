@@ -2,19 +2,13 @@
 # against best and cuBLAS: python3 order.py CUBIN_DIR (the cubins of build.sh), on the GPU machine.
 import sys
 import numpy as np, cupy as cp
+from cupy_time import run
 D = sys.argv[1]
 best = cp.RawModule(path=f'{D}/matmul_best.cubin').get_function('matmul_best')
 om = cp.RawModule(path=f'{D}/order.cubin')
 lin = om.get_function('k_lin1d')
 BM, BN = 128, 256
 i32 = np.int32
-def run(fn, reps=10, warm=3):
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(warm): fn()
-    ts = []
-    for _ in range(reps):
-        s.record(); fn(); e.record(); e.synchronize(); ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
 for rnd in range(2):
   for (M, N, K) in [(4096, 4096, 4096), (8192, 8192, 8192), (4224, 4096, 4096), (8448, 8192, 8192)]:
     A = cp.random.rand(M, K, dtype=cp.float32); B = cp.random.rand(K, N, dtype=cp.float32)

@@ -3,6 +3,7 @@
 # CUBIN_DIR (the cubins of build.sh), on the GPU machine. The schedule's arguments as the host's.
 import sys
 import numpy as np, cupy as cp
+from cupy_time import run
 D = sys.argv[1]
 best = cp.RawModule(path=f'{D}/matmul_best.cubin').get_function('matmul_best')
 sold = cp.RawModule(path=f'{D}/stream_old.cubin').get_function('matmul_best_stream')
@@ -15,13 +16,6 @@ def magic(d):
     l = (d - 1).bit_length()
     m = ((1 << 32) * ((1 << l) - d)) // d + 1
     return i32(np.uint32(m).view(np.int32)), i32(l)
-def run(fn, reps=10, warm=3):
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-    for _ in range(warm): fn()
-    ts = []
-    for _ in range(reps):
-        s.record(); fn(); e.record(); e.synchronize(); ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
 # the magic numbers themselves, on the host
 for d in list(range(1, 300)) + [4096, 65535, 100003]:
     mm, l = magic(d); mm = int(np.uint32(np.int32(mm)))
