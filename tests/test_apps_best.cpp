@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "app.hpp"
@@ -296,6 +297,17 @@ TEST_CASE("apps: matmul best spread over the compute units gets every entry righ
     // round and cut the rest; 7 cut most; 9, one each. Its pieces added by its own launch, and
     // (not under Oclgrind, which takes the groups' counting for a race) by the second group to
     // finish each; with the edge kernel beside it (70x131: 2x2 blocks, at most 4 groups).
+    const auto spread = [](duet::Device& dev, const char* size, const char* groups, const char* sum,
+                           std::pair<std::string, std::string> one_more) {
+        return run_best(dev, size,
+                        {{"BEST_STREAM", "1"},
+                         {"BEST_GROUPS", groups},
+                         {"BEST_STREAM_SUM", sum},
+                         std::move(one_more),
+                         {"BEST_ALIGN", "0"},
+                         {"BEST_BM", "32"},
+                         {"BEST_BN", "64"}});
+    };
     for (auto* dev : all_devices())
         for (const char* groups : {"2", "4", "7", "9"})
             for (const char* sum : {"0", "1"})
@@ -305,14 +317,8 @@ TEST_CASE("apps: matmul best spread over the compute units gets every entry righ
                     const bool edges = std::string(size) == "70x131x45";
                     SUBCASE((dev->info().id() + " " + size + " groups " + groups + " sum " + sum)
                                 .c_str()) {
-                        const auto r = run_best(*dev, size,
-                                                {{"BEST_STREAM", "1"},
-                                                 {"BEST_GROUPS", groups},
-                                                 {"BEST_STREAM_SUM", sum},
-                                                 {"BEST_EDGES", edges ? "1" : "0"},
-                                                 {"BEST_ALIGN", "0"},
-                                                 {"BEST_BM", "32"},
-                                                 {"BEST_BN", "64"}});
+                        const auto r =
+                            spread(*dev, size, groups, sum, {"BEST_EDGES", edges ? "1" : "0"});
                         INFO(dev->label() << " max error " << r.max_error << " " << r.note);
                         CHECK(r.pass);
                         CHECK(r.verified);
@@ -328,14 +334,7 @@ TEST_CASE("apps: matmul best spread over the compute units gets every entry righ
     // tiles) as well as the default. A count that differed would leave C unwritten.
     for (auto* dev : all_devices())
         SUBCASE((dev->info().id() + " BEST_BK=4").c_str()) {
-            const auto r = run_best(*dev, "70x130x45",
-                                    {{"BEST_STREAM", "1"},
-                                     {"BEST_GROUPS", "4"},
-                                     {"BEST_STREAM_SUM", "1"},
-                                     {"BEST_BK", "4"},
-                                     {"BEST_ALIGN", "0"},
-                                     {"BEST_BM", "32"},
-                                     {"BEST_BN", "64"}});
+            const auto r = spread(*dev, "70x130x45", "4", "1", {"BEST_BK", "4"});
             INFO(dev->label() << " max error " << r.max_error << " " << r.note);
             CHECK(r.pass);
             CHECK(r.verified);
