@@ -30,6 +30,13 @@
 // the H100 the whole tiles run at best's speed, the shared rest at 0.92 of it; NVIDIA's OpenCL
 // builds a slower loop (0.91), so the host's plan weighs each (apps/ladders/matmul_best_plan.cpp,
 // docs/PERFORMANCE-SGEMM.md).
+// C's unaligned rows go out through local memory in slices (matmul_best_write): in a loop
+// unrolled here, rolled in matmul_best, where ptxas schedules each kernel's loop of tiles well
+// (the static stall counts of bench/cubin_loop.py: rolled here, 2497 cycles a tile, 58 of them
+// stalls of 4 against 2336 and 6).
+#ifndef BEST_SLICES_ROLLED
+#define BEST_SLICES_ROLLED 0
+#endif
 #include "matmul_best.clh"
 
 #ifndef BEST_STREAM_INLINE
@@ -133,7 +140,7 @@ matmul_best_stream(__global const float* restrict A, __global const float* restr
                                      acc[i][q * 4 + 3]),
                             matmul_best_slot(2 * g + head, i * (BEST_TN / 4) + q, tid), W);
         if (!piece)
-            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc, &Bs[0][0][0], tid);
 #if BEST_STREAM_INLINE
         const int pair = head ? g : g - 1; // the count of the tile
         if (piece)

@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
 #endif
     float acc[BEST_TM][BEST_TN];
     matmul_best_block(A, B, M, N, K, m0, n0, t0, tiles, tid, rbase, cbase, As, Bs, acc);
-    matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+    matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc, &Bs[0][0][0], tid);
 }
 
 // The sum of `splits` partial products of split-K `best`: C[i] = P[i] + P[count + i] + ...

@@ -1,5 +1,8 @@
 // Matrix multiply, best over the device's multiprocessors (stream-K): the CUDA twin of
 // kernels_cl/matmul_best_stream.cl, whose comments explain it.
+#ifndef BEST_SLICES_ROLLED // as kernels_cl/matmul_best_stream.cl
+#define BEST_SLICES_ROLLED 0
+#endif
 #include "matmul_best.cuh"
 
 #ifndef BEST_STREAM_INLINE // 1 (the host's default here): the pieces added in matmul_best_stream
@@ -94,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)
                         make_float4(acc[i][q * 4 + 0], acc[i][q * 4 + 1], acc[i][q * 4 + 2],
                                     acc[i][q * 4 + 3]);
         if (!piece)
-            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc);
+            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc, &Bs[0][0][0], tid);
 #if BEST_STREAM_INLINE
         const int pair = head ? g : g - 1; // the count of the tile
         if (piece)

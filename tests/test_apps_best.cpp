@@ -227,6 +227,21 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK(plan(gpu, 4224, 4096, 4096) == Plan{false, 1, false, false});
     CHECK(plan(gpu, 4097, 4097, 4097) == Plan{false, 1, true, false});
     CHECK(plan(gpu, 128, 256, 64) == Plan{false, 1, false, false}); // one block: nothing to spread
+    // C's unaligned rows out through local memory (BEST_ROWS_OUT) by best's blocks in waves only:
+    // 4097^2, 4095x4097x4099 and 8193^2 in waves (with the edge column), 8191^2 spread, C's rows
+    // of 4100 aligned.
+    const auto rows_out = [&](std::size_t M, std::size_t N, std::size_t K) {
+        return duet::apps::best_plan(cfg, gpu, M, N, K, 128, 256).rows_out;
+    };
+    CHECK(rows_out(4097, 4097, 4097));
+    CHECK(rows_out(4095, 4097, 4099));
+    CHECK(rows_out(4096, 4095, 4096));
+    CHECK_FALSE(rows_out(4097, 4100, 4097));
+    CHECK(rows_out(8193, 8193, 8193));
+    CHECK(plan(gpu, 8191, 8191, 8191) == Plan{true, 1, false, false});
+    CHECK_FALSE(rows_out(8191, 8191, 8191));
+    CHECK_FALSE(rows_out(300, 300, 300));
+    CHECK(rows_out(300, 301, 300));
     CHECK(duet::apps::best_plan(cfg, gpu, 4224, 4224, 4224, 128, 256).groups == 132);
     // NVIDIA's OpenCL, whose build of the kernel is slower (rounds at 0.91 of best's speed, the
     // shared rest at 0.87): 5120^2 still spread (5 rounds and 1.06 shared: 6.73 against 7
@@ -331,14 +346,23 @@ TEST_CASE("apps: matmul best spread over the compute units gets every entry righ
                     }
                 }
     // The host counts the kernel's work in its tiles of K: a depth of the user's (4: K 45 is 12
-    // tiles) as well as the default. A count that differed would leave C unwritten.
-    for (auto* dev : all_devices())
+    // tiles) as well as the default. A count that differed would leave C unwritten. And C's
+    // unaligned rows out through local memory at the user's BEST_ROWS_OUT=1 (the host leaves it
+    // out of this kernel), its slices 8 rows of 64 for blocks of 32 rows.
+    for (auto* dev : all_devices()) {
         SUBCASE((dev->info().id() + " BEST_BK=4").c_str()) {
             const auto r = spread(*dev, "70x130x45", "4", "1", {"BEST_BK", "4"});
             INFO(dev->label() << " max error " << r.max_error << " " << r.note);
             CHECK(r.pass);
             CHECK(r.verified);
         }
+        SUBCASE((dev->info().id() + " BEST_ROWS_OUT=1").c_str()) {
+            const auto r = spread(*dev, "70x131x45", "4", "1", {"BEST_ROWS_OUT", "1"});
+            INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+            CHECK(r.pass);
+            CHECK(r.verified);
+        }
+    }
 }
 
 TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {
@@ -368,9 +392,10 @@ TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry
 
 TEST_CASE("apps: matmul best's blocks at C's edges with clamped loads get every entry right") {
     // Aligned rows of B, blocks past C's last rows and columns (BEST_CLAMP from the plan), and
-    // the same with the checked loads; A's rows aligned, and by float (K = 21).
+    // the same with the checked loads; A's rows aligned, and by float (K = 21); and C's rows
+    // unaligned (N = 261: B's rows by float, C's out through local memory, BEST_ROWS_OUT).
     for (auto* dev : all_devices())
-        for (const char* size : {"132x260x20", "132x260x21"})
+        for (const char* size : {"132x260x20", "132x260x21", "130x261x20"})
             for (const char* clamp : {"0", "1"}) {
                 SUBCASE((dev->info().id() + " " + size + " clamp " + clamp).c_str()) {
                     const auto r =

@@ -42,7 +42,8 @@ struct BestPlan {
     bool stream_sum = false; // its pieces added by matmul_best_stream_sum, a launch of its own
     bool edge_rows = false, edge_cols = false;
     bool copy_a = false, copy_b = false; // copy_a: B is copied too
-    bool clamp = false; // B's rows aligned, blocks at C's edges: best built with BEST_CLAMP
+    bool clamp = false;    // B's rows aligned, blocks at C's edges: best built with BEST_CLAMP
+    bool rows_out = false; // C's rows unaligned, best in waves: built with BEST_ROWS_OUT
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);

@@ -257,6 +257,7 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
         copy_a = copy_b = false;
     }
     // The rest of the plan is for the copies' sizes.
+    const std::size_t Nc = N; // C's row length: C is written in place
     N = copy_b ? Np : N;
     K = copy_a ? Kp : K;
     BestPlan plan = cover(cfg, info, M, N, K, bm, bn);
@@ -264,6 +265,11 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     plan.k = K;
     plan.copy_a = copy_a;
     plan.copy_b = copy_b;
+    // C's rows out through local memory in slices where they are not 16-byte aligned
+    // (BEST_ROWS_OUT, kernels_cl/matmul_best.clh), by best's blocks in waves: on the H100 4097^3
+    // 1.7% faster in CUDA, 3% in NVIDIA's OpenCL. Not in matmul_best_stream, whose builds stay
+    // as they are (CUDA at 8191^3, spread, ran 1.1% slower with it).
+    plan.rows_out = Nc % 4 != 0 && !plan.stream;
     // Clamped loads (BEST_CLAMP) where B's rows are aligned and best's launch has blocks at C's
     // edges: in M where the edges do not take the last rows, in N likewise.
     plan.clamp =
