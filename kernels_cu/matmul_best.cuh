@@ -52,11 +52,13 @@
 #define BEST_TX (BEST_BN / BEST_TN)
 #define BEST_TY (BEST_BM / BEST_TM)
 #define BEST_NT (BEST_TX * BEST_TY)
-// Warp tiles (kernels_cl/matmul_best.cl): a warp's 32x128 tile of C as 4x8 threads (W = 8); W = 4
-// runs alike on the H100. NVRTC's code for this file runs 3% faster there than nvcc's, same
-// source and toolkit (docs/PERFORMANCE-SGEMM.md).
+// Warp tiles (kernels_cl/matmul_best.cl): a warp's 64x64 tile of C as 8x4 threads (W = 4), as
+// on NVIDIA's OpenCL. On the H100 W = 4 and 8 run alike in waves (2.795 against 2.800 ms at
+// 4096^3), but matmul_best_stream runs 8192^3 1.3% faster with 4 (21.59 against 21.87 ms); 16 is
+// 0.5% faster in waves and 3% slower spread. NVRTC's code for this file runs 3% faster there than
+// nvcc's, same source and toolkit (docs/PERFORMANCE-SGEMM.md).
 #ifndef BEST_WTX // warp tiles, W threads of a warp along N (0: pieces spread over the block)
-#define BEST_WTX 8
+#define BEST_WTX 4
 #endif
 #if BEST_WTX && 32 % BEST_WTX != 0
 #error "best: BEST_WTX divides 32"

@@ -240,6 +240,16 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK(rows_out(8193, 8193, 8193));
     CHECK(plan(gpu, 8191, 8191, 8191) == Plan{true, 1, false, false});
     CHECK_FALSE(rows_out(8191, 8191, 8191));
+    // Warp tiles 8 wide for clamped blocks spread in CUDA (8191^2: 64 rows of blocks, the last
+    // clamped), the kernel's 4 elsewhere (8192^2; 4097^2 in waves; NVIDIA's OpenCL).
+    const auto wide = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        return duet::apps::best_stream_wide_warps(
+            duet::apps::best_plan(cfg, info, M, N, K, 128, 256), info);
+    };
+    CHECK(wide(gpu, 8191, 8191, 8191));
+    CHECK_FALSE(wide(gpu, 8192, 8192, 8192));
+    CHECK_FALSE(wide(gpu, 4097, 4097, 4097));
     CHECK_FALSE(rows_out(300, 300, 300));
     CHECK(rows_out(300, 301, 300));
     CHECK(duet::apps::best_plan(cfg, gpu, 4224, 4224, 4224, 128, 256).groups == 132);
@@ -249,6 +259,10 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     auto nv_opencl = gpu;
     nv_opencl.kernel_language = duet::KernelLanguage::opencl_c;
     CHECK(plan(nv_opencl, 5120, 5120, 5120) == Plan{true, 1, false, false});
+    cfg.defines = {{"BEST_STREAM", "1"}}; // spread and clamped at the user's word: OpenCL keeps 4
+    CHECK(duet::apps::best_plan(cfg, nv_opencl, 8191, 8191, 8191, 128, 256).clamp);
+    CHECK_FALSE(wide(nv_opencl, 8191, 8191, 8191));
+    cfg.defines.clear();
     CHECK(plan(nv_opencl, 8192, 8192, 8192) == Plan{false, 1, false, false});
     CHECK(plan(nv_opencl, 4224, 4224, 4224) == Plan{false, 1, true, false});
     // A GPU whose kernels take no PTX: its fence is not known to reach other groups.

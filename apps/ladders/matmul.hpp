@@ -47,6 +47,9 @@ struct BestPlan {
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);
+// Whether a CUDA plan's matmul_best_stream over clamped blocks is built with warp tiles 8 threads
+// wide (BEST_WTX 8) rather than the kernel's 4 (matmul_best_plan.cpp).
+bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info);
 // matmul_best_stream's rounds of whole blocks of C, `groups` a round, before the groups share the
 // rest: all but the last round and a half (kernels_cl/matmul_best_stream.cl).
 std::size_t best_stream_rounds(std::size_t blocks, std::size_t groups);

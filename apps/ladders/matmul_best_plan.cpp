@@ -221,6 +221,14 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 
 } // namespace
 
+bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info) {
+    // On the H100 in CUDA (2026-11-26, docs/PERFORMANCE-SGEMM.md) matmul_best_stream ran clamped
+    // blocks faster with warp tiles 8 threads wide (8191^3 22.86 against 23.26 ms, 4224^3 3.18
+    // against 3.22, 6000^3 9.03 against 9.17) and unclamped ones with 4, the kernel's default
+    // (8192^3 21.59 against 21.89, 5120^3 5.30 against 5.44, 6144^3 9.13 against 9.36).
+    return plan.stream && plan.clamp && kernel_language(info) == KernelLanguage::cuda;
+}
+
 bool best_host_define(const std::string& name) {
     for (const char* host : {"BEST_SPLITK", "BEST_EDGES", "BEST_ALIGN", "BEST_STREAM",
                              "BEST_GROUPS", "BEST_STREAM_SUM"})
