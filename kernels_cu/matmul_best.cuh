@@ -13,7 +13,7 @@
 #ifndef BEST_BN
 #define BEST_BN 256
 #endif
-#ifndef BEST_BK // 16 here and on NVIDIA's OpenCL, 8 elsewhere (docs/PERFORMANCE-SGEMM.md)
+#ifndef BEST_BK // 16 here and on NVIDIA's OpenCL, 8 elsewhere (docs/PERFORMANCE-SGEMM-LOOP.md)
 #define BEST_BK 16
 #endif
 #ifndef BEST_TM
@@ -55,8 +55,8 @@
 // Warp tiles (kernels_cl/matmul_best.cl): a warp's 64x64 tile of C as 8x4 threads (W = 4), as
 // on NVIDIA's OpenCL. On the H100 W = 4 and 8 run alike in waves (2.795 against 2.800 ms at
 // 4096^3), but matmul_best_stream runs 8192^3 1.3% faster with 4 (21.59 against 21.87 ms); 16 is
-// 0.5% faster in waves and 3% slower spread. NVRTC's code for this file runs 3% faster there than
-// nvcc's, same source and toolkit (docs/PERFORMANCE-SGEMM.md).
+// 0.5% faster in waves and 3% slower spread (docs/PERFORMANCE-SGEMM.md). NVRTC's code for this file
+// runs 3% faster there than nvcc's, same source and toolkit (docs/PERFORMANCE-SGEMM-LOOP.md).
 #ifndef BEST_WTX // warp tiles, W threads of a warp along N (0: pieces spread over the block)
 #define BEST_WTX 4
 #endif
@@ -237,7 +237,7 @@ __device__ __forceinline__ void matmul_best_block(const float* __restrict__ A,
     // The hot loop: while the next tile is whole and inside A and B (a block inside C, all but
     // the last one or two tiles), loads without checks and no branch but the loop's own. (With
     // the checks' branches at the top of every tile, 4% of the H100's warp samples waited for
-    // instructions at their targets: docs/PERFORMANCE-SGEMM.md.)
+    // instructions at their targets: docs/PERFORMANCE-SGEMM-LOOP.md.)
     if (BEST_FAST && inside)
         for (const int hot = min(tiles, full_tiles - t0) - 1; t < hot; ++t) {
             const int cur = t & 1;

@@ -48,7 +48,7 @@ namespace {
 // output of its 32x32 tiles (also those outside C, which it skips). On the H100 a strip of 32
 // rows of 4096 (128 tiles) took 0.109 ms beside best's 0.728 ms per wave of blocks, and 4224^3's
 // last 128 columns (528 tiles) about 0.44 ms: 0.2; a strip of one row, 0.075 ms
-// (docs/PERFORMANCE-SGEMM.md).
+// (docs/PERFORMANCE-SGEMM-ODD.md).
 constexpr double edge_speed = 0.2;
 constexpr std::size_t edge_tile = 32, edge_items = 256;
 
@@ -62,7 +62,7 @@ double ceil_div(double a, double b) {
 // writes a whole block of C): on the H100 4224^3 split in 4 took 4.84 block times where the
 // traffic alone makes 4.54 (2 would fit it), while 5120^3 ran at 45.4 TFLOP/s split in 3
 // (2026-11-23) and at 44.1 unsplit under 2 (2026-11-26, with a kernel 4% faster at 4096^3):
-// docs/PERFORMANCE-SGEMM.md.
+// docs/PERFORMANCE-SGEMM-ODD.md.
 double split_time(double blocks, double cu, double s, double K) {
     const double cost = s == 1 ? 0.0 : 1.5 * (2 * s + 1) * 4.0 * 16.0 / (2.0 * K);
     return ceil_div(blocks * s, cu) / s * (1 + cost);
@@ -242,7 +242,7 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     // Aligned copies where rows are not, on GPUs from 2048^3 up: best reads rows by float where
     // they are not 16-byte aligned, and on the H100 that took longer than copies to rows of whole
     // 16 bytes (each under 2% of 4097^3) and best on them, in CUDA and in NVIDIA's OpenCL alike
-    // (docs/PERFORMANCE-SGEMM.md; other GPUs unmeasured). So every unaligned operand is copied:
+    // (docs/PERFORMANCE-SGEMM-ODD.md; other GPUs unmeasured). So every unaligned operand is copied:
     // A to M x Kp, and then B to Kp x Np. BEST_ALIGN=2 copies only B (where N % 4 != 0).
     const auto user_align =
         user_choice(cfg, "BEST_ALIGN", 2,

@@ -154,7 +154,7 @@ std::vector<Shape> reg_shapes(const RegBlock& r, std::vector<std::array<std::siz
 
 // NVIDIA's OpenCL: the OpenCL GPU that takes inline PTX, with 32-wide warps and 48 KiB of local
 // memory. There best runs as the CUDA kernel does by default, with warp tiles (BEST_WTX 4) and
-// 16-deep tiles: 0-3% faster on the H100 than without (docs/PERFORMANCE-SGEMM.md). Others keep
+// 16-deep tiles: 0-3% faster on the H100 than without (docs/PERFORMANCE-SGEMM-LOOP.md). Others keep
 // the OpenCL kernel's defaults, which are the ones measured there.
 bool best_nv_opencl(const DeviceInfo& info) {
     return kernel_language(info) == KernelLanguage::opencl_c && info.is_gpu() &&
