@@ -55,8 +55,8 @@
 // Warp tiles (kernels_cl/matmul_best.cl): a warp's 64x64 tile of C as 8x4 threads (W = 4), as
 // on NVIDIA's OpenCL. On the H100 W = 4 and 8 run alike in waves (2.795 against 2.800 ms at
 // 4096^3), but matmul_best_stream runs 8192^3 1.3% faster with 4 (21.59 against 21.87 ms); 16 is
-// 0.5% faster in waves and 3% slower spread (docs/PERFORMANCE-SGEMM.md). NVRTC's code for this file
-// runs 3% faster there than nvcc's, same source and toolkit (docs/PERFORMANCE-SGEMM-LOOP.md).
+// 0.5% faster in waves and 3% slower spread (docs/PERFORMANCE-SGEMM.md). NVRTC's code for this
+// file runs 3% faster there than nvcc's, same source and toolkit (docs/PERFORMANCE-SGEMM-LOOP.md).
 #ifndef BEST_WTX // warp tiles, W threads of a warp along N (0: pieces spread over the block)
 #define BEST_WTX 4
 #endif
@@ -261,7 +261,8 @@ __device__ __forceinline__ void matmul_best_block(const float* __restrict__ A,
 }
 
 // The block of C at (m0, n0) from acc into C (M x Nc), what lies inside C; through S (Bs after
-// the last tile) in slices of rows where C's rows are not 16-byte aligned (kernels_cl/matmul_best.clh).
+// the last tile) in slices of rows where C's rows are not 16-byte aligned
+// (kernels_cl/matmul_best.clh).
 #ifndef BEST_ROWS_OUT // 1 (set by the host where Nc % 4 != 0): C's rows out through S
 #define BEST_ROWS_OUT 0
 #endif
@@ -318,6 +319,5 @@ __device__ __forceinline__ void matmul_best_write(float* __restrict__ C, int M, 
         }
     }
     __syncthreads(); // S free for the block's next tiles
-
 #endif
 }
