@@ -6,9 +6,12 @@
 For each kernel (an ELF section .text.NAME) and each loop that holds `--ffma` FFMAs (best's
 16-deep tile of 8x16 per thread: 2048), it prints the loop's instructions (CS2R zeroing left out),
 the sum of their stall counts (the cycles ptxas makes each wait before the next issues), how many
-have each stall count, and its LDS, LDL and STL. On the H100 a loop whose shared-memory reads come
-in bursts (many instructions with a stall of 4) ran 5-7% slower than best's
-(docs/PERFORMANCE-SGEMM.md). Decoding: a 128-bit instruction, opcode in bits 0-11 (FFMA 0x223,
+have each stall count, its LDS, LDL and STL, and its bank clashes: FFMAs two of whose sources not
+taken from the operand reuse cache lie in the same register bank (two banks, register number mod
+2; a source is taken from the cache where the FFMA before used the same register in the same slot
+and flagged it .reuse). On the H100 a loop whose shared-memory reads come in bursts (many
+instructions with a stall of 4) ran 5-7% slower than best's (docs/PERFORMANCE-SGEMM.md), and one
+with more clashes slower too, as ncu's "dispatch stall" (docs/PERFORMANCE-SGEMM-LOOP.md). Decoding: a 128-bit instruction, opcode in bits 0-11 (FFMA 0x223,
 LDS 0x984, BRA 0x947, BAR 0xb1d, CS2R 0x805), stall count in bits 105-108, a branch's offset in
 bits 24-81 (bytes, from the next instruction).
 """
@@ -57,7 +60,23 @@ def loops(w, nffma):
         body = [x for x in w[start:end + 1] if x[0] & 0xfff != CS2R]
         stalls = [(hi >> 41) & 0xf for _, hi in body]
         ops = Counter(lo & 0xfff for lo, _ in body)
-        yield start, end, len(body), sum(stalls), sorted(Counter(stalls).items()), ops
+        yield start, end, len(body), sum(stalls), sorted(Counter(stalls).items()), ops, clashes(body)
+
+
+def clashes(body):
+    """FFMAs with two sources outside the reuse cache in one register bank (module doc)."""
+    n, before = 0, None  # the FFMA just before: its (a, b, c) registers and reuse flags
+    for lo, hi in body:
+        if lo & 0xfff != FFMA:
+            before = None
+            continue
+        regs = ((lo >> 24) & 0xff, (lo >> 32) & 0xff, hi & 0xff)  # RZ is 255
+        reuse = ((hi >> 58) & 1, (hi >> 59) & 1, (hi >> 60) & 1)
+        read = [r for s, r in enumerate(regs)
+                if r != 255 and not (before and before[0][s] == r and before[1][s])]
+        n += max(Counter(r % 2 for r in read).values(), default=0) >= 2
+        before = (regs, reuse)
+    return n
 
 
 def main():
@@ -69,9 +88,10 @@ def main():
         for name, code in sections(path).items():
             if not name.startswith('.text.'):
                 continue
-            for start, end, n, stall, hist, ops in loops(words(code), a.ffma):
+            for start, end, n, stall, hist, ops, bank in loops(words(code), a.ffma):
                 print(f"{path} {name[6:]} [{start},{end}] instructions {n} stall cycles {stall} "
-                      f"LDS {ops[LDS]} LDL {ops[LDL]} STL {ops[STL]} stall counts {hist}")
+                      f"bank clashes {bank} LDS {ops[LDS]} LDL {ops[LDL]} STL {ops[STL]} "
+                      f"stall counts {hist}")
 
 
 if __name__ == '__main__':

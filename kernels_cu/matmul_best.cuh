@@ -31,6 +31,9 @@
 #ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
+#ifndef BEST_SERPENTINE // 1: a step's multiply-adds in serpentine order (matmul_best_tile)
+#define BEST_SERPENTINE 1
+#endif
 #ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
 #define BEST_HOT 1
 #endif
@@ -160,7 +163,17 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
 }
 
 // acc += the product of one pair of tiles: per k, TM values of A's column and TN of B's row by
-// 16-byte reads, then TM x TN multiply-adds.
+// 16-byte reads, then TM x TN multiply-adds, row by row, every other row backwards where
+// BEST_SERPENTINE (the row's last value of B then serves the next row's first multiply-add too).
+// The order is only a hint to ptxas, which schedules the adds itself, but it changes how it
+// allocates their registers. An FFMA whose two sources not held in the operand reuse cache lie in
+// the same register bank waits a cycle (ncu: "dispatch stall"). Counted in the cubins
+// (bench/cubin_loop.py), best's 2048 multiply-adds per tile have 443 such FFMAs in row order and
+// 397 in serpentine order; on the H100 the serpentine runs 4096^3 2.4% faster (2.729 against
+// 2.795 ms) and 4097^3 4.5%, the stream kernel over clamped blocks (W = 8) 8191^3 3% faster. The
+// stream kernel over unclamped blocks (W = 4) ran 3% slower with it (ptxas then puts its loop in
+// the bursty schedule), so there it stays off, as on NVIDIA's OpenCL, whose compiler ran 4096^3
+// 14% slower with it (docs/PERFORMANCE-SGEMM-LOOP.md).
 __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BEST_PAD],
                                                  const float (*Bs)[BEST_BN], int rbase, int cbase,
                                                  float (*acc)[BEST_TN]) {
@@ -186,8 +199,10 @@ __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BES
 #pragma unroll
         for (int i = 0; i < BEST_TM; ++i)
 #pragma unroll
-            for (int j = 0; j < BEST_TN; ++j)
+            for (int jj = 0; jj < BEST_TN; ++jj) {
+                const int j = BEST_SERPENTINE && (i & 1) ? BEST_TN - 1 - jj : jj;
                 acc[i][j] += a[i] * b[j];
+            }
     }
 }
 

@@ -3,6 +3,12 @@
 #ifndef BEST_SLICES_ROLLED // as kernels_cl/matmul_best_stream.cl
 #define BEST_SLICES_ROLLED 0
 #endif
+// The serpentine order of a step's multiply-adds (matmul_best.cuh) only over clamped blocks: with
+// it ptxas schedules this kernel's loop well there (2342 stall cycles, 3 of 4; without, 2473 and
+// 51) and badly over unclamped ones (8192^3 22.29 against 21.58 ms on the H100).
+#ifndef BEST_SERPENTINE
+#define BEST_SERPENTINE BEST_CLAMP
+#endif
 #include "matmul_best.cuh"
 
 #ifndef BEST_STREAM_INLINE // 1 (the host's default here): the pieces added in matmul_best_stream

@@ -422,6 +422,24 @@ TEST_CASE("apps: matmul best's blocks at C's edges with clamped loads get every 
             }
 }
 
+TEST_CASE("apps: matmul best's multiply-adds in either order give the same entries") {
+    // BEST_SERPENTINE reorders a step's multiply-adds (a hint to the compiler's register
+    // allocation): each entry still sums over K in the same order, so both builds give the same
+    // numbers, with blocks inside C (the hot loop) and at its edges, and the stream kernel's too.
+    for (auto* dev : all_devices())
+        for (const char* size : {"256x512x48", "300x520x37"}) {
+            SUBCASE((dev->info().id() + " " + size).c_str()) {
+                const auto row = run_best(*dev, size, {{"BEST_SERPENTINE", "0"}});
+                const auto serp = run_best(*dev, size, {{"BEST_SERPENTINE", "1"}});
+                INFO(dev->label() << " max errors " << row.max_error << " " << serp.max_error);
+                CHECK(row.pass);
+                CHECK(serp.pass);
+                CHECK(serp.verified);
+                CHECK(serp.max_error == row.max_error);
+            }
+        }
+}
+
 TEST_CASE("apps: a split of K beyond 64 slices is a usage error") {
     for (auto* dev : duet_test::devices_of("opencl")) {
         try {

@@ -7,8 +7,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=${1:?usage: build.sh BUILD_DIR OUT_DIR}
-out=${2:?usage: build.sh BUILD_DIR OUT_DIR}
+build=${1:?usage: build.sh BUILD_DIR OUT_DIR [NAME=SOURCE[:MACRO=VALUE,...] ...]}
+out=${2:?usage: build.sh BUILD_DIR OUT_DIR [NAME=SOURCE[:MACRO=VALUE,...] ...]}
+shift 2
 mkdir -p "$out/src"
 cp "$root"/kernels_cu/*.cuh "$root"/kernels_cu/matmul_best.cu "$root"/kernels_cu/matmul_best_stream.cu \
     "$here/order.cu" "$out/src/"
@@ -22,6 +23,17 @@ one() { # NAME SOURCE [MACRO=VALUE ...]
     "$build/bin/duet_nvrtc_compile" "$out/src/w_$name.cu" "$out/src" compute_90 "$out/$name.ptx"
     "${CUDA_PATH:-/usr/local/cuda}/bin/ptxas" -arch=sm_90 "$out/$name.ptx" -o "$out/$name.cubin"
 }
+if [ $# -gt 0 ]; then
+    for spec in "$@"; do
+        name=${spec%%=*} rest=${spec#*=}
+        src=${rest%%:*} defs=
+        [ "$src" != "$rest" ] && defs=${rest#*:}
+        # shellcheck disable=SC2086 # the macros, split at commas
+        one "$name" "$src" ${defs//,/ }
+    done
+    echo "cubins in $out"
+    exit 0
+fi
 one matmul_best matmul_best.cu
 one order order.cu
 one stream_old stream_old.cu BEST_STREAM_INLINE=1
