@@ -31,8 +31,18 @@
 #ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
-#ifndef BEST_SERPENTINE // 1: a step's multiply-adds in serpentine order (matmul_best_tile)
+#ifndef BEST_SERPENTINE // a step's multiply-adds in serpentine order (matmul_best_tile): 1-3 below
 #define BEST_SERPENTINE 1
+#endif
+// The n-th row of a step's multiply-adds: 1 row by row, 2 even rows first, 3 pairs of rows, even
+// pairs first (each every other row backwards).
+#if BEST_SERPENTINE == 2
+#define BEST_ROW_AT(n) ((n) < BEST_TM / 2 ? 2 * (n) : 2 * ((n) - BEST_TM / 2) + 1)
+#elif BEST_SERPENTINE == 3
+#define BEST_ROW_AT(n)                                                                            \
+    (2 * ((n) / 2 < BEST_TM / 4 ? 2 * ((n) / 2) : 2 * ((n) / 2 - BEST_TM / 4) + 1) + (n) % 2)
+#else
+#define BEST_ROW_AT(n) (n)
 #endif
 #ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
 #define BEST_HOT 1
@@ -168,12 +178,13 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
 // The order is only a hint to ptxas, which schedules the adds itself, but it changes how it
 // allocates their registers. An FFMA whose two sources not held in the operand reuse cache lie in
 // the same register bank waits a cycle (ncu: "dispatch stall"). Counted in the cubins
-// (bench/cubin_loop.py), best's 2048 multiply-adds per tile have 443 such FFMAs in row order and
-// 397 in serpentine order; on the H100 the serpentine runs 4096^3 2.4% faster (2.729 against
-// 2.795 ms) and 4097^3 4.5%, the stream kernel over clamped blocks (W = 8) 8191^3 3% faster. The
-// stream kernel over unclamped blocks (W = 4) ran 3% slower with it (ptxas then puts its loop in
-// the bursty schedule), so there it stays off, as on NVIDIA's OpenCL, whose compiler ran 4096^3
-// 14% slower with it (docs/PERFORMANCE-SGEMM-LOOP.md).
+// (bench/cubin_loop.py), best's 2048 multiply-adds per tile have 443 such FFMAs row by row and
+// 397 in serpentine order 1; on the H100 that runs 4096^3 2.4% faster (2.728 against 2.795 ms),
+// 4097^3 4.5%, and the stream kernel over clamped blocks (W = 8) 8191^3 3% faster. The counts
+// guide but do not decide (orders 2 and 3 ran best 4% and 1% slower than 1), and a loop's
+// schedule counts too: the stream kernel over unclamped blocks (W = 4) ran 1.5-3% slower in every
+// serpentine, so it stays row by row there. NVIDIA's OpenCL compiler makes other PTX of the same
+// source: 1 ran it 14% slower (1577 clashes), 3 0.5-0.7% faster (docs/PERFORMANCE-SGEMM-LOOP.md).
 __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BEST_PAD],
                                                  const float (*Bs)[BEST_BN], int rbase, int cbase,
                                                  float (*acc)[BEST_TN]) {
@@ -197,10 +208,11 @@ __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BES
             b[g * 4 + 3] = v.w;
         }
 #pragma unroll
-        for (int i = 0; i < BEST_TM; ++i)
+        for (int n = 0; n < BEST_TM; ++n)
 #pragma unroll
             for (int jj = 0; jj < BEST_TN; ++jj) {
-                const int j = BEST_SERPENTINE && (i & 1) ? BEST_TN - 1 - jj : jj;
+                const int i = BEST_ROW_AT(n);
+                const int j = BEST_SERPENTINE && (n & 1) ? BEST_TN - 1 - jj : jj;
                 acc[i][j] += a[i] * b[j];
             }
     }

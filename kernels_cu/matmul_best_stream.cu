@@ -5,7 +5,8 @@
 #endif
 // The serpentine order of a step's multiply-adds (matmul_best.cuh) only over clamped blocks: with
 // it ptxas schedules this kernel's loop well there (2342 stall cycles, 3 of 4; without, 2473 and
-// 51) and badly over unclamped ones (8192^3 22.29 against 21.58 ms on the H100).
+// 51) and less well over unclamped ones (8192^3 on the H100 22.29, 21.93 and 22.13 ms in orders
+// 1-3 against 21.60 row by row).
 #ifndef BEST_SERPENTINE
 #define BEST_SERPENTINE BEST_CLAMP
 #endif
