@@ -31,19 +31,22 @@
 #ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
 #define BEST_FAST 1
 #endif
-#ifndef BEST_SERPENTINE // a step's multiply-adds in serpentine order (matmul_best_tile): 1-3 below
-#define BEST_SERPENTINE 1
+#ifndef BEST_ORDER // the order of a step's multiply-adds (matmul_best_tile): 0-4 below
+#define BEST_ORDER 1
 #endif
-// The n-th row of a step's multiply-adds: 1 row by row, 2 even rows first, 3 pairs of rows, even
-// pairs first (each every other row backwards).
-#if BEST_SERPENTINE == 2
+// The n-th row of a step's multiply-adds: 0 and 1 row by row, 2 even rows first, 3 pairs of
+// rows, even pairs first, 4 the last row first; 1-3 take every other row backwards (serpentine).
+#if BEST_ORDER == 2
 #define BEST_ROW_AT(n) ((n) < BEST_TM / 2 ? 2 * (n) : 2 * ((n) - BEST_TM / 2) + 1)
-#elif BEST_SERPENTINE == 3
+#elif BEST_ORDER == 3
 #define BEST_ROW_AT(n)                                                                            \
     (2 * ((n) / 2 < BEST_TM / 4 ? 2 * ((n) / 2) : 2 * ((n) / 2 - BEST_TM / 4) + 1) + (n) % 2)
+#elif BEST_ORDER == 4
+#define BEST_ROW_AT(n) (BEST_TM - 1 - (n))
 #else
 #define BEST_ROW_AT(n) (n)
 #endif
+#define BEST_SERPENTINE (BEST_ORDER >= 1 && BEST_ORDER <= 3)
 #ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
 #define BEST_HOT 1
 #endif
@@ -173,18 +176,19 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
 }
 
 // acc += the product of one pair of tiles: per k, TM values of A's column and TN of B's row by
-// 16-byte reads, then TM x TN multiply-adds, row by row, every other row backwards where
-// BEST_SERPENTINE (the row's last value of B then serves the next row's first multiply-add too).
-// The order is only a hint to ptxas, which schedules the adds itself, but it changes how it
-// allocates their registers. An FFMA whose two sources not held in the operand reuse cache lie in
-// the same register bank waits a cycle (ncu: "dispatch stall"). Counted in the cubins
-// (bench/cubin_loop.py), best's 2048 multiply-adds per tile have 443 such FFMAs row by row and
-// 397 in serpentine order 1; on the H100 that runs 4096^3 2.4% faster (2.728 against 2.795 ms),
-// 4097^3 4.5%, and the stream kernel over clamped blocks (W = 8) 8191^3 3% faster. The counts
-// guide but do not decide (orders 2 and 3 ran best 4% and 1% slower than 1), and a loop's
-// schedule counts too: the stream kernel over unclamped blocks (W = 4) ran 1.5-3% slower in every
-// serpentine, so it stays row by row there. NVIDIA's OpenCL compiler makes other PTX of the same
-// source: 1 ran it 14% slower (1577 clashes), 3 0.5-0.7% faster (docs/PERFORMANCE-SGEMM-LOOP.md).
+// 16-byte reads, then TM x TN multiply-adds in BEST_ORDER: in order 1, the serpentine, row by row
+// with every other row backwards (the row's last value of B then serves the next row's first
+// multiply-add too). The order is only a hint to ptxas, which schedules the adds itself, but it
+// changes how it allocates their registers. An FFMA whose two sources not held in the operand
+// reuse cache lie in the same register bank waits a cycle (ncu: "dispatch stall"). Counted in the
+// cubins (bench/cubin_loop.py), best's 2048 multiply-adds per tile have 443 such FFMAs row by row
+// and 397 in order 1; on the H100 that runs 4096^3 2.4% faster (2.728 against 2.795 ms), 4097^3
+// 4.5%, and the stream kernel over clamped blocks (W = 8) 8191^3 3% faster. The counts guide but
+// do not decide (orders 2 and 3 ran best 4% and 1% slower than 1), and a loop's schedule counts
+// too: the stream kernel over unclamped blocks (W = 4) ran 1.5-3% slower in every serpentine and
+// 1.1% faster in order 4 (matmul_best_stream.cu). NVIDIA's OpenCL compiler makes other PTX of the
+// same source: order 1 ran it 14% slower (1577 clashes), 3 0.5-0.7% faster
+// (docs/PERFORMANCE-SGEMM-LOOP.md).
 __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BEST_PAD],
                                                  const float (*Bs)[BEST_BN], int rbase, int cbase,
                                                  float (*acc)[BEST_TN]) {

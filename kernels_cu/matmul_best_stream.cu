@@ -3,12 +3,12 @@
 #ifndef BEST_SLICES_ROLLED // as kernels_cl/matmul_best_stream.cl
 #define BEST_SLICES_ROLLED 0
 #endif
-// The serpentine order of a step's multiply-adds (matmul_best.cuh) only over clamped blocks: with
-// it ptxas schedules this kernel's loop well there (2342 stall cycles, 3 of 4; without, 2473 and
-// 51) and less well over unclamped ones (8192^3 on the H100 22.29, 21.93 and 22.13 ms in orders
-// 1-3 against 21.60 row by row).
-#ifndef BEST_SERPENTINE
-#define BEST_SERPENTINE BEST_CLAMP
+// The order of a step's multiply-adds (matmul_best.cuh): over clamped blocks the serpentine (1),
+// with which ptxas schedules this kernel's loop well there (2342 stall cycles, 3 of 4; row by row
+// 2473 and 51); over unclamped ones the last row first (4): 8192^3 on the H100 21.45 ms against
+// 21.68 row by row and 22.29, 21.93 and 22.13 in orders 1-3 (docs/PERFORMANCE-SGEMM-LOOP.md).
+#ifndef BEST_ORDER
+#define BEST_ORDER (BEST_CLAMP ? 1 : 4)
 #endif
 #include "matmul_best.cuh"
 

@@ -423,7 +423,7 @@ TEST_CASE("apps: matmul best's blocks at C's edges with clamped loads get every 
 }
 
 TEST_CASE("apps: matmul best's multiply-adds in any order give the same entries") {
-    // BEST_SERPENTINE reorders a step's multiply-adds (a hint to the compiler's register
+    // BEST_ORDER reorders a step's multiply-adds (a hint to the compiler's register
     // allocation): each entry still sums over K in the same order, so every order gives the same
     // numbers, with blocks inside C (the hot loop) and at its edges. (Under Oclgrind one block and
     // two orders: the order moves no memory access.)
@@ -432,14 +432,14 @@ TEST_CASE("apps: matmul best's multiply-adds in any order give the same entries"
         sim ? std::vector<const char*>{"128x256x24"}
             : std::vector<const char*>{"256x512x48", "300x520x37"};
     const std::vector<const char*> orders =
-        sim ? std::vector<const char*>{"3"} : std::vector<const char*>{"1", "2", "3"};
+        sim ? std::vector<const char*>{"3"} : std::vector<const char*>{"1", "2", "3", "4"};
     for (auto* dev : all_devices())
         for (const char* size : sizes) {
             SUBCASE((dev->info().id() + " " + size).c_str()) {
-                const auto rows = run_best(*dev, size, {{"BEST_SERPENTINE", "0"}});
+                const auto rows = run_best(*dev, size, {{"BEST_ORDER", "0"}});
                 CHECK(rows.pass);
                 for (const char* order : orders) {
-                    const auto r = run_best(*dev, size, {{"BEST_SERPENTINE", order}});
+                    const auto r = run_best(*dev, size, {{"BEST_ORDER", order}});
                     INFO(dev->label() << " order " << order << " max errors " << rows.max_error
                                       << " " << r.max_error);
                     CHECK(r.pass);

@@ -1,15 +1,20 @@
 # matmul_best_stream (this tree's, pieces added in the kernel and by matmul_best_stream_sum) against
 # best, the stream kernel of 2d1b1d8 and cuBLAS, timed with CuPy's events: python3 stream.py
 # CUBIN_DIR (the cubins of build.sh), on the GPU machine. The schedule's arguments as the host's.
+# python3 stream.py CUBIN_DIR NAME... times only NAME.cubin's matmul_best_stream (built with
+# BEST_STREAM_INLINE=1) beside best and cuBLAS, at 8192^3 and 5120^3.
 import sys
 import numpy as np, cupy as cp
 from cupy_time import run
-D = sys.argv[1]
+D, NAMES = sys.argv[1], sys.argv[2:]
 best = cp.RawModule(path=f'{D}/matmul_best.cubin').get_function('matmul_best')
-sold = cp.RawModule(path=f'{D}/stream_old.cubin').get_function('matmul_best_stream')
-n1 = cp.RawModule(path=f'{D}/stream_new1.cubin').get_function('matmul_best_stream')
-m0 = cp.RawModule(path=f'{D}/stream_new0.cubin')
-n0, s0 = m0.get_function('matmul_best_stream'), m0.get_function('matmul_best_stream_sum')
+if NAMES:
+    mine = {n: cp.RawModule(path=f'{D}/{n}.cubin').get_function('matmul_best_stream') for n in NAMES}
+else:
+    sold = cp.RawModule(path=f'{D}/stream_old.cubin').get_function('matmul_best_stream')
+    n1 = cp.RawModule(path=f'{D}/stream_new1.cubin').get_function('matmul_best_stream')
+    m0 = cp.RawModule(path=f'{D}/stream_new0.cubin')
+    n0, s0 = m0.get_function('matmul_best_stream'), m0.get_function('matmul_best_stream_sum')
 BM, BN, BK, CU = 128, 256, 16, 132
 i32 = np.int32
 def magic(d):
@@ -22,7 +27,8 @@ for d in list(range(1, 300)) + [4096, 65535, 100003]:
     for x in [0, 1, d - 1, d, d + 1, 2**31 - 1, 12345678, 2**30 + 7]:
         assert ((((x * mm) >> 32) + x) >> int(l)) == x // d, (d, x)
 for rnd in range(2):
-  for (M, N, K) in [(4096, 4096, 4096), (8192, 8192, 8192), (4224, 4096, 4096), (4224, 4224, 4224), (5120, 5120, 5120), (8448, 8192, 8192), (2500, 2500, 2500)]:
+  sizes = [(4096, 4096, 4096), (8192, 8192, 8192), (4224, 4096, 4096), (4224, 4224, 4224), (5120, 5120, 5120), (8448, 8192, 8192), (2500, 2500, 2500)]
+  for (M, N, K) in ([(8192, 8192, 8192), (5120, 5120, 5120)] if NAMES else sizes):
     A = cp.random.rand(M, K, dtype=cp.float32); B = cp.random.rand(K, N, dtype=cp.float32)
     C0 = cp.zeros((M, N), cp.float32); C = cp.zeros((M, N), cp.float32); Cx = cp.empty((M, N), cp.float32)
     tm, tn = -(-M // BM), -(-N // BN); T = tm * tn; kt = -(-K // BK)
@@ -36,7 +42,11 @@ for rnd in range(2):
         n0((G, 1, 1), (16, 16, 1), new)
         if G > 1: s0((G - 1, 1, 1), (16, 16, 1), (W, C, i32(M), i32(K), i32(N), i32(tn), i32(G), i32(rounds), i32(per), i32(extra)))
     cfg = [('cublas', lambda: cp.matmul(A, B, out=Cx)),
-           ('best', lambda: best((tn, tm, 1), (16, 16, 1), (A, B, C0, i32(M), i32(N), i32(K), i32(N)))),
+           ('best', lambda: best((tn, tm, 1), (16, 16, 1), (A, B, C0, i32(M), i32(N), i32(K), i32(N))))]
+    if NAMES:
+        cfg += [(n, (lambda f: lambda: f((G, 1, 1), (16, 16, 1), new))(f)) for n, f in mine.items()]
+    else:
+      cfg += [
            ('old', lambda: sold((G, 1, 1), (16, 16, 1), (A, B, C, i32(M), i32(N), i32(K), i32(N), i32(tm), i32(tn), W, F))),
            ('new', lambda: n1((G, 1, 1), (16, 16, 1), new)),
            ('new_sum', sum0)]
