@@ -37,6 +37,13 @@
 #ifndef BEST_SLICES_ROLLED
 #define BEST_SLICES_ROLLED 0
 #endif
+// NVIDIA's compiler: a step's multiply-adds with the last row first (BEST_ORDER 4,
+// matmul_best.clh) where no block is clamped, as in CUDA: on the H100 5120^3 5.59 ms against 5.80
+// row by row, 8192^3 22.70 against 23.56 (its waves: 21.79), orders 1-3 between
+// (docs/PERFORMANCE-SGEMM-LOOP.md). Clamped blocks keep row by row (unmeasured).
+#if !defined(BEST_ORDER) && defined(cl_nv_pragma_unroll) && !BEST_CLAMP
+#define BEST_ORDER 4
+#endif
 #include "matmul_best.clh"
 
 #ifndef BEST_STREAM_INLINE

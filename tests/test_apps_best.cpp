@@ -425,8 +425,8 @@ TEST_CASE("apps: matmul best's blocks at C's edges with clamped loads get every 
 TEST_CASE("apps: matmul best's multiply-adds in any order give the same entries") {
     // BEST_ORDER reorders a step's multiply-adds (a hint to the compiler's register
     // allocation): each entry still sums over K in the same order, so every order gives the same
-    // numbers, with blocks inside C (the hot loop) and at its edges. (Under Oclgrind one block and
-    // two orders: the order moves no memory access.)
+    // numbers, with blocks inside C (the hot loop) and at its edges, in best and in the stream
+    // kernel. (Under Oclgrind one block and two orders: the order moves no memory access.)
     const bool sim = duet_test::under_oclgrind();
     const std::vector<const char*> sizes =
         sim ? std::vector<const char*>{"128x256x24"}
@@ -445,6 +445,18 @@ TEST_CASE("apps: matmul best's multiply-adds in any order give the same entries"
                     CHECK(r.pass);
                     CHECK(r.verified);
                     CHECK(r.max_error == rows.max_error);
+                }
+                if (!sim) { // and the stream kernel's (the last row first where NVIDIA's compiler)
+                    const auto s0 =
+                        run_best(*dev, size, {{"BEST_STREAM", "1"}, {"BEST_ORDER", "0"}});
+                    const auto s4 =
+                        run_best(*dev, size, {{"BEST_STREAM", "1"}, {"BEST_ORDER", "4"}});
+                    INFO(dev->label()
+                         << " stream max errors " << s0.max_error << " " << s4.max_error);
+                    CHECK(s0.pass);
+                    CHECK(s4.pass);
+                    CHECK(s4.note.find("matmul_best_stream") != std::string::npos);
+                    CHECK(s4.max_error == s0.max_error);
                 }
             }
         }
