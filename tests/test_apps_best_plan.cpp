@@ -1,0 +1,269 @@
+// matmul's best step, its host rules: its defines per device and its plan for a problem (a split
+// of K, thin edges by matmul_best_edge, aligned copies, clamped loads, stream-K and its schedule:
+// apps/ladders/matmul_best_plan.cpp), without a device. test_apps_best.cpp runs each plan.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "matmul.hpp" // best_defines, best_plan
+
+TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's OpenCL only, "
+          "float loads where rows are unaligned, and never over the user's defines") {
+    duet::DeviceInfo info; // NVIDIA's OpenCL on a GPU: inline PTX, 32-wide warps, 48 KiB
+    info.backend = "opencl";
+    info.kernel_language = duet::KernelLanguage::opencl_c;
+    info.device_type = duet::DeviceType::gpu;
+    info.caps.inline_asm = true;
+    info.subgroup_width = 32;
+    info.local_mem_bytes = 49152;
+    duet::apps::RunConfig cfg;
+    using D = duet::apps::Defines;
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) ==
+          D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    cfg.defines = {{"BEST_BK", "8"}, {"BEST_WTX", "0"}}; // the user's, to compare: kept
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096).empty());
+    cfg.defines = {{"BEST_BK", "8"}};
+    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) == D{{"BEST_WTX", "4"}});
+    cfg.defines.clear();
+    auto other = info; // AMD's 64-wide wavefronts, a device with 32 KiB, a CPU, CUDA: nothing
+    other.subgroup_width = 64;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.local_mem_bytes = 32768;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.device_type = duet::DeviceType::cpu;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.caps.inline_asm = false;
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    other = info;
+    other.kernel_language = duet::KernelLanguage::cuda; // its kernel's own defaults
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    // Rows not 16-byte aligned (1: A's, K not a multiple of 4; 2: B's, N not), on every device.
+    CHECK(duet::apps::best_defines(cfg, other, 4097, 4096) == D{{"BEST_UNALIGNED", "2"}});
+    CHECK(duet::apps::best_defines(cfg, other, 4096, 4098) == D{{"BEST_UNALIGNED", "1"}});
+    CHECK(duet::apps::best_defines(cfg, other, 4099, 4098) == D{{"BEST_UNALIGNED", "3"}});
+    CHECK(duet::apps::best_defines(cfg, info, 4095, 4096) ==
+          D{{"BEST_UNALIGNED", "2"}, {"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    cfg.defines = {{"BEST_UNALIGNED", "0"}}; // the user's 0 compares with the checked loads
+    CHECK(duet::apps::best_defines(cfg, other, 4097, 4097).empty());
+}
+
+TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that saves a wave") {
+    duet::DeviceInfo gpu; // an H100 as the plan sees it: 132 compute units
+    gpu.device_type = duet::DeviceType::gpu;
+    gpu.compute_units = 132;
+    gpu.max_work_group_size = 1024;
+    duet::apps::RunConfig cfg;
+    const auto plan = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
+        return std::tuple{p.splits, p.edge_rows, p.edge_cols};
+    };
+    using Copies = std::tuple<bool, bool, std::size_t, std::size_t>; // copy_a, copy_b, n, k
+    const auto copies = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                            std::size_t K) {
+        const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
+        return Copies{p.copy_a, p.copy_b, p.n, p.k};
+    };
+    // Whole blocks: nothing to do. 4097^2 is 561 blocks in 5 waves of 132, or split in 3, 13
+    // waves of 3 slices with partial products to add; its 33x16 blocks of whole columns are 4
+    // full waves (the last row of blocks computes one row of C, in time that is paid anyway), and
+    // the last column is 129 edge tiles.
+    CHECK(plan(gpu, 4096, 4096, 4096) == std::tuple{std::size_t(1), false, false});
+    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, true});
+    CHECK(plan(gpu, 8193, 8193, 8193) == std::tuple{std::size_t(1), false, true}); // 65x32: 16
+    // 5120^3: 800 whole blocks, 6.06 waves; split in 3, 19 waves of 3 slices.
+    CHECK(plan(gpu, 5120, 5120, 5120) == std::tuple{std::size_t(3), false, false});
+    auto gpu32 = gpu; // 32 compute units: only the 32x16 whole blocks make whole waves
+    gpu32.compute_units = 32;
+    CHECK(plan(gpu32, 4097, 4097, 4097) == std::tuple{std::size_t(1), true, true});
+    // 4095 rows are 31 blocks and 127 rows, nearly a whole block: only the column goes to edges.
+    CHECK(plan(gpu, 4095, 4097, 4099) == std::tuple{std::size_t(1), false, true});
+    // 4000: 160 columns and 32 rows left, too wide for edge tiles to be cheaper.
+    CHECK(plan(gpu, 4000, 4000, 4000) == std::tuple{std::size_t(1), false, false});
+    auto cpu = gpu; // CPUs, and devices whose groups cannot hold 256 work-items: best alone
+    cpu.device_type = duet::DeviceType::cpu;
+    CHECK(plan(cpu, 4097, 4097, 4097) == std::tuple{std::size_t(1), false, false});
+    auto small = gpu;
+    small.max_work_group_size = 128;
+    CHECK(std::get<0>(plan(small, 4097, 4097, 4097)) == 3); // the split fills the last wave
+    CHECK_FALSE(std::get<2>(plan(small, 4097, 4097, 4097)));
+    cfg.defines = {{"BEST_EDGES", "0"}};
+    CHECK(plan(gpu, 4097, 4097, 4097) == std::tuple{std::size_t(3), false, false});
+    cfg.defines.clear(); // 4224: 33 rows of blocks and a half column of them; 528 edge tiles
+    CHECK(plan(gpu, 4224, 4224, 4224) == std::tuple{std::size_t(1), false, true});
+    cfg.defines = {{"BEST_EDGES", "0"}}; // or split in 3 (13 waves)
+    CHECK(plan(gpu, 4224, 4224, 4224) == std::tuple{std::size_t(3), false, false});
+    cfg.defines = {{"BEST_EDGES", "1"}}; // the user's 1: every remainder, on any device
+    CHECK(plan(cpu, 4000, 4096, 64) == std::tuple{std::size_t(1), true, false});
+    // Aligned copies where N or K is not a multiple of 4, on GPUs from 2048^3 up (OpenCL and
+    // CUDA alike), or when asked: A where K is not (and then B with Kp rows), B where N is not.
+    cfg.defines.clear();
+    const auto plain = [&](std::size_t N, std::size_t K) { return Copies{false, false, N, K}; };
+    CHECK(copies(gpu, 4096, 4097, 4096) == Copies{false, true, 4100, 4096}); // OpenCL
+    CHECK(copies(gpu, 4096, 4096, 4097) == Copies{true, true, 4096, 4100});
+    gpu.kernel_language = duet::KernelLanguage::cuda;
+    CHECK(copies(gpu, 4096, 4097, 4096) == Copies{false, true, 4100, 4096});
+    CHECK(copies(gpu, 4096, 4096, 4097) == Copies{true, true, 4096, 4100});
+    CHECK(copies(gpu, 4097, 4097, 4097) == Copies{true, true, 4100, 4100});
+    CHECK(copies(gpu, 4097, 4096, 4096) == plain(4096, 4096)); // M counts rows: aligned
+    CHECK(copies(gpu, 1025, 1025, 1025) == plain(1025, 1025));
+    CHECK(copies(cpu, 4097, 4097, 4097) == plain(4097, 4097));
+    cfg.defines = {{"BEST_ALIGN", "1"}};
+    CHECK(copies(cpu, 5, 7, 9) == Copies{true, true, 8, 12});
+    CHECK(copies(cpu, 5, 8, 12) == plain(8, 12)); // nothing to align
+    cfg.defines = {{"BEST_ALIGN", "2"}};
+    CHECK(copies(cpu, 5, 7, 9) == Copies{false, true, 8, 9});
+    CHECK(copies(cpu, 5, 8, 9) == plain(8, 9));
+    cfg.defines.clear(); // copies of over 2^31-1 elements (B's Kp x Np here): not by default,
+    CHECK(copies(gpu, 8, 46340, 46341) == plain(46340, 46341));
+    CHECK(copies(gpu, 8, 46340, 46337) == Copies{true, true, 46340, 46340}); // 46340^2 < 2^31
+    cfg.defines = {{"BEST_ALIGN", "1"}}; // and a usage error when asked
+    CHECK_THROWS_AS(copies(gpu, 8, 46340, 46341), duet::Error);
+    cfg.defines = {{"BEST_ALIGN", "0"}};
+    CHECK(copies(gpu, 4097, 4097, 4097) == plain(4097, 4097));
+    // Clamped loads (BEST_CLAMP) where rows are aligned and best's blocks reach past C's edges.
+    cfg.defines.clear();
+    const auto clamp = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                           std::size_t K) {
+        return duet::apps::best_plan(cfg, info, M, N, K, 128, 256).clamp;
+    };
+    CHECK(clamp(gpu, 4000, 4000, 4000));
+    CHECK(clamp(cpu, 300, 520, 260));
+    CHECK_FALSE(clamp(gpu, 4096, 4096, 4096));
+    CHECK(clamp(gpu, 4097, 4097, 4097));       // aligned copies; the last row of blocks is partial
+    CHECK_FALSE(clamp(cpu, 4097, 4097, 4097)); // B's rows not aligned
+    CHECK_FALSE(clamp(cpu, 300, 521, 260));
+    CHECK(clamp(cpu, 300, 520, 261)); // A's rows by float: clamped all the same
+    for (const duet::apps::Defines& bad :
+         {duet::apps::Defines{{"BEST_ALIGN", "yes"}}, duet::apps::Defines{{"BEST_ALIGN", "3"}},
+          duet::apps::Defines{{"BEST_EDGES", "2"}},
+          duet::apps::Defines{{"BEST_EDGES", "1"}, {"BEST_SPLITK", "2"}}}) {
+        cfg.defines = bad;
+        CHECK_THROWS_AS(plan(gpu, 4097, 4097, 4097), duet::Error);
+    }
+}
+
+TEST_CASE("apps: matmul best spreads its blocks over the compute units where kernels take PTX") {
+    duet::DeviceInfo gpu; // an H100 in CUDA as the plan sees it: 132 compute units, PTX
+    gpu.device_type = duet::DeviceType::gpu;
+    gpu.kernel_language = duet::KernelLanguage::cuda;
+    gpu.compute_units = 132;
+    gpu.max_work_group_size = 1024;
+    gpu.caps.inline_asm = true;
+    duet::apps::RunConfig cfg;
+    using Plan = std::tuple<bool, std::size_t, bool, bool>; // stream, splits, edge_cols, sum
+    const auto plan = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        const auto p = duet::apps::best_plan(cfg, info, M, N, K, 128, 256);
+        return Plan{p.stream, p.splits, p.edge_cols, p.stream_sum};
+    };
+    // 4224^2: 561 blocks, 4.25 waves of 132 run as 5; spread, 3 rounds and the last 165 blocks
+    // shared (at 0.92 of best's speed): 4.36. 5120^2: 800 blocks, 6.06 waves; spread rather than
+    // split. 8192^2: 2048 blocks, 15.5 waves: 14 rounds and 200 blocks shared, 15.65.
+    CHECK(plan(gpu, 4224, 4224, 4224) == Plan{true, 1, false, false});
+    CHECK(plan(gpu, 5120, 5120, 5120) == Plan{true, 1, false, false});
+    CHECK(plan(gpu, 8192, 8192, 8192) == Plan{true, 1, false, false});
+    // Not where a wave is nearly full: 4096^2's 512 blocks (3.88 waves: 2 rounds and 248 blocks
+    // shared make 4.04), 4224 x 4096's 528 (4); 4097^2: 33x16 whole waves and the edge column.
+    CHECK(plan(gpu, 4096, 4096, 4096) == Plan{false, 1, false, false});
+    CHECK(plan(gpu, 4224, 4096, 4096) == Plan{false, 1, false, false});
+    CHECK(plan(gpu, 4097, 4097, 4097) == Plan{false, 1, true, false});
+    CHECK(plan(gpu, 128, 256, 64) == Plan{false, 1, false, false}); // one block: nothing to spread
+    // C's unaligned rows out through local memory (BEST_ROWS_OUT) by best's blocks in waves only:
+    // 4097^2, 4095x4097x4099 and 8193^2 in waves (with the edge column), 8191^2 spread, C's rows
+    // of 4100 aligned.
+    const auto rows_out = [&](std::size_t M, std::size_t N, std::size_t K) {
+        return duet::apps::best_plan(cfg, gpu, M, N, K, 128, 256).rows_out;
+    };
+    CHECK(rows_out(4097, 4097, 4097));
+    CHECK(rows_out(4095, 4097, 4099));
+    CHECK(rows_out(4096, 4095, 4096));
+    CHECK_FALSE(rows_out(4097, 4100, 4097));
+    CHECK(rows_out(8193, 8193, 8193));
+    CHECK(plan(gpu, 8191, 8191, 8191) == Plan{true, 1, false, false});
+    CHECK_FALSE(rows_out(8191, 8191, 8191));
+    CHECK_FALSE(rows_out(300, 300, 300));
+    CHECK(rows_out(300, 301, 300));
+    // Warp tiles 8 wide for clamped blocks spread in CUDA (8191^2: 64 rows of blocks, the last
+    // clamped), the kernel's 4 elsewhere (8192^2; 4097^2 in waves; NVIDIA's OpenCL).
+    const auto wide = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        return duet::apps::best_stream_wide_warps(
+            duet::apps::best_plan(cfg, info, M, N, K, 128, 256), info);
+    };
+    CHECK(wide(gpu, 8191, 8191, 8191));
+    CHECK_FALSE(wide(gpu, 8192, 8192, 8192));
+    CHECK_FALSE(wide(gpu, 4097, 4097, 4097));
+    CHECK(duet::apps::best_plan(cfg, gpu, 4224, 4224, 4224, 128, 256).groups == 132);
+    // NVIDIA's OpenCL, whose build of the kernel is slower (rounds at 0.91 of best's speed, the
+    // shared rest at 0.87): 5120^2 still spread (5 rounds and 1.06 shared: 6.73 against 7
+    // waves); not 8192^2 (17.2), and 4224^2 takes the edge column (4 waves and the strip, 4.6).
+    auto nv_opencl = gpu;
+    nv_opencl.kernel_language = duet::KernelLanguage::opencl_c;
+    CHECK(plan(nv_opencl, 5120, 5120, 5120) == Plan{true, 1, false, false});
+    cfg.defines = {{"BEST_STREAM", "1"}}; // spread and clamped at the user's word: OpenCL keeps 4
+    CHECK(duet::apps::best_plan(cfg, nv_opencl, 8191, 8191, 8191, 128, 256).clamp);
+    CHECK_FALSE(wide(nv_opencl, 8191, 8191, 8191));
+    cfg.defines.clear();
+    CHECK(plan(nv_opencl, 8192, 8192, 8192) == Plan{false, 1, false, false});
+    CHECK(plan(nv_opencl, 4224, 4224, 4224) == Plan{false, 1, true, false});
+    // A GPU whose kernels take no PTX: its fence is not known to reach other groups.
+    auto other = nv_opencl;
+    other.caps.inline_asm = false;
+    CHECK(plan(other, 4224, 4224, 4224) == Plan{false, 1, true, true}); // the edge column
+    cfg.defines = {{"BEST_STREAM", "1"}, {"BEST_GROUPS", "7"}};         // the user's, on any device
+    auto cpu = other;
+    cpu.device_type = duet::DeviceType::cpu;
+    CHECK(plan(cpu, 300, 300, 300) == Plan{true, 1, false, true});
+    CHECK(duet::apps::best_plan(cfg, cpu, 300, 300, 300, 128, 256).groups == 7);
+    CHECK(plan(other, 4224, 4096, 4096) == Plan{true, 1, false, true});
+    cfg.defines = {{"BEST_STREAM", "1"}, {"BEST_STREAM_SUM", "0"}};
+    CHECK(plan(other, 4096, 4096, 4096) == Plan{true, 1, false, false});
+    cfg.defines = {{"BEST_STREAM", "0"}}; // 4224^2 in waves: the edge column
+    CHECK(plan(gpu, 4224, 4224, 4224) == Plan{false, 1, true, false});
+    for (const duet::apps::Defines& bad :
+         {duet::apps::Defines{{"BEST_STREAM", "2"}}, duet::apps::Defines{{"BEST_GROUPS", "4"}},
+          duet::apps::Defines{{"BEST_STREAM", "1"}, {"BEST_GROUPS", "0"}},
+          duet::apps::Defines{{"BEST_STREAM", "1"}, {"BEST_SPLITK", "2"}},
+          duet::apps::Defines{{"BEST_STREAM_SUM", "yes"}}}) {
+        cfg.defines = bad;
+        CHECK_THROWS_AS(plan(gpu, 4096, 4096, 4096), duet::Error);
+    }
+}
+
+TEST_CASE("apps: matmul_best_stream's schedule: rounds, depth of its tiles, division by multiply") {
+    using duet::apps::best_stream_rounds;
+    CHECK(best_stream_rounds(512, 132) == 2);   // 3.88 rounds: the last 1.88 shared
+    CHECK(best_stream_rounds(528, 132) == 4);   // whole rounds: nothing shared
+    CHECK(best_stream_rounds(200, 132) == 0);   // under two rounds: all shared
+    CHECK(best_stream_rounds(2048, 132) == 14); // 15.5
+    CHECK(best_stream_rounds(9, 9) == 1);
+    CHECK(duet::apps::best_tile_depth({}, true) == 16);
+    CHECK(duet::apps::best_tile_depth({}, false) == 8);
+    CHECK(duet::apps::best_tile_depth({{"BEST_BK", "32"}}, false) == 32);
+    CHECK(duet::apps::best_tile_depth({{"BEST_BK", "x"}}, true) == 0);
+    // The kernels' x / d = (umulhi(x, m) + x) >> l, for every x they divide (0 <= x < 2^31).
+    const auto divide = [](std::uint32_t x, std::size_t d) {
+        const auto [m, l] = duet::apps::best_divisor(d);
+        const std::uint64_t hi = (std::uint64_t{x} * std::uint32_t(m)) >> 32;
+        return std::uint32_t((hi + x) >> l);
+    };
+    std::vector<std::uint32_t> xs{0, 1, 2, 3, 0x7fffffffu, 0x7ffffffeu, 0x40000000u, 123456789u};
+    for (std::uint32_t x = 1; x < 0x7fffffffu / 3; x = x * 3 + 1)
+        xs.insert(xs.end(), {x - 1, x, x + 1});
+    for (std::size_t d = 1; d <= 70000; d += d < 3000 ? 1 : 997)
+        for (const std::uint32_t x : xs) {
+            INFO("x " << x << " d " << d);
+            REQUIRE(divide(x, d) == x / d);
+            const auto near =
+                std::uint32_t(std::min<std::uint64_t>(0x7fffffffu, std::uint64_t{x / d + 1} * d));
+            REQUIRE(divide(near - 1, d) == (near - 1) / d); // either side of a multiple of d
+            REQUIRE(divide(near, d) == near / d);
+        }
+}
