@@ -26,9 +26,11 @@ for d in list(range(1, 300)) + [4096, 65535, 100003]:
     mm, l = magic(d); mm = int(np.uint32(np.int32(mm)))
     for x in [0, 1, d - 1, d, d + 1, 2**31 - 1, 12345678, 2**30 + 7]:
         assert ((((x * mm) >> 32) + x) >> int(l)) == x // d, (d, x)
+sizes = [(8192, 8192, 8192), (5120, 5120, 5120)] if NAMES else [
+    (4096, 4096, 4096), (8192, 8192, 8192), (4224, 4096, 4096), (4224, 4224, 4224),
+    (5120, 5120, 5120), (8448, 8192, 8192), (2500, 2500, 2500)]
 for rnd in range(2):
-  sizes = [(4096, 4096, 4096), (8192, 8192, 8192), (4224, 4096, 4096), (4224, 4224, 4224), (5120, 5120, 5120), (8448, 8192, 8192), (2500, 2500, 2500)]
-  for (M, N, K) in ([(8192, 8192, 8192), (5120, 5120, 5120)] if NAMES else sizes):
+  for (M, N, K) in sizes:
     A = cp.random.rand(M, K, dtype=cp.float32); B = cp.random.rand(K, N, dtype=cp.float32)
     C0 = cp.zeros((M, N), cp.float32); C = cp.zeros((M, N), cp.float32); Cx = cp.empty((M, N), cp.float32)
     tm, tn = -(-M // BM), -(-N // BN); T = tm * tn; kt = -(-K // BK)
@@ -46,10 +48,9 @@ for rnd in range(2):
     if NAMES:
         cfg += [(n, (lambda f: lambda: f((G, 1, 1), (16, 16, 1), new))(f)) for n, f in mine.items()]
     else:
-      cfg += [
-           ('old', lambda: sold((G, 1, 1), (16, 16, 1), (A, B, C, i32(M), i32(N), i32(K), i32(N), i32(tm), i32(tn), W, F))),
-           ('new', lambda: n1((G, 1, 1), (16, 16, 1), new)),
-           ('new_sum', sum0)]
+        cfg += [('old', lambda: sold((G, 1, 1), (16, 16, 1), (A, B, C, i32(M), i32(N), i32(K), i32(N), i32(tm), i32(tn), W, F))),
+                ('new', lambda: n1((G, 1, 1), (16, 16, 1), new)),
+                ('new_sum', sum0)]
     out = []
     for name, fn in cfg:
         C.fill(0)
