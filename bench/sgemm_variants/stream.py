@@ -2,14 +2,19 @@
 # best, the stream kernel of 2d1b1d8 and cuBLAS, timed with CuPy's events: python3 stream.py
 # CUBIN_DIR (the cubins of build.sh), on the GPU machine. The schedule's arguments as the host's.
 # python3 stream.py CUBIN_DIR NAME... times only NAME.cubin's matmul_best_stream (built with
-# BEST_STREAM_INLINE=1) beside best and cuBLAS, at 8192^3 and 5120^3.
+# BEST_STREAM_INLINE=1) beside best and cuBLAS, at 8192^3 and 5120^3 (or $STREAM_SIZES, as
+# 8192x8192x8192,5120x5120x5120). A NAME with a dot is a file: NAME.ptx is compiled by the
+# driver's JIT, as NVIDIA's OpenCL compiles the PTX it makes (kept in Duet's program cache).
+# STREAM_ONCE=1: one launch of each NAME at the first size, for a profiler (ncu -k ... -c 1).
+import os
 import sys
 import numpy as np, cupy as cp
 from cupy_time import run
 D, NAMES = sys.argv[1], sys.argv[2:]
 best = cp.RawModule(path=f'{D}/matmul_best.cubin').get_function('matmul_best')
 if NAMES:
-    mine = {n: cp.RawModule(path=f'{D}/{n}.cubin').get_function('matmul_best_stream') for n in NAMES}
+    mine = {n: cp.RawModule(path=f'{D}/{n}' if '.' in n else f'{D}/{n}.cubin').get_function('matmul_best_stream')
+            for n in NAMES}
 else:
     sold = cp.RawModule(path=f'{D}/stream_old.cubin').get_function('matmul_best_stream')
     n1 = cp.RawModule(path=f'{D}/stream_new1.cubin').get_function('matmul_best_stream')
@@ -26,9 +31,10 @@ for d in list(range(1, 300)) + [4096, 65535, 100003]:
     mm, l = magic(d); mm = int(np.uint32(np.int32(mm)))
     for x in [0, 1, d - 1, d, d + 1, 2**31 - 1, 12345678, 2**30 + 7]:
         assert ((((x * mm) >> 32) + x) >> int(l)) == x // d, (d, x)
-sizes = [(8192, 8192, 8192), (5120, 5120, 5120)] if NAMES else [
+named = [tuple(map(int, x.split('x'))) for x in os.environ.get('STREAM_SIZES', '').split(',') if x]
+sizes = named or ([(8192, 8192, 8192), (5120, 5120, 5120)] if NAMES else [
     (4096, 4096, 4096), (8192, 8192, 8192), (4224, 4096, 4096), (4224, 4224, 4224),
-    (5120, 5120, 5120), (8448, 8192, 8192), (2500, 2500, 2500)]
+    (5120, 5120, 5120), (8448, 8192, 8192), (2500, 2500, 2500)])
 for rnd in range(2):
   for (M, N, K) in sizes:
     A = cp.random.rand(M, K, dtype=cp.float32); B = cp.random.rand(K, N, dtype=cp.float32)
@@ -51,6 +57,11 @@ for rnd in range(2):
         cfg += [('old', lambda: sold((G, 1, 1), (16, 16, 1), (A, B, C, i32(M), i32(N), i32(K), i32(N), i32(tm), i32(tn), W, F))),
                 ('new', lambda: n1((G, 1, 1), (16, 16, 1), new)),
                 ('new_sum', sum0)]
+    if os.environ.get('STREAM_ONCE'):  # one launch of each named kernel, for a profiler
+        for name, fn in cfg[2:]:
+            fn()
+        cp.cuda.runtime.deviceSynchronize()
+        sys.exit(0)
     out = []
     for name, fn in cfg:
         C.fill(0)
