@@ -54,6 +54,25 @@
 #else
 #define BEST_DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
 #endif
+// NVIDIA's compiler computes what the loop over blocks derives from the ids and from the
+// divisions' shifts (C's and W's addresses for the write after each block, the shifts masked to
+// 31) once, before that loop, and keeps it in registers through best's loop of tiles. There
+// ptxas, out of registers, spilled, gave the accumulators registers in the banks of their
+// operands (1614 clashes, bench/cubin_loop.py) and issued the next tile's global loads late in
+// the tile, so that their latency showed: on the H100 8192^3 took 22.70 ms against CUDA's 21.37.
+// Passed through an empty asm statement after each block (BEST_FRESH; it emits no instruction),
+// those values are computed there anew: no spill, 453 clashes, 22.16 ms. Its loads still come
+// 250 instructions before their stores into local memory, against 820 in CUDA's loop, which two
+// more registers held through it move as late (docs/PERFORMANCE-SGEMM-LOOP.md, calls 83-90).
+// BEST_STREAM_FRESH=0 leaves it out, to measure it. Other compilers: nothing to do.
+#ifndef BEST_STREAM_FRESH
+#define BEST_STREAM_FRESH 1
+#endif
+#if BEST_STREAM_FRESH && defined(cl_nv_pragma_unroll)
+#define BEST_FRESH(x) __asm__ __volatile__("" : "+r"(x))
+#else
+#define BEST_FRESH(x)
+#endif
 
 // W's slot s: a group's piece of one tile of C, float4 e of work-item tid at (s * TM*TN/4 + e) *
 // NT + tid, so that neighbouring work-items store and load neighbouring 16 bytes.
@@ -67,7 +86,9 @@ size_t matmul_best_slot(const int s, const int e, const int tid) {
 // computed so, with the addresses that follow from them, left best's loop 7% slower than
 // coordinates from the group's id; by a multiply its speed stays (docs/PERFORMANCE-SGEMM.md).
 int matmul_best_div(const int x, const int m, const int l) {
-    return (int)((mul_hi((uint)x, (uint)m) + (uint)x) >> l);
+    int shift = l;
+    BEST_FRESH(shift);
+    return (int)((mul_hi((uint)x, (uint)m) + (uint)x) >> shift);
 }
 
 // Group g's share of the pieces after the rounds' whole tiles: K's tiles [*begin, *end), `per` of
@@ -138,6 +159,11 @@ matmul_best_stream(__global const float* restrict A, __global const float* restr
         const int tile_m = matmul_best_div(tile, tn_m, tn_l); // (tile - q * d, not %: matmul_reg.cl)
         const int m0 = tile_m * BEST_BM, n0 = (tile - tile_m * tiles_n) * BEST_BN;
         matmul_best_block(A, B, M, N, K, m0, n0, k0, k1 - k0, tid, rbase, cbase, As, Bs, acc);
+        int wtid = tid, wrb = rbase, wcb = cbase, wg = g; // for what follows: anew (BEST_FRESH)
+        BEST_FRESH(wtid);
+        BEST_FRESH(wrb);
+        BEST_FRESH(wcb);
+        BEST_FRESH(wg);
         const int piece = k0 > 0 || k1 < kt; // a tile shared with a neighbouring group
         const int head = k0 == 0;            // its first tiles of K: shared with group g + 1
         if (piece) // (vstore4: Oclgrind takes a float4 store built of floats for uninitialised)
@@ -145,27 +171,27 @@ matmul_best_stream(__global const float* restrict A, __global const float* restr
                 for (int q = 0; q < BEST_TN / 4; ++q)
                     vstore4((float4)(acc[i][q * 4 + 0], acc[i][q * 4 + 1], acc[i][q * 4 + 2],
                                      acc[i][q * 4 + 3]),
-                            matmul_best_slot(2 * g + head, i * (BEST_TN / 4) + q, tid), W);
+                            matmul_best_slot(2 * wg + head, i * (BEST_TN / 4) + q, wtid), W);
         if (!piece)
-            matmul_best_write(C, M, Nc, m0, n0, rbase, cbase, acc, &Bs[0][0][0], tid);
+            matmul_best_write(C, M, Nc, m0, n0, wrb, wcb, acc, &Bs[0][0][0], wtid);
 #if BEST_STREAM_INLINE
-        const int pair = head ? g : g - 1; // the count of the tile
+        const int pair = head ? wg : wg - 1; // the count of the tile
         if (piece)
             BEST_DEVICE_FENCE(); // the piece in memory before the count says so
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
         // Whether it came second, told the group through the tiles' local memory (free after
         // matmul_best_block's last barrier; the tiles' 48 KiB leave no room for a variable).
-        if (piece && tid == 0) {
+        if (piece && wtid == 0) {
             const int second = atomic_add(&flags[pair], 1) == 1;
             BEST_DEVICE_FENCE();
             As[0][0][0] = second ? 1.0f : 0.0f;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (piece && As[0][0][0] != 0.0f) { // both pieces, ours read back, added into C
-            if (tid == 0)
+            if (wtid == 0)
                 atomic_xchg(&flags[pair], 0); // for the next launch
-            matmul_best_add_write(W, 2 * g + head, head ? 2 * g + 2 : 2 * g - 1, tid, C, M, Nc,
-                                  m0, n0, rbase, cbase);
+            matmul_best_add_write(W, 2 * wg + head, head ? 2 * wg + 2 : 2 * wg - 1, wtid, C, M,
+                                  Nc, m0, n0, wrb, wcb);
         }
         barrier(CLK_LOCAL_MEM_FENCE); // the flag read before the next piece's tiles
 #else

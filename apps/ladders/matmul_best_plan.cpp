@@ -75,7 +75,11 @@ double split_time(double blocks, double cu, double s, double K) {
 // docs/PERFORMANCE-SGEMM.md): in CUDA 4224 x 4096 (528 blocks, four rounds, no pieces) in 2.852
 // ms against best's 2.833, the shared rest at 0.92 of best's speed at 4096^2 (1.88 blocks a
 // group) and 0.93 at 8192^2 (1.52); NVIDIA's OpenCL compiles the same kernel to a slower loop,
-// 3.043 ms against 2.77 there and its shared rest at 0.87.
+// 3.043 ms against 2.77 there and its shared rest at 0.87. Since BEST_STREAM_FRESH (call 91) its
+// rounds of unclamped blocks run at 0.965 (2.860 ms against 2.762) and its shared rest at
+// 0.86-0.92, but its clamped ones still lose to best's edge column (4224^2 3.39 ms against 3.28):
+// the figures stay 0.91 / 0.87, which choose as these runs do at every size measured (4096^2 and
+// 8192^2 in waves, 5120^2 spread, 4224^2 the edge column), where 0.96 / 0.89 would spread 4224^2.
 struct StreamSpeed {
     double whole, shared;
 };
