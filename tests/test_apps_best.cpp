@@ -115,6 +115,24 @@ TEST_CASE("apps: matmul best spread over the compute units gets every entry righ
             CHECK(r.verified);
         }
     }
+    // Every block inside C and K whole tiles (64x128x48: 2x2 blocks, 6 tiles of 8): the host
+    // builds the OpenCL kernel without its checked loop (BEST_ALL_INSIDE), whole blocks and
+    // pieces alike; a user's BEST_ALL_INSIDE=1 where a block reaches past C is refused.
+    for (auto* dev : all_devices()) {
+        for (const char* groups : {"3", "4"})
+            SUBCASE((dev->info().id() + " all inside, groups " + groups).c_str()) {
+                const auto r = spread(*dev, "64x128x48", groups, "1", {"BEST_EDGES", "0"});
+                INFO(dev->label() << " max error " << r.max_error << " " << r.note);
+                CHECK(r.pass);
+                CHECK(r.verified);
+                CHECK(r.note.find(std::string("spread over ") + groups + " group") !=
+                      std::string::npos);
+            }
+        SUBCASE((dev->info().id() + " BEST_ALL_INSIDE=1 past C").c_str()) {
+            CHECK_THROWS_WITH_AS(spread(*dev, "70x130x45", "4", "1", {"BEST_ALL_INSIDE", "1"}),
+                                 doctest::Contains("leave it out"), duet::Error);
+        }
+    }
 }
 
 TEST_CASE("apps: matmul best with C's edges by matmul_best_edge gets every entry right") {

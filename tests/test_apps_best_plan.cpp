@@ -201,9 +201,11 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK_FALSE(wide(gpu, 8192, 8192, 8192));
     CHECK_FALSE(wide(gpu, 4097, 4097, 4097));
     CHECK(duet::apps::best_plan(cfg, gpu, 4224, 4224, 4224, 128, 256).groups == 132);
-    // NVIDIA's OpenCL, whose build of the kernel is slower (rounds at 0.91 of best's speed, the
-    // shared rest at 0.87): 5120^2 still spread (5 rounds and 1.06 shared: 6.73 against 7
-    // waves); not 8192^2 (17.2), and 4224^2 takes the edge column (4 waves and the strip, 4.6).
+    // NVIDIA's OpenCL, whose build of the kernel is slower: over whole blocks and tiles (its
+    // build without the checked loop) rounds at 0.98 of best's speed and the shared rest at 0.92,
+    // so 5120^2 (5 rounds and 1.06 shared: 6.25 against 7 waves) and 8192^2 (15.93 against 16)
+    // spread; elsewhere 0.91 and 0.87, so 4224^2 takes the edge column (4 waves and the strip,
+    // 4.6, against 4.73 spread).
     auto nv_opencl = gpu;
     nv_opencl.kernel_language = duet::KernelLanguage::opencl_c;
     CHECK(plan(nv_opencl, 5120, 5120, 5120) == Plan{true, 1, false, false});
@@ -211,7 +213,8 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK(duet::apps::best_plan(cfg, nv_opencl, 8191, 8191, 8191, 128, 256).clamp);
     CHECK_FALSE(wide(nv_opencl, 8191, 8191, 8191));
     cfg.defines.clear();
-    CHECK(plan(nv_opencl, 8192, 8192, 8192) == Plan{false, 1, false, false});
+    CHECK(plan(nv_opencl, 8192, 8192, 8192) == Plan{true, 1, false, false});
+    CHECK(plan(nv_opencl, 4096, 4096, 4096) == Plan{false, 1, false, false}); // 4.08 against 4
     CHECK(plan(nv_opencl, 4224, 4224, 4224) == Plan{false, 1, true, false});
     // A GPU whose kernels take no PTX: its fence is not known to reach other groups.
     auto other = nv_opencl;
@@ -235,6 +238,22 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
         cfg.defines = bad;
         CHECK_THROWS_AS(plan(gpu, 4096, 4096, 4096), duet::Error);
     }
+}
+
+TEST_CASE("apps: matmul best's blocks all inside C, K whole tiles: where BEST_ALL_INSIDE holds") {
+    using duet::apps::best_all_inside;
+    CHECK(best_all_inside(8192, 8192, 8192, 8192, 128, 256, 16));
+    CHECK(best_all_inside(4224, 4096, 4096, 4096, 128, 256, 16));
+    CHECK(best_all_inside(4096, 4096, 4100, 4096, 128, 256, 16));       // B's rows copied longer
+    CHECK_FALSE(best_all_inside(4224, 4224, 4224, 4224, 128, 256, 16)); // a column of blocks past C
+    CHECK_FALSE(best_all_inside(4160, 4096, 4096, 4096, 128, 256, 16)); // a row of blocks past C
+    CHECK_FALSE(best_all_inside(4096, 4096, 4096, 4104, 128, 256, 16)); // K ends inside a tile
+    CHECK(best_all_inside(4096, 4096, 4096, 4104, 128, 256, 8));        // not in tiles of 8
+    CHECK_FALSE(best_all_inside(4096, 4096, 4098, 4096, 128, 256, 16)); // B's rows unaligned
+    CHECK_FALSE(best_all_inside(128, 256, 256, 8, 128, 256, 16));       // K under one tile
+    CHECK_FALSE(best_all_inside(128, 256, 256, 0, 128, 256, 16));       // no K at all
+    CHECK_FALSE(best_all_inside(0, 256, 256, 64, 128, 256, 16));        // no C
+    CHECK_FALSE(best_all_inside(128, 512, 256, 64, 128, 256, 16));      // blocks past B's rows
 }
 
 TEST_CASE("apps: matmul_best_stream's schedule: rounds, depth of its tiles, division by multiply") {

@@ -56,6 +56,10 @@ std::size_t best_stream_rounds(std::size_t blocks, std::size_t groups);
 // x / d as matmul_best_stream divides, by a multiply and a shift: {m, l} with x / d ==
 // (umulhi(x, m) + x) >> l for 0 <= x < 2^31 (m's bits as an int, the kernels' argument); d >= 1.
 std::pair<int, int> best_divisor(std::size_t d);
+// Whether best's blocks over C's rows [0, Mi) and columns [0, Ni) (bm x bn, B's rows of Np
+// floats) all lie inside C and K is whole tiles bk deep (Kp of them), as BEST_ALL_INSIDE asks.
+bool best_all_inside(std::size_t Mi, std::size_t Ni, std::size_t Np, std::size_t Kp, std::size_t bm,
+                     std::size_t bn, std::size_t bk);
 // The depth of best's tiles (BEST_BK) in a build with `defines`: theirs, else the kernel's
 // default, 16 in CUDA and 8 in OpenCL C (kernels_cu/matmul_best.cuh, kernels_cl/matmul_best.clh).
 std::size_t best_tile_depth(const Defines& defines, bool cuda);

@@ -31,6 +31,12 @@ std::pair<int, int> best_divisor(std::size_t d) {
     return {static_cast<int>(static_cast<std::uint32_t>(m)), l};
 }
 
+bool best_all_inside(std::size_t Mi, std::size_t Ni, std::size_t Np, std::size_t Kp, std::size_t bm,
+                     std::size_t bn, std::size_t bk) {
+    return bm > 0 && bn > 0 && bk > 0 && bk % 4 == 0 && Mi > 0 && Ni > 0 && Ni <= Np &&
+           Mi % bm == 0 && Ni % bn == 0 && Kp >= bk && Kp % bk == 0 && Np % 4 == 0;
+}
+
 std::size_t best_tile_depth(const Defines& defines, bool cuda) {
     std::size_t bk = cuda ? 16 : 8;
     for (const auto& [name, value] : defines)
@@ -75,17 +81,22 @@ double split_time(double blocks, double cu, double s, double K) {
 // docs/PERFORMANCE-SGEMM.md): in CUDA 4224 x 4096 (528 blocks, four rounds, no pieces) in 2.852
 // ms against best's 2.833, the shared rest at 0.92 of best's speed at 4096^2 (1.88 blocks a
 // group) and 0.93 at 8192^2 (1.52); NVIDIA's OpenCL compiles the same kernel to a slower loop,
-// 3.043 ms against 2.77 there and its shared rest at 0.87. Since BEST_STREAM_FRESH (call 91) its
-// rounds of unclamped blocks run at 0.965 (2.860 ms against 2.762) and its shared rest at
-// 0.86-0.92, but its clamped ones still lose to best's edge column (4224^2 3.39 ms against 3.28):
-// the figures stay 0.91 / 0.87, which choose as these runs do at every size measured (4096^2 and
-// 8192^2 in waves, 5120^2 spread, 4224^2 the edge column), where 0.96 / 0.89 would spread 4224^2.
+// 3.043 ms against 2.77 there and its shared rest at 0.87. Since BEST_STREAM_FRESH (call 91)
+// its rounds of unclamped blocks run at 0.965 (2.860 ms against 2.762), but its clamped ones
+// still lose to best's edge column (4224^2 3.39 ms against 3.28): outside whole blocks the
+// figures stay 0.91 / 0.87, which choose as those runs do (4224^2 the edge column).
+// Where every block is inside C and K is whole tiles (`inside`: the launch then builds the kernel
+// with BEST_ALL_INSIDE, and NVIDIA's OpenCL builds a faster loop), its rounds ran at 0.98 of
+// best's speed and the shared rest at about 0.92 (call 93: 4224 x 4096 2.816 ms against 2.762,
+// 8192^2 21.69 against best's 21.80 in waves). The plan takes the 16-deep tiles of NVIDIA's
+// OpenCL for whole ones (a whole number of them is one of 8 or 4 too).
 struct StreamSpeed {
     double whole, shared;
 };
-StreamSpeed stream_speed(const DeviceInfo& info) {
-    return kernel_language(info) == KernelLanguage::cuda ? StreamSpeed{0.99, 0.92}
-                                                         : StreamSpeed{0.91, 0.87};
+StreamSpeed stream_speed(const DeviceInfo& info, bool inside) {
+    if (kernel_language(info) == KernelLanguage::cuda)
+        return {0.99, 0.92};
+    return inside ? StreamSpeed{0.98, 0.92} : StreamSpeed{0.91, 0.87};
 }
 
 // best over `blocks` blocks of C on `cu` compute units: its time in block times, and whether
@@ -186,7 +197,9 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     // Stream-K where the user asks, or by default where its kernel's fence reaches other groups
     // (kernels_cl/matmul_best_stream.cl): where kernels take PTX, CUDA and NVIDIA's OpenCL.
     const bool may = user_stream ? forced : info.caps.inline_asm;
-    const MainTime whole = main_time(blocks, double(cu), stream_speed(info), may, forced);
+    const bool k_whole = K % 16 == 0 && N % 4 == 0; // (N: B's rows aligned, as in the kernel)
+    const MainTime whole = main_time(
+        blocks, double(cu), stream_speed(info, k_whole && M % bm == 0 && N % bn == 0), may, forced);
     double best_time = whole.time;
     plan.stream = whole.stream;
     if (K >= 2048 && !forced)
@@ -206,9 +219,9 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
             if ((!rows && !cols) || (rows && M % bm == 0) || (cols && N % bn == 0))
                 continue;
             const std::size_t Mi = rows ? M / bm * bm : M, Ni = cols ? N / bn * bn : N;
-            const MainTime main =
-                main_time(ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)),
-                          double(cu), stream_speed(info), may, forced);
+            const MainTime main = main_time(
+                ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)), double(cu),
+                stream_speed(info, k_whole && Mi % bm == 0 && Ni % bn == 0), may, forced);
             const double tiles = double(best_edge_tiles(M, N, Mi, Ni));
             const double t = main.time + tiles * double(edge_tile * edge_tile) / double(bm * bn) /
                                              edge_speed / double(cu);
