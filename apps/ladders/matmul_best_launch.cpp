@@ -114,7 +114,9 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         stream_opts.defines.emplace_back("BEST_STREAM_INLINE", plan.stream_sum ? "0" : "1");
         // Every block inside C and K whole tiles: the OpenCL kernel leaves its checked loop out
         // (BEST_ALL_INSIDE, kernels_cl/matmul_best.clh), which NVIDIA's compiler runs faster.
-        if (all_inside && !user_sets(cfg, {"BEST_ALL_INSIDE"}))
+        // (The CUDA twin has no such build: NVRTC held nothing of that loop through its own.)
+        if (all_inside && kernel_language(dev.info()) == KernelLanguage::opencl_c &&
+            !user_sets(cfg, {"BEST_ALL_INSIDE"}))
             stream_opts.defines.emplace_back("BEST_ALL_INSIDE", "1");
         stream_ = dev.load_kernel("matmul_best_stream", stream_opts);
         if (plan.stream_sum)
