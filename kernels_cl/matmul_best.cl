@@ -3,7 +3,7 @@
 // twin.
 // NVIDIA's compiler: a step's multiply-adds by pairs of rows, serpentine (matmul_best.clh), where
 // no block is clamped: 4096^3 0.7% and 8192^3 0.5% faster on the H100; 4097^3 (clamped) 1.7%
-// slower, so there, and in the stream kernel, row by row.
+// slower, so there row by row. The stream kernel takes its own order (matmul_best_stream.cl).
 #if !defined(BEST_ORDER) && defined(cl_nv_pragma_unroll) && !BEST_CLAMP
 #define BEST_ORDER 3
 #endif

@@ -73,11 +73,12 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
                  (Ni_ < N ? count_of(N - Ni_, "column") : std::string()) + " by matmul_best_edge");
         }
     }
-    // A user's BEST_ALL_INSIDE=1 (the kernels' checked loop left out) where a block reaches past
-    // C or K ends inside a tile would leave entries wrong: refused.
+    // best's build: opts and its shape's defines. A user's BEST_ALL_INSIDE=1 (the kernels' checked
+    // loop left out) where a block reaches past C or K ends inside a tile would leave entries
+    // wrong: refused.
     Defines build = opts.defines;
     for (const auto& d : g.defines)
-        if (std::find(build.begin(), build.end(), d) == build.end())
+        if (std::find(opts.defines.begin(), opts.defines.end(), d) == opts.defines.end())
             build.push_back(d);
     const std::size_t bk = std::max<std::size_t>(
         1, best_tile_depth(build, kernel_language(dev.info()) == KernelLanguage::cuda));
@@ -108,9 +109,7 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
     if (plan.stream && tiles > 0 && countable) {
         // The same blocks and build as best's (its shape's defines), spread over the groups.
         BuildOptions stream_opts = opts;
-        for (const auto& d : g.defines)
-            if (std::find(opts.defines.begin(), opts.defines.end(), d) == opts.defines.end())
-                stream_opts.defines.push_back(d);
+        stream_opts.defines = build;
         stream_opts.defines.emplace_back("BEST_STREAM_INLINE", plan.stream_sum ? "0" : "1");
         // Every block inside C and K whole tiles: the OpenCL kernel leaves its checked loop out
         // (BEST_ALL_INSIDE, kernels_cl/matmul_best.clh), which NVIDIA's compiler runs faster.

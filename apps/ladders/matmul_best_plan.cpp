@@ -197,9 +197,10 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     // Stream-K where the user asks, or by default where its kernel's fence reaches other groups
     // (kernels_cl/matmul_best_stream.cl): where kernels take PTX, CUDA and NVIDIA's OpenCL.
     const bool may = user_stream ? forced : info.caps.inline_asm;
-    const bool k_whole = K % 16 == 0 && N % 4 == 0; // (N: B's rows aligned, as in the kernel)
-    const MainTime whole = main_time(
-        blocks, double(cu), stream_speed(info, k_whole && M % bm == 0 && N % bn == 0), may, forced);
+    // (BEST_ALL_INSIDE's rule, with the 16-deep tiles of NVIDIA's OpenCL: see stream_speed.)
+    const MainTime whole =
+        main_time(blocks, double(cu), stream_speed(info, best_all_inside(M, N, N, K, bm, bn, 16)),
+                  may, forced);
     double best_time = whole.time;
     plan.stream = whole.stream;
     if (K >= 2048 && !forced)
@@ -221,7 +222,7 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
             const std::size_t Mi = rows ? M / bm * bm : M, Ni = cols ? N / bn * bn : N;
             const MainTime main = main_time(
                 ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)), double(cu),
-                stream_speed(info, k_whole && Mi % bm == 0 && Ni % bn == 0), may, forced);
+                stream_speed(info, best_all_inside(Mi, Ni, N, K, bm, bn, 16)), may, forced);
             const double tiles = double(best_edge_tiles(M, N, Mi, Ni));
             const double t = main.time + tiles * double(edge_tile * edge_tile) / double(bm * bn) /
                                              edge_speed / double(cu);
