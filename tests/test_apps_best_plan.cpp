@@ -191,11 +191,13 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK_FALSE(rows_out(300, 300, 300));
     CHECK(rows_out(300, 301, 300));
     // Warp tiles 8 wide for clamped blocks spread in CUDA (8191^2: 64 rows of blocks, the last
-    // clamped), the kernel's 4 elsewhere (8192^2; 4097^2 in waves; NVIDIA's OpenCL).
+    // clamped), the kernel's 4 elsewhere in CUDA (8192^2; 4097^2 in waves); in NVIDIA's OpenCL for
+    // blocks all inside C, spread (below).
     const auto wide = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
                           std::size_t K) {
         return duet::apps::best_stream_wide_warps(
-            duet::apps::best_plan(cfg, info, M, N, K, 128, 256), info);
+            duet::apps::best_plan(cfg, info, M, N, K, 128, 256), info,
+            duet::apps::best_all_inside(M, N, N, K, 128, 256, 16));
     };
     CHECK(wide(gpu, 8191, 8191, 8191));
     CHECK_FALSE(wide(gpu, 8192, 8192, 8192));
@@ -215,6 +217,22 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     cfg.defines.clear();
     CHECK(plan(nv_opencl, 8192, 8192, 8192) == Plan{true, 1, false, false});
     CHECK(plan(nv_opencl, 4096, 4096, 4096) == Plan{false, 1, false, false}); // 4.08 against 4
+    // Its stream kernel over blocks all inside C (8192^2, 5120^2) with warp tiles 8 wide; not in
+    // waves (4096^2), nor over clamped blocks (8191^2 at the user's word), nor on an OpenCL GPU
+    // that is not NVIDIA's (64-wide sub-groups).
+    nv_opencl.caps.inline_asm = true;
+    nv_opencl.subgroup_width = 32;
+    nv_opencl.local_mem_bytes = 49152;
+    CHECK(wide(nv_opencl, 8192, 8192, 8192));
+    CHECK(wide(nv_opencl, 5120, 5120, 5120));
+    CHECK_FALSE(wide(nv_opencl, 4096, 4096, 4096));
+    cfg.defines = {{"BEST_STREAM", "1"}};
+    CHECK_FALSE(wide(nv_opencl, 8191, 8191, 8191));
+    CHECK(wide(nv_opencl, 4096, 4096, 4096)); // spread at the user's word, all inside
+    auto amd = nv_opencl;
+    amd.subgroup_width = 64;
+    CHECK_FALSE(wide(amd, 8192, 8192, 8192));
+    cfg.defines.clear();
     CHECK(plan(nv_opencl, 4224, 4224, 4224) == Plan{false, 1, true, false});
     // A GPU whose kernels take no PTX: its fence is not known to reach other groups.
     auto other = nv_opencl;

@@ -215,8 +215,6 @@ class Matmul final : public App {
             opts.defines.emplace_back("BEST_CLAMP", "1");
         if (plan.rows_out && !user_sets(cfg, {"BEST_ROWS_OUT"}))
             opts.defines.emplace_back("BEST_ROWS_OUT", "1");
-        if (best_stream_wide_warps(plan, dev.info()) && !user_sets(cfg, {"BEST_WTX"}))
-            opts.defines.emplace_back("BEST_WTX", "8");
         if (v.name == "tf32" && !tf32_emulated &&
             kernel_language(dev.info()) == KernelLanguage::opencl_c)
             opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX

@@ -117,6 +117,11 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         if (all_inside && kernel_language(dev.info()) == KernelLanguage::opencl_c &&
             !user_sets(cfg, {"BEST_ALL_INSIDE"}))
             stream_opts.defines.emplace_back("BEST_ALL_INSIDE", "1");
+        // Warp tiles 8 wide where they ran it faster (best_stream_wide_warps).
+        if (best_stream_wide_warps(plan, dev.info(), all_inside) && !user_sets(cfg, {"BEST_WTX"})) {
+            std::erase_if(stream_opts.defines, [](const auto& d) { return d.first == "BEST_WTX"; });
+            stream_opts.defines.emplace_back("BEST_WTX", "8");
+        }
         stream_ = dev.load_kernel("matmul_best_stream", stream_opts);
         if (plan.stream_sum)
             stream_sum_ = dev.load_kernel("matmul_best_stream_sum", stream_opts);

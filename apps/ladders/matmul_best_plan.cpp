@@ -239,12 +239,20 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 
 } // namespace
 
-bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info) {
+bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info, bool all_inside) {
     // On the H100 in CUDA (2026-11-26, docs/PERFORMANCE-SGEMM.md) matmul_best_stream ran clamped
     // blocks faster with warp tiles 8 threads wide (8191^3 22.86 against 23.26 ms, 4224^3 3.18
     // against 3.22, 6000^3 9.03 against 9.17) and unclamped ones with 4, the kernel's default
     // (8192^3 21.59 against 21.89, 5120^3 5.30 against 5.44, 6144^3 9.13 against 9.36).
-    return plan.stream && plan.clamp && kernel_language(info) == KernelLanguage::cuda;
+    // NVIDIA's OpenCL builds blocks all inside C without the checked loop (BEST_ALL_INSIDE), and
+    // that build ran 8 wide 0.2-0.9% faster in every one of 8 rounds over three calls (calls 97,
+    // 99 and 100: 8192^3 21.46-21.63 against 21.51-21.70 ms, 5120^3 5.285-5.326 against
+    // 5.297-5.341; docs/PERFORMANCE-SGEMM-STREAM.md).
+    if (!plan.stream)
+        return false;
+    if (kernel_language(info) == KernelLanguage::cuda)
+        return plan.clamp;
+    return best_nv_opencl(info) && all_inside && !plan.clamp;
 }
 
 bool best_host_define(const std::string& name) {

@@ -46,6 +46,15 @@ std::string tf32_unsupported(const DeviceInfo& info) {
            "through mma.sync PTX, which in OpenCL only NVIDIA's compiler takes";
 }
 
+// NVIDIA's OpenCL: the OpenCL GPU that takes inline PTX, with 32-wide warps and 48 KiB of local
+// memory. There best runs as the CUDA kernel does by default, with warp tiles (BEST_WTX 4) and
+// 16-deep tiles: 0-3% faster on the H100 than without (docs/PERFORMANCE-SGEMM-LOOP.md). Others keep
+// the OpenCL kernel's defaults, which are the ones measured there.
+bool best_nv_opencl(const DeviceInfo& info) {
+    return kernel_language(info) == KernelLanguage::opencl_c && info.is_gpu() &&
+           info.caps.inline_asm && info.subgroup_width == 32 && info.local_mem_bytes >= 49152;
+}
+
 namespace {
 
 std::string num(std::size_t v) {
@@ -150,15 +159,6 @@ std::vector<Shape> reg_shapes(const RegBlock& r, std::vector<std::array<std::siz
     for (std::size_t i = 0; i < blocks.size(); ++i)
         out.push_back(one(blocks[i][0], blocks[i][1], i == 0));
     return out;
-}
-
-// NVIDIA's OpenCL: the OpenCL GPU that takes inline PTX, with 32-wide warps and 48 KiB of local
-// memory. There best runs as the CUDA kernel does by default, with warp tiles (BEST_WTX 4) and
-// 16-deep tiles: 0-3% faster on the H100 than without (docs/PERFORMANCE-SGEMM-LOOP.md). Others keep
-// the OpenCL kernel's defaults, which are the ones measured there.
-bool best_nv_opencl(const DeviceInfo& info) {
-    return kernel_language(info) == KernelLanguage::opencl_c && info.is_gpu() &&
-           info.caps.inline_asm && info.subgroup_width == 32 && info.local_mem_bytes >= 49152;
 }
 
 // The K depth of best's tiles where the user has not set it: 16 for the CUDA kernel (its
