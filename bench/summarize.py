@@ -101,7 +101,7 @@ def main(out):
                 rows.append((f"matmul {e['n']}, against {e['square']}^3", f"{e['config']} best",
                              "%.0f GFLOP/s" % statistics.median(e["gflops"]),
                              "cuBLAS %.2f of its square" % odd["cublas_of_square"].get(str(e["n"]), float("nan")),
-                             f"{e['of_square']:.2f} of the square (target >= 0.90)"))
+                             f"{e['of_square']:.3f} of the square (target >= 0.90)"))
     launch = load(os.path.join(out, "launch.json"))
     if launch:
         for d in launch["devices"]:
