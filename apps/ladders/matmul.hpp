@@ -69,6 +69,11 @@ bool best_all_inside(std::size_t Mi, std::size_t Ni, std::size_t Np, std::size_t
 std::size_t best_tile_depth(const Defines& defines, bool cuda);
 // Whether `name` is one of best_plan's defines (the host's, never passed to a kernel).
 bool best_host_define(const std::string& name);
+// When a launch of rows x cols blocks in waves ends, in block times, on `cu` compute units that
+// each take the next block in launch order (the columns fastest) when free, where the blocks of
+// the last row (`last_row`) and of the last column (`last_col`) take 1 + `slow` and the others 1.
+double best_waves_slow_edges(std::size_t rows, std::size_t cols, bool last_row, bool last_col,
+                             std::size_t cu, double slow);
 // matmul_best_edge's work-groups for C's rows [Mi, M) and columns [Ni, N) (its 32x32 tiles).
 std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::size_t Ni);
 

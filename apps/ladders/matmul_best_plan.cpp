@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <optional>
+#include <queue>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "device_kind.hpp"
 #include "inputs.hpp"
@@ -115,6 +118,23 @@ MainTime main_time(double blocks, double cu, StreamSpeed speed, bool may, bool f
 }
 
 } // namespace
+
+double best_waves_slow_edges(std::size_t rows, std::size_t cols, bool last_row, bool last_col,
+                             std::size_t cu, double slow) {
+    std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+    for (std::size_t u = 0; u < std::max<std::size_t>(cu, 1); ++u)
+        free_at.push(0.0);
+    double end = 0.0;
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) {
+            const bool edge = (last_row && r + 1 == rows) || (last_col && c + 1 == cols);
+            const double done = free_at.top() + 1.0 + (edge ? slow : 0.0);
+            free_at.pop();
+            free_at.push(done);
+            end = std::max(end, done);
+        }
+    return end;
+}
 
 std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::size_t Ni) {
     const auto up = [](std::size_t a) { return (a + edge_tile - 1) / edge_tile; };
@@ -306,8 +326,25 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     plan.rows_out = Nc % 4 != 0 && !plan.stream;
     // Clamped loads (BEST_CLAMP) where B's rows are aligned and best's launch has blocks at C's
     // edges: in M where the edges do not take the last rows, in N likewise.
-    plan.clamp =
-        N % 4 == 0 && ((!plan.edge_rows && M % bm != 0) || (!plan.edge_cols && N % bn != 0));
+    const bool last_row = !plan.edge_rows && M % bm != 0, last_col = !plan.edge_cols && N % bn != 0;
+    plan.clamp = N % 4 == 0 && (last_row || last_col);
+    // Except on NVIDIA's OpenCL, best in waves, where the clamped build ran every block about 3.5%
+    // slower and the checked loop the edge blocks about 20% (H100, call 107: BEST_CLAMP=0 8191^3
+    // 22.22 ms against 23.03, 6000^3 9.18 against 9.37, 7000^3 14.33 / 14.59, 10000^3 40.9 / 41.6,
+    // 8193^3 23.04 / 23.39; but 4097^3 3.114 against 3.051 and 4095x4097x4099 3.095 / 3.053,
+    // docs/PERFORMANCE-SGEMM-STREAM.md). The edge blocks come last in the launch's order (the
+    // last row) or one a row (the last column): the checked loop costs only where they end the
+    // run. So: clamped where the launch in waves of clamped blocks ends before the one whose edge
+    // blocks run checked. Elsewhere the clamp stays where it applies (unmeasured without it).
+    if (plan.clamp && !plan.stream && plan.splits == 1 && best_nv_opencl(info) &&
+        info.compute_units > 0) {
+        const std::size_t Mi = plan.edge_rows ? M / bm * bm : M,
+                          Ni = plan.edge_cols ? N / bn * bn : N;
+        const std::size_t rows = (Mi + bm - 1) / bm, cols = (Ni + bn - 1) / bn;
+        const std::size_t cu = std::size_t(info.compute_units);
+        const double clamped = ceil_div(double(rows * cols), double(cu)) * (1 + 0.035);
+        plan.clamp = best_waves_slow_edges(rows, cols, last_row, last_col, cu, 0.2) >= clamped;
+    }
     return plan;
 }
 
