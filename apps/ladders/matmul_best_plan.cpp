@@ -265,9 +265,9 @@ bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info, bool a
     // against 3.22, 6000^3 9.03 against 9.17) and unclamped ones with 4, the kernel's default
     // (8192^3 21.59 against 21.89, 5120^3 5.30 against 5.44, 6144^3 9.13 against 9.36).
     // NVIDIA's OpenCL builds blocks all inside C without the checked loop (BEST_ALL_INSIDE), and
-    // that build ran 8 wide 0.2-0.9% faster in every one of 8 rounds over three calls (calls 97,
-    // 99 and 100: 8192^3 21.46-21.63 against 21.51-21.70 ms, 5120^3 5.285-5.326 against
-    // 5.297-5.341; docs/PERFORMANCE-SGEMM-STREAM.md).
+    // that build ran 8 wide 0.2-0.9% faster in every one of 8 rounds over three calls (calls 99,
+    // 100 and 102: 8192^3 21.46-21.63 against 21.51-21.70 ms, 5120^3 5.285-5.326 against
+    // 5.297-5.346; docs/PERFORMANCE-SGEMM-STREAM.md).
     if (!plan.stream)
         return false;
     if (kernel_language(info) == KernelLanguage::cuda)
@@ -332,7 +332,7 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     // slower and the checked loop the edge blocks about 20% (H100, call 107: BEST_CLAMP=0 8191^3
     // 22.22 ms against 23.03, 6000^3 9.18 against 9.37, 7000^3 14.33 / 14.59, 10000^3 40.9 / 41.6,
     // 8193^3 23.04 / 23.39; but 4097^3 3.114 against 3.051 and 4095x4097x4099 3.095 / 3.053,
-    // docs/PERFORMANCE-SGEMM-STREAM.md). The edge blocks come last in the launch's order (the
+    // docs/PERFORMANCE-SGEMM-ODD.md). The edge blocks come last in the launch's order (the
     // last row) or one a row (the last column): the checked loop costs only where they end the
     // run. So: clamped where the launch in waves of clamped blocks ends before the one whose edge
     // blocks run checked. Elsewhere the clamp stays where it applies (unmeasured without it).
