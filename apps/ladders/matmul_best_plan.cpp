@@ -61,6 +61,10 @@ namespace {
 constexpr double edge_speed = 0.2;
 constexpr std::size_t edge_tile = 32, edge_items = 256;
 
+// NVIDIA OpenCL's build of best with clamped loads, in block times more a block than without
+// (all blocks), and its checked loop's more for a block at C's edges (best_plan says where from).
+constexpr double nv_opencl_clamp_cost = 0.035, nv_opencl_checked_cost = 0.2;
+
 double ceil_div(double a, double b) {
     return std::ceil(a / b);
 }
@@ -342,8 +346,10 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
                           Ni = plan.edge_cols ? N / bn * bn : N;
         const std::size_t rows = (Mi + bm - 1) / bm, cols = (Ni + bn - 1) / bn;
         const std::size_t cu = std::size_t(info.compute_units);
-        const double clamped = ceil_div(double(rows * cols), double(cu)) * (1 + 0.035);
-        plan.clamp = best_waves_slow_edges(rows, cols, last_row, last_col, cu, 0.2) >= clamped;
+        const double clamped =
+            ceil_div(double(rows * cols), double(cu)) * (1 + nv_opencl_clamp_cost);
+        plan.clamp = best_waves_slow_edges(rows, cols, last_row, last_col, cu,
+                                           nv_opencl_checked_cost) >= clamped;
     }
     return plan;
 }
