@@ -47,6 +47,9 @@
 #define BEST_ROW_AT(n) (n)
 #endif
 #define BEST_SERPENTINE (BEST_ORDER >= 1 && BEST_ORDER <= 3)
+#ifndef BEST_BSWAP // B's pairs of columns swapped in shared memory (kernels_cl/matmul_best.clh):
+#define BEST_BSWAP 0 // in CUDA 6% slower in waves and 9% spread on the H100 (calls 110-111)
+#endif
 #ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
 #define BEST_HOT 1
 #endif
@@ -171,7 +174,11 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
+#if BEST_BSWAP
+        *reinterpret_cast<float4*>(&Bs[r][c]) = make_float4(pb[l].y, pb[l].x, pb[l].w, pb[l].z);
+#else
         *reinterpret_cast<float4*>(&Bs[r][c]) = pb[l];
+#endif
     }
 }
 
@@ -206,10 +213,17 @@ __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BES
 #pragma unroll
         for (int g = 0; g < BEST_TN / 4; ++g) {
             const float4 v = *reinterpret_cast<const float4*>(&Bs[k][g * BEST_CSTEP + cbase]);
+#if BEST_BSWAP
+            b[g * 4 + 0] = v.y;
+            b[g * 4 + 1] = v.x;
+            b[g * 4 + 2] = v.w;
+            b[g * 4 + 3] = v.z;
+#else
             b[g * 4 + 0] = v.x;
             b[g * 4 + 1] = v.y;
             b[g * 4 + 2] = v.z;
             b[g * 4 + 3] = v.w;
+#endif
         }
 #pragma unroll
         for (int n = 0; n < BEST_TM; ++n)

@@ -182,7 +182,8 @@ TEST_CASE("apps: matmul best's multiply-adds in any order give the same entries"
     // BEST_ORDER reorders a step's multiply-adds (a hint to the compiler's register
     // allocation): each entry still sums over K in the same order, so every order gives the same
     // numbers, with blocks inside C (the hot loop) and at its edges, in best and in the stream
-    // kernel. (Under Oclgrind one block and two orders: the order moves no memory access.)
+    // kernel. (Under Oclgrind one block and two orders, and B's columns swapped: the order moves
+    // no memory access, and the swap only which float of each 16 bytes goes where.)
     const bool sim = duet_test::under_oclgrind();
     const std::vector<const char*> sizes =
         sim ? std::vector<const char*>{"128x256x24"}
@@ -202,6 +203,15 @@ TEST_CASE("apps: matmul best's multiply-adds in any order give the same entries"
                     CHECK(r.verified);
                     CHECK(r.max_error == rows.max_error);
                 }
+                // B's columns swapped in pairs in local memory and back in registers
+                // (BEST_BSWAP, NVIDIA OpenCL's stream build): the same sums again.
+                const auto swapped =
+                    run_best(*dev, size, {{"BEST_ORDER", "3"}, {"BEST_BSWAP", "1"}});
+                INFO(dev->label() << " swapped max errors " << rows.max_error << " "
+                                  << swapped.max_error);
+                CHECK(swapped.pass);
+                CHECK(swapped.verified);
+                CHECK(swapped.max_error == rows.max_error);
                 if (!sim) { // and the stream kernel's (the last row first where NVIDIA's compiler)
                     const auto s0 =
                         run_best(*dev, size, {{"BEST_STREAM", "1"}, {"BEST_ORDER", "0"}});
@@ -213,6 +223,11 @@ TEST_CASE("apps: matmul best's multiply-adds in any order give the same entries"
                     CHECK(s4.pass);
                     CHECK(s4.note.find("matmul_best_stream") != std::string::npos);
                     CHECK(s4.max_error == s0.max_error);
+                    const auto s3 =
+                        run_best(*dev, size,
+                                 {{"BEST_STREAM", "1"}, {"BEST_ORDER", "3"}, {"BEST_BSWAP", "1"}});
+                    CHECK(s3.pass);
+                    CHECK(s3.max_error == s0.max_error);
                 }
             }
         }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "matmul.hpp" // best_defines, best_plan
@@ -225,21 +227,30 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     // Warp tiles 8 wide for clamped blocks spread in CUDA (8191^2: 64 rows of blocks, the last
     // clamped), the kernel's 4 elsewhere in CUDA (8192^2; 4097^2 in waves); in NVIDIA's OpenCL for
     // blocks all inside C, spread (below).
-    const auto wide = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
-                          std::size_t K) {
-        return duet::apps::best_stream_wide_warps(
+    const auto stream_defines = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                                    std::size_t K) {
+        return duet::apps::best_stream_defines(
             duet::apps::best_plan(cfg, info, M, N, K, 128, 256), info,
             duet::apps::best_all_inside(M, N, N, K, 128, 256, 16));
+    };
+    const auto sets = [](const duet::apps::Defines& d, const char* name, const char* value) {
+        return std::count(d.begin(), d.end(), std::pair<std::string, std::string>{name, value}) ==
+               1;
+    };
+    const auto wide = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                          std::size_t K) {
+        return sets(stream_defines(info, M, N, K), "BEST_WTX", "8");
     };
     CHECK(wide(gpu, 8191, 8191, 8191));
     CHECK_FALSE(wide(gpu, 8192, 8192, 8192));
     CHECK_FALSE(wide(gpu, 4097, 4097, 4097));
     CHECK(duet::apps::best_plan(cfg, gpu, 4224, 4224, 4224, 128, 256).groups == 132);
-    // NVIDIA's OpenCL, whose build of the kernel is slower: over whole blocks and tiles (its
-    // build without the checked loop) rounds at 0.98 of best's speed and the shared rest at 0.92,
-    // so 5120^2 (5 rounds and 1.06 shared: 6.25 against 7 waves) and 8192^2 (15.93 against 16)
-    // spread; elsewhere 0.91 and 0.87, so 4224^2 takes the edge column (4 waves and the strip,
-    // 4.6, against 4.73 spread).
+    // NVIDIA's OpenCL: over whole blocks and tiles (its build without the checked loop, B's
+    // columns swapped) rounds at 1.005 of best's speed and the shared rest at 0.91, so 5120^2 (5
+    // rounds and 1.06 shared: 6.14 against 7 waves), 8192^2 (15.60 against 16), 6144^2 (8.87
+    // against 9) and 4224 x 4096 (four whole rounds, 3.98) spread, and 4096^2 not (2 rounds and
+    // 1.88 shared, 4.06 against 4); elsewhere 0.91 and 0.87, so 4224^2 takes the edge column
+    // (its 33 x 16 whole blocks in four whole rounds, 3.98, and the strip, against 4.73 spread).
     const auto nv_opencl = nvidia_opencl(gpu);
     CHECK(plan(nv_opencl, 5120, 5120, 5120) == Plan{true, 1, false, false});
     cfg.defines = {{"BEST_STREAM", "1"}}; // spread and clamped at the user's word: OpenCL keeps 4
@@ -247,20 +258,35 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK_FALSE(wide(nv_opencl, 8191, 8191, 8191));
     cfg.defines.clear();
     CHECK(plan(nv_opencl, 8192, 8192, 8192) == Plan{true, 1, false, false});
-    CHECK(plan(nv_opencl, 4096, 4096, 4096) == Plan{false, 1, false, false}); // 4.08 against 4
+    CHECK(plan(nv_opencl, 4096, 4096, 4096) == Plan{false, 1, false, false}); // 4.06 against 4
+    CHECK(plan(nv_opencl, 6144, 6144, 6144) == Plan{true, 1, false, false});
+    CHECK(plan(nv_opencl, 4224, 4096, 4096) == Plan{true, 1, false, false});
+    CHECK(plan(gpu, 6144, 6144, 6144) == Plan{true, 1, false, false}); // CUDA: 8.95 against 9
     // Its stream kernel over blocks all inside C (8192^2, 5120^2) with warp tiles 8 wide; not in
     // waves (4096^2), nor over clamped blocks (8191^2 at the user's word), nor on an OpenCL GPU
     // that is not NVIDIA's (64-wide sub-groups).
     CHECK(wide(nv_opencl, 8192, 8192, 8192));
     CHECK(wide(nv_opencl, 5120, 5120, 5120));
     CHECK_FALSE(wide(nv_opencl, 4096, 4096, 4096));
+    // There also B's columns swapped in pairs, the multiply-adds in order 3; never in CUDA.
+    const auto swapped = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
+                             std::size_t K) {
+        const auto d = stream_defines(info, M, N, K);
+        return sets(d, "BEST_BSWAP", "1") && sets(d, "BEST_ORDER", "3");
+    };
+    CHECK(swapped(nv_opencl, 8192, 8192, 8192));
+    CHECK(swapped(nv_opencl, 5120, 5120, 5120));
+    CHECK_FALSE(swapped(nv_opencl, 4096, 4096, 4096));
+    CHECK_FALSE(swapped(gpu, 8192, 8192, 8192));
+    CHECK(stream_defines(gpu, 8192, 8192, 8192).empty());
     cfg.defines = {{"BEST_STREAM", "1"}};
     CHECK(wide(nv_opencl, 4096, 4096, 4096)); // spread at the user's word, all inside
     auto amd = nv_opencl;
     amd.subgroup_width = 64;
     CHECK_FALSE(wide(amd, 8192, 8192, 8192));
+    CHECK(stream_defines(amd, 8192, 8192, 8192).empty());
     cfg.defines.clear();
-    CHECK(plan(nv_opencl, 4224, 4224, 4224) == Plan{false, 1, true, false});
+    CHECK(plan(nv_opencl, 4224, 4224, 4224) == Plan{true, 1, true, false});
     // A GPU whose kernels take no PTX: its fence is not known to reach other groups.
     auto other = nv_opencl;
     other.caps.inline_asm = false;

@@ -50,10 +50,12 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
 // NVIDIA's OpenCL (the OpenCL GPU that takes inline PTX, 32-wide warps, 48 KiB of local memory),
 // where best builds as the CUDA kernel does (matmul_steps.cpp).
 bool best_nv_opencl(const DeviceInfo& info);
-// Whether a plan's matmul_best_stream is built with warp tiles 8 threads wide (BEST_WTX 8) rather
-// than 4: in CUDA over clamped blocks, in NVIDIA's OpenCL over blocks all inside C (`all_inside`,
-// its BEST_ALL_INSIDE build) (matmul_best_plan.cpp).
-bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info, bool all_inside);
+// What a plan's matmul_best_stream build sets over best's own defines, where it ran faster
+// (matmul_best_plan.cpp): warp tiles 8 threads wide (BEST_WTX 8, not 4) in CUDA over clamped
+// blocks; in NVIDIA's OpenCL over blocks all inside C (`all_inside`, its BEST_ALL_INSIDE build)
+// those, B's pairs of columns swapped in local memory (BEST_BSWAP 1) and the multiply-adds in
+// order 3 (BEST_ORDER). Nothing without a stream (or where a define is the user's: the launch).
+Defines best_stream_defines(const BestPlan& plan, const DeviceInfo& info, bool all_inside);
 // matmul_best_stream's rounds of whole blocks of C, `groups` a round, before the groups share the
 // rest: all but the last round and a half (kernels_cl/matmul_best_stream.cl).
 std::size_t best_stream_rounds(std::size_t blocks, std::size_t groups);

@@ -117,11 +117,13 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         if (all_inside && kernel_language(dev.info()) == KernelLanguage::opencl_c &&
             !user_sets(cfg, {"BEST_ALL_INSIDE"}))
             stream_opts.defines.emplace_back("BEST_ALL_INSIDE", "1");
-        // Warp tiles 8 wide where they ran it faster (best_stream_wide_warps).
-        if (best_stream_wide_warps(plan, dev.info(), all_inside) && !user_sets(cfg, {"BEST_WTX"})) {
-            std::erase_if(stream_opts.defines, [](const auto& d) { return d.first == "BEST_WTX"; });
-            stream_opts.defines.emplace_back("BEST_WTX", "8");
-        }
+        // The stream build's own tuning where it ran faster (best_stream_defines), over best's
+        // value of the same define, never over the user's.
+        for (auto& [name, value] : best_stream_defines(plan, dev.info(), all_inside))
+            if (!user_sets(cfg, {name})) {
+                std::erase_if(stream_opts.defines, [&](const auto& d) { return d.first == name; });
+                stream_opts.defines.emplace_back(name, value);
+            }
         stream_ = dev.load_kernel("matmul_best_stream", stream_opts);
         if (plan.stream_sum)
             stream_sum_ = dev.load_kernel("matmul_best_stream_sum", stream_opts);

@@ -96,13 +96,18 @@ double split_time(double blocks, double cu, double s, double K) {
 // with BEST_ALL_INSIDE, and NVIDIA's OpenCL builds a faster loop), its rounds ran at 0.98 of
 // best's speed and the shared rest at about 0.92 (call 93: 4224 x 4096 2.816 ms against 2.762,
 // 8192^2 21.69 against best's 21.80 in waves). The plan takes the 16-deep tiles of NVIDIA's
-// OpenCL for whole ones (a whole number of them is one of 8 or 4 too).
+// OpenCL for whole ones (a whole number of them is one of 8 or 4 too). Since that build swaps B's
+// columns in pairs, in order 3 (best_stream_defines), its rounds run as fast as best's waves or a
+// little faster and the rest at about 0.91 (call 113, docs/PERFORMANCE-SGEMM-STREAM.md: 4224 x
+// 4096 51.5 TFLOP/s against 51.2 in waves, 4096^2 49.4 against 49.9, 6144^2 50.7 against 50.2).
 struct StreamSpeed {
     double whole, shared;
 };
 StreamSpeed stream_speed(const DeviceInfo& info, bool inside) {
     if (kernel_language(info) == KernelLanguage::cuda)
         return {0.99, 0.92};
+    if (inside && best_nv_opencl(info))
+        return {1.005, 0.91};
     return inside ? StreamSpeed{0.98, 0.92} : StreamSpeed{0.91, 0.87};
 }
 
@@ -263,7 +268,7 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 
 } // namespace
 
-bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info, bool all_inside) {
+Defines best_stream_defines(const BestPlan& plan, const DeviceInfo& info, bool all_inside) {
     // On the H100 in CUDA (2026-11-26, docs/PERFORMANCE-SGEMM.md) matmul_best_stream ran clamped
     // blocks faster with warp tiles 8 threads wide (8191^3 22.86 against 23.26 ms, 4224^3 3.18
     // against 3.22, 6000^3 9.03 against 9.17) and unclamped ones with 4, the kernel's default
@@ -271,12 +276,17 @@ bool best_stream_wide_warps(const BestPlan& plan, const DeviceInfo& info, bool a
     // NVIDIA's OpenCL builds blocks all inside C without the checked loop (BEST_ALL_INSIDE), and
     // that build ran 8 wide 0.2-0.9% faster in every one of 8 rounds over three calls (calls 99,
     // 100 and 102: 8192^3 21.46-21.63 against 21.51-21.70 ms, 5120^3 5.285-5.326 against
-    // 5.297-5.346; docs/PERFORMANCE-SGEMM-STREAM.md).
+    // 5.297-5.346; docs/PERFORMANCE-SGEMM-STREAM.md). There B's columns swapped in pairs
+    // (BEST_BSWAP, kernels_cl/matmul_best.clh) with the multiply-adds in order 3 ran 8192^3 1.1%
+    // faster again (call 111: 51.6 TFLOP/s in all 3 rounds against 50.9-51.2), while in waves
+    // both languages ran 6% slower with it (4096^3, 6144^3, 4224x4096x4096; calls 110-111).
     if (!plan.stream)
-        return false;
+        return {};
     if (kernel_language(info) == KernelLanguage::cuda)
-        return plan.clamp;
-    return best_nv_opencl(info) && all_inside && !plan.clamp;
+        return plan.clamp ? Defines{{"BEST_WTX", "8"}} : Defines{};
+    if (best_nv_opencl(info) && all_inside && !plan.clamp)
+        return {{"BEST_WTX", "8"}, {"BEST_BSWAP", "1"}, {"BEST_ORDER", "3"}};
+    return {};
 }
 
 bool best_host_define(const std::string& name) {
