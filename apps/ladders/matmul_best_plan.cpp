@@ -64,9 +64,19 @@ constexpr std::size_t edge_tile = 32, edge_items = 256;
 // NVIDIA OpenCL's build of best with clamped loads, in block times more a block than without
 // (all blocks), and its checked loop's more for a block at C's edges (best_plan says where from).
 constexpr double nv_opencl_clamp_cost = 0.035, nv_opencl_checked_cost = 0.2;
+// CUDA's build with clamped loads, more a block than without: 1.3% on the H100 (4096^2 48.2
+// against 48.8 TFLOP/s, docs/PERFORMANCE-SGEMM-ODD.md, call 24). In cover, where CUDA's launch
+// keeps its clamps: at 10000^3 it tips the plan from clamped waves (46.2 TFLOP/s) to the whole
+// blocks spread and the edge strips (50.0; call 115).
+constexpr double cuda_clamp_cost = 0.013;
 
 double ceil_div(double a, double b) {
     return std::ceil(a / b);
+}
+
+// A launch's time over its time unclamped: CUDA's where its blocks are clamped (`clamped`).
+double clamp_factor(const DeviceInfo& info, bool clamped) {
+    return clamped && kernel_language(info) == KernelLanguage::cuda ? 1 + cuda_clamp_cost : 1.0;
 }
 
 // A split of K in `s` slices, in block times: the waves of its blocks, and writing and reading
@@ -230,13 +240,20 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     const MainTime whole =
         main_time(blocks, double(cu), stream_speed(info, best_all_inside(M, N, N, K, bm, bn, 16)),
                   may, forced);
-    double best_time = whole.time;
+    // Whether best's blocks are built clamped, with the edges' rows or columns or neither left to
+    // matmul_best_edge (as best_plan decides it after), and what that costs.
+    const auto clamped = [&](bool rows, bool cols) {
+        return clamp_factor(info, N % 4 == 0 && ((!rows && M % bm != 0) || (!cols && N % bn != 0)));
+    };
+    const double whole_time = whole.time * clamped(false, false);
+    double best_time = whole_time;
     plan.stream = whole.stream;
     if (K >= 2048 && !forced)
         for (std::size_t s = 2; s <= 4; ++s) {
-            const double t = split_time(blocks, double(cu), double(s), double(K));
+            const double t =
+                split_time(blocks, double(cu), double(s), double(K)) * clamped(false, false);
             if (double(s) * double(M) * double(N) <= double(INT32_MAX) && // the partial products
-                t < best_time && t * 1.03 < whole.time) {
+                t < best_time && t * 1.03 < whole_time) {
                 best_time = t;
                 plan.splits = s;
                 plan.stream = false;
@@ -253,8 +270,9 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
                 ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)), double(cu),
                 stream_speed(info, best_all_inside(Mi, Ni, N, K, bm, bn, 16)), may, forced);
             const double tiles = double(best_edge_tiles(M, N, Mi, Ni));
-            const double t = main.time + tiles * double(edge_tile * edge_tile) / double(bm * bn) /
-                                             edge_speed / double(cu);
+            const double t =
+                main.time * clamped(rows, cols) +
+                tiles * double(edge_tile * edge_tile) / double(bm * bn) / edge_speed / double(cu);
             if (t < best_time) {
                 best_time = t;
                 plan.splits = 1;
