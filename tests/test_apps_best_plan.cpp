@@ -166,7 +166,8 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     CHECK_FALSE(clamp(nv, 10000, 10000, 10000));
     auto nv_cuda = nv;
     nv_cuda.kernel_language = duet::KernelLanguage::cuda;
-    CHECK(clamp(nv_cuda, 8193, 8193, 8193));
+    CHECK_FALSE(clamp(nv, 6150, 6150, 6150)); // 6150^2 in waves: unclamped here, clamped in CUDA
+    CHECK(clamp(nv_cuda, 6150, 6150, 6150));
     CHECK(clamp(gpu, 8193, 8193, 8193)); // an OpenCL GPU that is not NVIDIA's: unmeasured, kept
     // The schedule behind it: blocks in launch order, each compute unit taking the next when free.
     CHECK(duet::apps::best_waves_slow_edges(2, 2, true, false, 2, 0.5) == doctest::Approx(2.5));
@@ -210,8 +211,9 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK(plan(gpu, 4097, 4097, 4097) == Plan{false, 1, true, false});
     CHECK(plan(gpu, 128, 256, 64) == Plan{false, 1, false, false}); // one block: nothing to spread
     // C's unaligned rows out through local memory (BEST_ROWS_OUT) by best's blocks in waves only:
-    // 4097^2, 4095x4097x4099 and 8193^2 in waves (with the edge column), 8191^2 spread, C's rows
-    // of 4100 aligned.
+    // 4097^2 and 4095x4097x4099 in waves (with the edge column); not 8191^2 and 8193^2, spread
+    // (8193^2's whole blocks, with its last row and column by the edge kernel), nor 4100, whose
+    // rows of C are aligned.
     const auto rows_out = [&](std::size_t M, std::size_t N, std::size_t K) {
         return duet::apps::best_plan(cfg, gpu, M, N, K, 128, 256).rows_out;
     };
@@ -219,7 +221,8 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK(rows_out(4095, 4097, 4099));
     CHECK(rows_out(4096, 4095, 4096));
     CHECK_FALSE(rows_out(4097, 4100, 4097));
-    CHECK(rows_out(8193, 8193, 8193));
+    CHECK(plan(gpu, 8193, 8193, 8193) == Plan{true, 1, true, false});
+    CHECK_FALSE(rows_out(8193, 8193, 8193));
     CHECK(plan(gpu, 8191, 8191, 8191) == Plan{true, 1, false, false});
     CHECK_FALSE(rows_out(8191, 8191, 8191));
     CHECK_FALSE(rows_out(300, 300, 300));
@@ -262,6 +265,23 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK(plan(nv_opencl, 6144, 6144, 6144) == Plan{true, 1, false, false});
     CHECK(plan(nv_opencl, 4224, 4096, 4096) == Plan{true, 1, false, false});
     CHECK(plan(gpu, 6144, 6144, 6144) == Plan{true, 1, false, false}); // CUDA: 8.95 against 9
+    // CUDA's clamped blocks cost 1.3% each: 10000^2's 79 x 40 clamped blocks in waves (24 x 1.013
+    // = 24.31) lose to its 78 x 39 whole ones spread and the 16-row strips by the edge kernel
+    // (24.10); 7000^2, 6000^2 and 8191^2 stay clamped and spread (call 115).
+    const auto full = [&](std::size_t n) {
+        return duet::apps::best_plan(cfg, gpu, n, n, n, 128, 256);
+    };
+    CHECK(full(10000).stream);
+    CHECK(full(10000).edge_rows);
+    CHECK(full(10000).edge_cols);
+    CHECK_FALSE(full(10000).clamp);
+    for (const std::size_t n : {7000, 6000, 8191}) {
+        INFO(n);
+        CHECK(full(n).stream);
+        CHECK(full(n).clamp);
+        CHECK_FALSE(full(n).edge_rows);
+        CHECK_FALSE(full(n).edge_cols);
+    }
     // Its stream kernel over blocks all inside C (8192^2, 5120^2) with warp tiles 8 wide; not in
     // waves (4096^2), nor over clamped blocks (8191^2 at the user's word), nor on an OpenCL GPU
     // that is not NVIDIA's (64-wide sub-groups).
