@@ -109,6 +109,11 @@ __device__ __forceinline__ float4 matmul_best_floats4(const float* p) {
     return make_float4(p[0], p[1], p[2], p[3]);
 }
 
+// v with its pairs swapped where BEST_BSWAP (B's tile in shared memory), else v.
+__device__ __forceinline__ float4 matmul_best_bswap(float4 v) {
+    return BEST_BSWAP ? make_float4(v.y, v.x, v.w, v.z) : v;
+}
+
 // Four floats of A from p, all inside it: one 16-byte load, or four where A's rows are not
 // 16-byte aligned (BEST_UNALIGNED & 1); and whether A's rows allow the unchecked loads.
 __device__ __forceinline__ float4 matmul_best_lda(const float* p) {
@@ -174,11 +179,7 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-#if BEST_BSWAP
-        *reinterpret_cast<float4*>(&Bs[r][c]) = make_float4(pb[l].y, pb[l].x, pb[l].w, pb[l].z);
-#else
-        *reinterpret_cast<float4*>(&Bs[r][c]) = pb[l];
-#endif
+        *reinterpret_cast<float4*>(&Bs[r][c]) = matmul_best_bswap(pb[l]);
     }
 }
 
@@ -212,18 +213,12 @@ __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BES
         }
 #pragma unroll
         for (int g = 0; g < BEST_TN / 4; ++g) {
-            const float4 v = *reinterpret_cast<const float4*>(&Bs[k][g * BEST_CSTEP + cbase]);
-#if BEST_BSWAP
-            b[g * 4 + 0] = v.y;
-            b[g * 4 + 1] = v.x;
-            b[g * 4 + 2] = v.w;
-            b[g * 4 + 3] = v.z;
-#else
+            const float4 v = matmul_best_bswap(
+                *reinterpret_cast<const float4*>(&Bs[k][g * BEST_CSTEP + cbase]));
             b[g * 4 + 0] = v.x;
             b[g * 4 + 1] = v.y;
             b[g * 4 + 2] = v.z;
             b[g * 4 + 3] = v.w;
-#endif
         }
 #pragma unroll
         for (int n = 0; n < BEST_TM; ++n)
