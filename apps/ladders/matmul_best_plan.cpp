@@ -67,7 +67,8 @@ constexpr double nv_opencl_clamp_cost = 0.035, nv_opencl_checked_cost = 0.2;
 // CUDA's build with clamped loads, more a block than without: 1.3% on the H100 (4096^2 48.2
 // against 48.8 TFLOP/s, docs/PERFORMANCE-SGEMM-ODD.md, call 24). In cover, where CUDA's launch
 // keeps its clamps: at 10000^3 it tips the plan from clamped waves (46.2 TFLOP/s) to the whole
-// blocks spread and the edge strips (50.0; call 115).
+// blocks spread and the edge strips (50.0; calls 115-116); of six sizes it changed, five ran 3-8%
+// faster and 8193^3 0.6% slower (call 117, docs/PERFORMANCE-SGEMM-ODD.md).
 constexpr double cuda_clamp_cost = 0.013;
 
 double ceil_div(double a, double b) {
