@@ -75,6 +75,14 @@ double ceil_div(double a, double b) {
     return std::ceil(a / b);
 }
 
+// Whether best is built with clamped loads (BEST_CLAMP) for an M x N C in blocks of bm x bn, the
+// edges' rows (`edge_rows`) or columns (`edge_cols`) left to matmul_best_edge: where B's rows are
+// aligned and best's own blocks reach past C's last rows or columns.
+bool clamps(std::size_t M, std::size_t N, std::size_t bm, std::size_t bn, bool edge_rows,
+            bool edge_cols) {
+    return N % 4 == 0 && ((!edge_rows && M % bm != 0) || (!edge_cols && N % bn != 0));
+}
+
 // A launch's time over its time unclamped: CUDA's where its blocks are clamped (`clamped`).
 double clamp_factor(const DeviceInfo& info, bool clamped) {
     return clamped && kernel_language(info) == KernelLanguage::cuda ? 1 + cuda_clamp_cost : 1.0;
@@ -241,10 +249,10 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     const MainTime whole =
         main_time(blocks, double(cu), stream_speed(info, best_all_inside(M, N, N, K, bm, bn, 16)),
                   may, forced);
-    // Whether best's blocks are built clamped, with the edges' rows or columns or neither left to
-    // matmul_best_edge (as best_plan decides it after), and what that costs.
+    // What clamped blocks cost, with the edges' rows or columns or neither left to matmul_best_edge
+    // (best_plan clamps as `clamps` says).
     const auto clamped = [&](bool rows, bool cols) {
-        return clamp_factor(info, N % 4 == 0 && ((!rows && M % bm != 0) || (!cols && N % bn != 0)));
+        return clamp_factor(info, clamps(M, N, bm, bn, rows, cols));
     };
     const double whole_time = whole.time * clamped(false, false);
     double best_time = whole_time;
@@ -359,8 +367,7 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     plan.rows_out = Nc % 4 != 0 && !plan.stream;
     // Clamped loads (BEST_CLAMP) where B's rows are aligned and best's launch has blocks at C's
     // edges: in M where the edges do not take the last rows, in N likewise.
-    const bool last_row = !plan.edge_rows && M % bm != 0, last_col = !plan.edge_cols && N % bn != 0;
-    plan.clamp = N % 4 == 0 && (last_row || last_col);
+    plan.clamp = clamps(M, N, bm, bn, plan.edge_rows, plan.edge_cols);
     // Except on NVIDIA's OpenCL, best in waves, where the clamped build ran every block about 3.5%
     // slower and the checked loop the edge blocks about 20% (H100, call 107: BEST_CLAMP=0 8191^3
     // 22.22 ms against 23.03, 6000^3 9.18 against 9.37, 7000^3 14.33 / 14.59, 10000^3 40.9 / 41.6,
@@ -375,6 +382,8 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
                           Ni = plan.edge_cols ? N / bn * bn : N;
         const std::size_t rows = (Mi + bm - 1) / bm, cols = (Ni + bn - 1) / bn;
         const std::size_t cu = std::size_t(info.compute_units);
+        const bool last_row = !plan.edge_rows && M % bm != 0,
+                   last_col = !plan.edge_cols && N % bn != 0;
         const double clamped =
             ceil_div(double(rows * cols), double(cu)) * (1 + nv_opencl_clamp_cost);
         plan.clamp = best_waves_slow_edges(rows, cols, last_row, last_col, cu,
