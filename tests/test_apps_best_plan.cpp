@@ -347,6 +347,15 @@ TEST_CASE("apps: matmul best's blocks all inside C, K whole tiles: where BEST_AL
     CHECK_FALSE(best_all_inside(128, 512, 256, 64, 128, 256, 16));      // blocks past B's rows
 }
 
+TEST_CASE("apps: matmul best's blocks cover all of C's rows, or their whole blocks with edges") {
+    using duet::apps::best_covered;
+    CHECK(best_covered(4097, 128, false) == 4097); // clamped blocks over all of them
+    CHECK(best_covered(4097, 128, true) == 4096);  // one row to matmul_best_edge
+    CHECK(best_covered(4096, 128, true) == 4096);  // no edge to leave
+    CHECK(best_covered(100, 128, true) == 0);      // no whole block: all to the edge kernel
+    CHECK(best_covered(10000, 256, true) == 9984);
+}
+
 TEST_CASE("apps: matmul_best_stream's schedule: rounds, depth of its tiles, division by multiply") {
     using duet::apps::best_stream_rounds;
     CHECK(best_stream_rounds(512, 132) == 2);   // 3.88 rounds: the last 1.88 shared

@@ -76,6 +76,9 @@ bool best_host_define(const std::string& name);
 // the last row (`last_row`) and of the last column (`last_col`) take 1 + `slow` and the others 1.
 double best_waves_slow_edges(std::size_t rows, std::size_t cols, bool last_row, bool last_col,
                              std::size_t cu, double slow);
+// The rows (or columns) of C that best's blocks of b cover, of n: all, or only its whole blocks
+// where the edge's rest goes to matmul_best_edge (`edge`).
+std::size_t best_covered(std::size_t n, std::size_t b, bool edge);
 // matmul_best_edge's work-groups for C's rows [Mi, M) and columns [Ni, N) (its 32x32 tiles).
 std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::size_t Ni);
 

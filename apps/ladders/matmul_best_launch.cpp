@@ -38,8 +38,8 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
     // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest. (With
     // copies, B's rows hold Np >= N floats; best's blocks then reach the same block columns by
     // Ni = N, and plan.edge_cols says that Np is not a whole number of them either.)
-    Mi_ = plan.edge_rows ? M / rows_ * rows_ : M;
-    Ni_ = plan.edge_cols ? N / cols_ * cols_ : N;
+    Mi_ = best_covered(M, rows_, plan.edge_rows);
+    Ni_ = best_covered(N, cols_, plan.edge_cols);
     if (Mi_ < M || Ni_ < N) {
         // The deepest tiles of A and B whose local memory the device has (EDGE_BK floats deep:
         // 32 x 33 of A and 32 x 32 of B per float of depth), 128 at most.

@@ -164,6 +164,10 @@ double best_waves_slow_edges(std::size_t rows, std::size_t cols, bool last_row, 
     return end;
 }
 
+std::size_t best_covered(std::size_t n, std::size_t b, bool edge) {
+    return edge ? n / b * b : n;
+}
+
 std::size_t best_edge_tiles(std::size_t M, std::size_t N, std::size_t Mi, std::size_t Ni) {
     const auto up = [](std::size_t a) { return (a + edge_tile - 1) / edge_tile; };
     return up(M) * up(N - Ni) + up(M - Mi) * up(Ni);
@@ -274,7 +278,7 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
         for (const bool cols : {false, true}) {
             if ((!rows && !cols) || (rows && M % bm == 0) || (cols && N % bn == 0))
                 continue;
-            const std::size_t Mi = rows ? M / bm * bm : M, Ni = cols ? N / bn * bn : N;
+            const std::size_t Mi = best_covered(M, bm, rows), Ni = best_covered(N, bn, cols);
             const MainTime main = main_time(
                 ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)), double(cu),
                 stream_speed(info, best_all_inside(Mi, Ni, N, K, bm, bn, 16)), may, forced);
@@ -361,9 +365,9 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     plan.copy_a = copy_a;
     plan.copy_b = copy_b;
     // C's rows out through local memory in slices where they are not 16-byte aligned
-    // (BEST_ROWS_OUT, kernels_cl/matmul_best.clh), by best's blocks in waves: on the H100 4097^3
-    // 1.7% faster in CUDA, 3% in NVIDIA's OpenCL. Not in matmul_best_stream, whose builds stay
-    // as they are (CUDA at 8191^3, spread, ran 1.1% slower with it).
+    // (BEST_ROWS_OUT, kernels_cl/matmul_best_write.clh), by best's blocks in waves: on the H100
+    // 4097^3 1.7% faster in CUDA, 3% in NVIDIA's OpenCL. Not in matmul_best_stream, whose builds
+    // stay as they are (CUDA at 8191^3, spread, ran 1.1% slower with it).
     plan.rows_out = Nc % 4 != 0 && !plan.stream;
     // Clamped loads (BEST_CLAMP) where B's rows are aligned and best's launch has blocks at C's
     // edges: in M where the edges do not take the last rows, in N likewise.
@@ -378,8 +382,8 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     // blocks run checked. Elsewhere the clamp stays where it applies (unmeasured without it).
     if (plan.clamp && !plan.stream && plan.splits == 1 && best_nv_opencl(info) &&
         info.compute_units > 0) {
-        const std::size_t Mi = plan.edge_rows ? M / bm * bm : M,
-                          Ni = plan.edge_cols ? N / bn * bn : N;
+        const std::size_t Mi = best_covered(M, bm, plan.edge_rows),
+                          Ni = best_covered(N, bn, plan.edge_cols);
         const std::size_t rows = (Mi + bm - 1) / bm, cols = (Ni + bn - 1) / bn;
         const std::size_t cu = std::size_t(info.compute_units);
         const bool last_row = !plan.edge_rows && M % bm != 0,
