@@ -91,8 +91,11 @@ def main():
         del a, b, c
     if "sgemm" in want:
         for m, n, k in sgemm_sizes:
-            x = torch.rand(m, k, device="cuda")
-            y = torch.rand(k, n, device="cuda")
+            # Duet's inputs: uniform in [-1, 1), as the tf32 reference's below. (On these cuBLAS
+            # ran 4096^3 at 50.8-51.6 TFLOP/s in call 118, as on [0, 1) at 50.9-51.6 in the same
+            # rounds: docs/PERFORMANCE-SGEMM-STREAM.md.)
+            x = torch.rand(m, k, device="cuda") * 2 - 1
+            y = torch.rand(k, n, device="cuda") * 2 - 1
             ms = timed(lambda: torch.matmul(x, y), reps=10)
             out[f"sgemm_{sgemm_label((m, n, k))}"] = {"ms": ms, "gflops": 2 * m * n * k / ms / 1e6}
             del x, y
