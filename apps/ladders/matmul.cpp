@@ -6,8 +6,8 @@
 // work-groups follow from their tiles.
 //
 // Checking: every checked entry of C is compared with a double-precision CPU dot product, against
-// a bound of its own (see entry_bound); max_error is the largest |c - ref| / bound over the checked
-// entries ("of bound": the run passes when it is at most 1).
+// a bound of its own (entry_bound, matmul_reference.cpp); max_error is the largest |c - ref| /
+// bound over the checked entries ("of bound": the run passes when it is at most 1).
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -23,12 +23,15 @@
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
 #include "matmul.hpp"
+#include "matmul_reference.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
 
 namespace duet::apps {
 
 namespace {
+
+using namespace matmul_ref; // entry bounds, the reference's dot products, the tf32 step's error
 
 // Above this many multiply-adds, --verify full checks a sample: the CPU reference of every entry
 // would take longer than the GPU runs it checks (2^31 is about 1290^3, a second or two on 2 cores).
@@ -37,118 +40,6 @@ constexpr double full_check_limit = 2147483648.0;
 // A tunable macro's value among the build's defines (define_or in app.hpp), for matmul.
 std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
     return define_or(cfg, "matmul", name, fallback);
-}
-
-// Per-entry tolerance. A float dot product of length K, summed in any order, with or without
-// fused multiply-adds, is within gamma_K * sum_k |a_ik b_kj| of the exact value, where
-// gamma_K = K u / (1 - K u) and u = FLT_EPSILON / 2 (Higham, Accuracy and Stability of Numerical
-// Algorithms, 3.1). That worst case grows like K; at K = 8192 it would let a dropped term of the
-// sum pass unseen. So the bound is the smaller of the worst case (with a margin of 2: K * eps) and
-// the probabilistic bound of Higham and Mary (SIAM J. Sci. Comput. 2019), lambda sqrt(K) u
-// sum|a b|, with lambda = 10 (5 sqrt(K) eps): rounding errors that behave as independent zero-mean
-// variables exceed it with probability below 2K exp(-lambda^2 / 2) ~ 4e-22 K. In practice the
-// partial sums of random +-1 data are far smaller than sum|a b|, so real errors use a few percent
-// of the bound. K * FLT_MIN more covers devices that flush subnormal results to zero.
-double entry_bound(double abs_sum, std::size_t K) {
-    const double k = static_cast<double>(K);
-    return std::min(k, 5.0 * std::sqrt(k)) * FLT_EPSILON * abs_sum + k * FLT_MIN;
-}
-
-// The same for the tf32 step, whose inputs are rounded to TF32 (10 stored mantissa bits, unit
-// roundoff u = 2^-11) before the tensor cores multiply them: each product a*b is then off by at
-// most (2u + u^2)|a b|, below 2^-10 |a b|, whatever K is; the sums that follow are float sums
-// (entry_bound's part). TF32's own share is 8192 times float's unit roundoff: this is not a
-// float32 result, and the run's note gives its measured error beside float32's.
-// Truncated inputs (wgmma on Hopper reads the fp32 bits and drops the 13 low ones, matmul_tf32_
-// wgmma): each input is off by less than 2^-10 of itself, each product by (2^-9 + 2^-20)|a b|.
-double tf32_entry_bound(double abs_sum, std::size_t K, bool truncated = false) {
-    const double product =
-        truncated ? std::ldexp(1.0, -9) + std::ldexp(1.0, -20) : std::ldexp(1.0, -10);
-    return product * abs_sum + entry_bound(abs_sum, K);
-}
-
-// The reference values and bounds of the checked entries of one problem.
-struct Reference {
-    std::vector<std::size_t> indices; // row-major indices into C
-    std::vector<double> value, bound;
-    std::vector<double> abs_sum; // sum_k |a_ik b_kj|, for bounds of other precisions (tf32)
-};
-
-// Double-precision dot products for the entries in `indices`, spread over the CPU's cores.
-std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
-                                                   const std::vector<float>& b, std::size_t M,
-                                                   std::size_t N, std::size_t K,
-                                                   std::vector<std::size_t> indices) {
-    (void)M;
-    // B transposed once (in cache-sized blocks), so each dot product reads both operands
-    // contiguously.
-    std::vector<float> bt(N * K);
-    constexpr std::size_t blk = 64;
-    for (std::size_t k0 = 0; k0 < K; k0 += blk)
-        for (std::size_t j0 = 0; j0 < N; j0 += blk)
-            for (std::size_t k = k0; k < std::min(K, k0 + blk); ++k)
-                for (std::size_t j = j0; j < std::min(N, j0 + blk); ++j)
-                    bt[j * K + k] = b[k * N + j];
-
-    auto ref = std::make_shared<Reference>();
-    ref->indices = std::move(indices);
-    const std::size_t n = ref->indices.size();
-    ref->value.resize(n);
-    ref->bound.resize(n);
-    ref->abs_sum.resize(n);
-    auto work = [&](std::size_t begin, std::size_t end) {
-        for (std::size_t t = begin; t < end; ++t) {
-            const std::size_t i = ref->indices[t] / N, j = ref->indices[t] % N;
-            const float* ar = &a[i * K];
-            const float* br = &bt[j * K];
-            // Four partial sums: independent chains the CPU can overlap (double is exact enough
-            // that the order does not matter here).
-            double s[4] = {0, 0, 0, 0}, m[4] = {0, 0, 0, 0};
-            std::size_t k = 0;
-            for (; k + 4 <= K; k += 4)
-                for (int u = 0; u < 4; ++u) {
-                    const double p = double(ar[k + u]) * double(br[k + u]);
-                    s[u] += p;
-                    m[u] += std::fabs(p);
-                }
-            for (; k < K; ++k) {
-                const double p = double(ar[k]) * double(br[k]);
-                s[0] += p;
-                m[0] += std::fabs(p);
-            }
-            ref->value[t] = (s[0] + s[1]) + (s[2] + s[3]);
-            ref->abs_sum[t] = (m[0] + m[1]) + (m[2] + m[3]);
-            ref->bound[t] = entry_bound(ref->abs_sum[t], K);
-        }
-    };
-    parallel_for(n, 256, work);
-    return ref;
-}
-
-// The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
-// error of the GPU's C, and (float32 = true) of float32 dot products of the same entries on the
-// CPU, in the kernels' order (k ascending, one multiply-add after the other).
-double relative_error(const Reference& ref, const std::vector<float>& c,
-                      const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
-                      std::size_t K, bool float32) {
-    std::vector<double> err(ref.indices.size(), 0.0);
-    parallel_for(err.size(), 64, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t t = begin; t < end; ++t) {
-            const std::size_t i = ref.indices[t] / N, j = ref.indices[t] % N;
-            double v = c[ref.indices[t]];
-            if (float32) {
-                float s = 0.0f;
-                for (std::size_t k = 0; k < K; ++k)
-                    s = std::fma(a[i * K + k], b[k * N + j], s);
-                v = s;
-            }
-            err[t] = ref.abs_sum[t] > 0 ? std::fabs(v - ref.value[t]) / ref.abs_sum[t] : 0.0;
-        }
-    });
-    double worst = 0.0;
-    for (const double e : err)
-        worst = std::max(worst, e);
-    return worst;
 }
 
 class Matmul final : public App {

@@ -1,0 +1,40 @@
+// matmul's check (apps/ladders/matmul.cpp): every checked entry of C against a double-precision
+// dot product on the CPU, within a bound of its own (entry_bound; tf32_entry_bound for the
+// tensor-core step), and for the tf32 step's note the measured error of the GPU's C and of float32
+// dot products beside it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace duet::apps::matmul_ref {
+
+// How far a float dot product of length K may lie from the exact value, with sum_k |a_ik b_kj| =
+// abs_sum: the smaller of the worst case and Higham and Mary's probabilistic bound (the .cpp says
+// why), plus K * FLT_MIN for devices that flush subnormals.
+double entry_bound(double abs_sum, std::size_t K);
+// The same where the inputs are rounded to TF32 (or, `truncated`, cut to it, as wgmma reads them).
+double tf32_entry_bound(double abs_sum, std::size_t K, bool truncated = false);
+
+// The reference values and bounds of the checked entries of one problem.
+struct Reference {
+    std::vector<std::size_t> indices; // row-major indices into C
+    std::vector<double> value, bound;
+    std::vector<double> abs_sum; // sum_k |a_ik b_kj|, for bounds of other precisions (tf32)
+};
+
+// Double-precision dot products for the entries in `indices` of C = A B (A M x K, B K x N), spread
+// over the CPU's cores.
+std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
+                                                   const std::vector<float>& b, std::size_t M,
+                                                   std::size_t N, std::size_t K,
+                                                   std::vector<std::size_t> indices);
+
+// The largest |c - ref| / sum|a b| over the checked entries of C (N columns, K deep): the GPU's
+// C, or (float32 = true) float32 dot products of the same entries on the CPU in the kernels' order.
+double relative_error(const Reference& ref, const std::vector<float>& c,
+                      const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
+                      std::size_t K, bool float32);
+
+} // namespace duet::apps::matmul_ref
