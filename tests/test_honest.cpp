@@ -238,7 +238,15 @@ TEST_CASE("guard zone: a reduction pass that writes past its partial sums fails 
                 "{ out[get_group_id(0)] = sdata[0]; if (get_group_id(0) == get_num_groups(0) - 1) "
                 "out[get_num_groups(0)] = sdata[0]; }");
     std::ofstream(dir / "kernels_cl" / "reduction.cl") << src;
+    // The headers it includes (reduction.clh), as shipped.
+    for (const auto& f : fs::directory_iterator(fs::path(DUET_SOURCE_DIR) / "kernels_cl"))
+        if (f.path().extension() == ".clh")
+            fs::copy_file(f.path(), dir / "kernels_cl" / f.path().filename());
     ::setenv("DUET_KERNEL_DIR", dir.c_str(), 1);
+    // Unset however the case ends: the cases after it read the shipped kernels.
+    struct Unset {
+        ~Unset() { ::unsetenv("DUET_KERNEL_DIR"); }
+    } unset;
     const App& app = find_app("reduction");
     for (auto* dev : duet_test::devices_of("opencl")) {
         SUBCASE(dev->label().c_str()) {
@@ -251,7 +259,6 @@ TEST_CASE("guard zone: a reduction pass that writes past its partial sums fails 
             CHECK(r.note.find("wrote past the end") != std::string::npos);
         }
     }
-    ::unsetenv("DUET_KERNEL_DIR");
     fs::remove_all(dir);
 }
 
