@@ -93,7 +93,7 @@ def main():
         for m, n, k in sgemm_sizes:
             # Duet's inputs: uniform in [-1, 1), as the tf32 reference's below. (On these cuBLAS
             # ran 4096^3 at 50.8-51.6 TFLOP/s in call 118, as on [0, 1) at 50.9-51.6 in the same
-            # rounds: docs/PERFORMANCE-SGEMM-STREAM.md.)
+            # rounds: docs/PERFORMANCE-SGEMM-TAIL.md.)
             x = torch.rand(m, k, device="cuda") * 2 - 1
             y = torch.rand(k, n, device="cuda") * 2 - 1
             ms = timed(lambda: torch.matmul(x, y), reps=10)

@@ -75,12 +75,18 @@ double ceil_div(double a, double b) {
     return std::ceil(a / b);
 }
 
+// Whether best's last row (or column) of blocks of b reaches past C's n rows (columns): where n is
+// not a whole number of blocks and the rest is not left to matmul_best_edge (`edge`).
+bool reaches_past(std::size_t n, std::size_t b, bool edge) {
+    return !edge && n % b != 0;
+}
+
 // Whether best is built with clamped loads (BEST_CLAMP) for an M x N C in blocks of bm x bn, the
 // edges' rows (`edge_rows`) or columns (`edge_cols`) left to matmul_best_edge: where B's rows are
 // aligned and best's own blocks reach past C's last rows or columns.
 bool clamps(std::size_t M, std::size_t N, std::size_t bm, std::size_t bn, bool edge_rows,
             bool edge_cols) {
-    return N % 4 == 0 && ((!edge_rows && M % bm != 0) || (!edge_cols && N % bn != 0));
+    return N % 4 == 0 && (reaches_past(M, bm, edge_rows) || reaches_past(N, bn, edge_cols));
 }
 
 // A launch's time over its time unclamped: CUDA's where its blocks are clamped (`clamped`).
@@ -386,8 +392,8 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
                           Ni = best_covered(N, bn, plan.edge_cols);
         const std::size_t rows = (Mi + bm - 1) / bm, cols = (Ni + bn - 1) / bn;
         const std::size_t cu = std::size_t(info.compute_units);
-        const bool last_row = !plan.edge_rows && M % bm != 0,
-                   last_col = !plan.edge_cols && N % bn != 0;
+        const bool last_row = reaches_past(M, bm, plan.edge_rows),
+                   last_col = reaches_past(N, bn, plan.edge_cols);
         const double clamped =
             ceil_div(double(rows * cols), double(cu)) * (1 + nv_opencl_clamp_cost);
         plan.clamp = best_waves_slow_edges(rows, cols, last_row, last_col, cu,
