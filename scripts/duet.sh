@@ -11,15 +11,20 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD_DIR:-$here/build}
 mode=${1:-compare}
 [ $# -gt 0 ] && shift
+# The main job has a build of its own (only what `runapp compare` needs, CUDA kernels for this
+# machine's GPUs), so that it never rebuilds the full one and the reverse.
+if [ "$mode" = compare ]; then build=${BUILD_DIR:-$here/build-compare}; else build=${BUILD_DIR:-$here/build}; fi
 
+# What `runapp compare` needs: a compiler, CMake, the OpenCL loader and headers, the libraries
+# Duet builds with, PoCL (the CPU OpenCL device) and OpenBLAS (the native CPU reference's sgemm;
+# optional at build: runapp then uses its own loop).
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers
           opencl-clhpp-headers libspdlog-dev libfmt-dev doctest-dev nlohmann-json3-dev libssl-dev
-          pocl-opencl-icd oclgrind clinfo
-          # the native CPU reference's sgemm (optional at build: runapp then uses its own loop)
-          libopenblas-dev
+          pocl-opencl-icd clinfo libopenblas-dev)
+# What only the tests and `runapp compile` add.
+test_packages=(oclgrind
           # runapp compile's vendor compilers (ocloc; clang amdgcn + ROCm's device libraries;
           # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.
           intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv
@@ -29,6 +34,7 @@ packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1
           python3 dpkg-dev
           # mpirun -n N runapp compare; the HTML page's test renders it in headless Chromium.
           openmpi-bin libopenmpi-dev chromium)
+[ "$mode" = compare ] || packages+=("${test_packages[@]}")
 
 install_packages() {
     [ "${DUET_SKIP_INSTALL:-0}" = 1 ] && return 0
@@ -44,14 +50,37 @@ install_packages() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
+# The compute capabilities of this machine's NVIDIA GPUs ("90;80"), empty where there are none.
+local_cuda_archs() {
+    command -v nvidia-smi >/dev/null || return 0
+    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' |
+        grep -E '^[0-9]+$' | sort -u | paste -sd';'
+}
+
 configure_and_build() {
-    local cuda_args=()
+    local args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
     # The CUDA toolkit is optional; where it is installed in the usual place, use it.
     if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
-        cuda_args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+        args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
     fi
-    cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" ${DUET_CMAKE_ARGS:-} >&2
-    cmake --build "$build" -j "$(nproc)" >&2
+    local targets=()
+    if [ "$mode" = compare ]; then
+        # runapp and the plugins alone; CUDA kernels for the GPUs here (the plugin adds PTX of
+        # the newest for newer ones). No NVIDIA GPU: the CUDA plugin is built for one
+        # architecture, so that `runapp list` still says why CUDA has no device.
+        local archs
+        archs=$(local_cuda_archs)
+        args+=(-DDUET_TESTS=OFF "-DDUET_CUDA_ARCHS=${archs:-75}")
+    fi
+    cmake -S "$here" -B "$build" "${args[@]}" ${DUET_CMAKE_ARGS:-} >&2
+    if [ "$mode" = compare ]; then
+        # A plugin the configure step left out (no toolkit, no loader) is no target.
+        targets=(--target runapp)
+        for t in duet_opencl duet_cuda; do
+            cmake --build "$build" --target help 2>/dev/null | grep -qw "$t" && targets+=(--target "$t")
+        done
+    fi
+    cmake --build "$build" -j "$(nproc)" "${targets[@]}" >&2
 }
 
 install_packages

@@ -1,7 +1,9 @@
 #pragma once
 // Honest results: poisoned outputs, guard zones past their ends, how far a check goes and what
 // it compares, the input-perturbing test hook, and the device's plausible ceilings.
+#include <cmath>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,4 +51,23 @@ std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t se
 void compare_outputs(Result& r, const std::vector<float>& out,
                      const std::vector<std::size_t>& indices, const std::vector<double>& ref,
                      const std::vector<double>* scale = nullptr);
+// Scans every element of `out` for NaN/Inf on every core; the first one (lowest index) fails r
+// with a note naming it. True when all are finite.
+bool all_finite(Result& r, const std::vector<float>& out);
+// The largest error of `count` checks, err(t) for t in [0, count), computed on every core; NaN
+// when any err(t) is NaN.
+double max_error_of(std::size_t count, const std::function<double(std::size_t)>& err);
+// compare_outputs without index or reference arrays: scans `out` (all_finite), then checks
+// out[index(t)] against ref(t) for t in [0, count), every core taking a part.
+template <class Index, class Ref>
+void compare_each(Result& r, const std::vector<float>& out, std::size_t count, Index index,
+                  Ref ref) {
+    r.pass = true;
+    r.max_error = 0;
+    if (!all_finite(r, out))
+        return;
+    r.max_error = max_error_of(
+        count, [&](std::size_t t) { return std::fabs(double(out[index(t)]) - ref(t)); });
+    r.pass = !std::isnan(r.max_error) && r.max_error <= r.tolerance;
+}
 } // namespace duet::apps

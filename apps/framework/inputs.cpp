@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <thread>
 
 #include <duet/backend/host_memory.hpp>
@@ -101,26 +100,6 @@ void check_host_fits(std::size_t n, std::size_t size, const std::string& what) {
                            " elements need " + bytes_text(std::uint64_t(want)) +
                            " of host memory, and " + bytes_text(avail) +
                            " is available; give a smaller --size");
-}
-
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
-    check_host_fits(n, sizeof(float));
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    std::vector<float> v(n);
-    for (auto& x : v)
-        x = dist(rng);
-    return v;
-}
-
-std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) {
-    check_host_fits(n, sizeof(int));
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<int> dist(lo, hi);
-    std::vector<int> v(n);
-    for (auto& x : v)
-        x = dist(rng);
-    return v;
 }
 
 std::size_t define_or(const RunConfig& cfg, const std::string& app, const std::string& name,

@@ -42,6 +42,10 @@ Queue& StepRun::queue() {
     return *queue_;
 }
 
+std::string StepRun::problem_tag() const {
+    return app_.name() + "/" + dims_label(cfg_.size) + "/" + std::to_string(cfg_.seed);
+}
+
 std::unique_ptr<Buffer> StepRun::output(std::size_t used_bytes) {
     auto buf = alloc_guarded(dev_, used_bytes);
     poison(queue(), *buf);

@@ -17,6 +17,7 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
+#include "problem.hpp"
 
 namespace duet::apps {
 
@@ -52,13 +53,30 @@ class StepRun {
         perturb(cfg_, inputs_++, queue(), *buf, sizeof(T));
         return buf;
     }
+    // The device copy of a shared input (problem.hpp): uploaded once per device and problem and
+    // reused by the other variants, r.h2d_ms the first upload's time. With the perturbing test
+    // hook set, a private copy (the hook changes it on the device).
+    template <class T>
+    std::shared_ptr<Buffer> upload(const std::shared_ptr<const std::vector<T>>& host) {
+        if (cfg_.perturb_input >= 0)
+            return upload(*host);
+        const auto up = upload_shared(dev_, queue(), problem_tag(), host, host->data(),
+                                      host->size() * sizeof(T));
+        r.h2d_ms += up.h2d_ms;
+        r.h2d_bytes += double(host->size()) * sizeof(T);
+        ++inputs_;
+        return up.buffer;
+    }
     // An output of `used_bytes` with a guard zone past its end, poisoned (alloc_guarded).
     std::unique_ptr<Buffer> output(std::size_t used_bytes);
     // The timed runs (time_runs): r.kernel_ms, r.host_ms, r.clock.
     void time(const std::function<std::pair<Event, Event>()>& launch);
-    // Downloads the first `n` elements of `buf` (timed: r.d2h_ms, r.d2h_bytes).
-    template <class T> std::vector<T> download(const Buffer& buf, std::size_t n) {
-        std::vector<T> out(n);
+    // Downloads the first `n` elements of `buf` (timed: r.d2h_ms, r.d2h_bytes) into host memory
+    // this thread reuses from run to run (a GiB output would otherwise fault in and zero a GiB of
+    // new pages for every variant): valid until the thread's next download.
+    template <class T> const std::vector<T>& download(const Buffer& buf, std::size_t n) {
+        thread_local std::vector<T> out;
+        out.resize(n);
         r.d2h_ms = queue().read(buf, out).elapsed_ms();
         r.d2h_bytes = double(n) * sizeof(T);
         return out;
@@ -71,6 +89,7 @@ class StepRun {
     Result finish(const SizeModel& model);
 
   private:
+    std::string problem_tag() const;
     Device& dev_;
     const App& app_;
     const Step& step_;

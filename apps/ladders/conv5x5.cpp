@@ -20,6 +20,7 @@
 #include "device_kind.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
+#include "problem.hpp"
 
 namespace duet::apps {
 
@@ -207,9 +208,9 @@ class Conv5x5 final : public App {
                                                          "CONV_BY", "CONV_BROWS"});
         Kernel& kernel = pinned ? s.build_as_given(opts) : s.build(opts);
 
-        const auto img = random_floats(n, cfg.seed);
-        const auto filter = random_floats(25, cfg.seed + 1);
-        auto din = s.upload(img), dfilter = s.upload(filter);
+        const auto img_in = shared_floats(n, cfg.seed), filter_in = shared_floats(25, cfg.seed + 1);
+        const auto &img = *img_in, &filter = *filter_in;
+        auto din = s.upload(img_in), dfilter = s.upload(filter_in);
         auto dout = s.output(n * sizeof(float));
 
         // Launch geometry: whole work-groups over the image; the kernels check the edges.
@@ -237,7 +238,7 @@ class Conv5x5 final : public App {
             auto e = q.launch(kernel, range, *din, *dout, *dfilter, wi, hi);
             return std::pair{e, e};
         });
-        const auto out = s.download<float>(*dout, n);
+        const auto& out = s.download<float>(*dout, n);
         r.pixels = double(n);
         r.bytes = 8.0 * double(n);
 
@@ -261,8 +262,8 @@ class Conv5x5 final : public App {
         const std::size_t W = cfg.size[0], H = cfg.size.size() == 2 ? cfg.size[1] : cfg.size[0];
         const std::size_t n = W * H;
         Result r = native_result(name(), native_variant(variant), cfg.size, cfg);
-        const auto img = random_floats(n, cfg.seed);
-        const auto filter = random_floats(25, cfg.seed + 1);
+        const auto img_in = shared_floats(n, cfg.seed), filter_in = shared_floats(25, cfg.seed + 1);
+        const auto &img = *img_in, &filter = *filter_in;
         std::vector<float> out(n);
         r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
             native::conv5x5(img.data(), filter.data(), out.data(), W, H);

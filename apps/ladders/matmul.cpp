@@ -24,6 +24,7 @@
 #include "device_kind.hpp"
 #include "matmul.hpp"
 #include "matmul_reference.hpp"
+#include "problem.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
 
@@ -150,9 +151,9 @@ class Matmul final : public App {
                    " (timed with it); inputs truncated to TF32");
         }
 
-        const auto a = random_floats(M * K, cfg.seed);
-        const auto b = random_floats(K * N, cfg.seed + 1);
-        auto da = s.upload(a), db = s.upload(b);
+        const auto a_in = shared_floats(M * K, cfg.seed), b_in = shared_floats(K * N, cfg.seed + 1);
+        const auto &a = *a_in, &b = *b_in;
+        auto da = s.upload(a_in), db = s.upload(b_in);
         auto dc = s.output(M * N * sizeof(float));
         std::unique_ptr<Buffer> dbt, dap;
         if (wgmma)
@@ -195,7 +196,7 @@ class Matmul final : public App {
             auto e = q.launch(kernel, range, *da, *db, *dc, mi, ni, ki);
             return std::pair{e, e};
         });
-        const auto c = s.download<float>(*dc, M * N);
+        const auto& c = s.download<float>(*dc, M * N);
         r.flops = 2.0 * double(M) * double(N) * double(K);
         r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
 
@@ -244,8 +245,8 @@ class Matmul final : public App {
         r = native_result(name(), native_variant(variant), {M, N, K}, cfg, native::sgemm_library());
         if (const auto w = native::sgemm_warning(); !w.empty())
             r.note = w;
-        const auto a = random_floats(M * K, cfg.seed);
-        const auto b = random_floats(K * N, cfg.seed + 1);
+        const auto a_in = shared_floats(M * K, cfg.seed), b_in = shared_floats(K * N, cfg.seed + 1);
+        const auto &a = *a_in, &b = *b_in;
         std::vector<float> c(M * N);
         r.kernel_ms = r.host_ms = native::time_host(
             cfg.warmup, cfg.reps, [&] { native::sgemm(a.data(), b.data(), c.data(), M, N, K); });

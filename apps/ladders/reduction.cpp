@@ -96,13 +96,12 @@ class Reduction final : public App {
         const std::size_t n = cfg.size[0];
         const bool is_int = native_variant(variant) == "native_i32";
         Result r = native_result(name(), native_variant(variant), {n}, cfg);
-        const int hi = static_cast<int>(std::min<std::size_t>(1000, INT32_MAX / n));
-        double got = 0, ref = 0, abs_sum = 0;
+        double got = 0, ref = 0;
         std::int64_t exact = 0;
         if (is_int) {
-            const auto host = random_ints(n, cfg.seed, -hi, hi);
-            for (const int x : host)
-                exact += x;
+            const auto problem = reduction_problem<int>(n, cfg.seed);
+            const auto& host = *problem.input;
+            exact = problem.sums.exact;
             std::int32_t sum = 0;
             r.kernel_ms = r.host_ms = native::time_host(
                 cfg.warmup, cfg.reps, [&] { sum = native::reduce_i32(host.data(), n); });
@@ -110,11 +109,10 @@ class Reduction final : public App {
             r.error_kind = "abs";
             r.tolerance = 0;
         } else {
-            const auto host = random_floats(n, cfg.seed, -1.f, 1.f);
-            for (const float x : host) {
-                ref += double(x);
-                abs_sum += std::fabs(double(x));
-            }
+            const auto problem = reduction_problem<float>(n, cfg.seed);
+            const auto& host = *problem.input;
+            ref = problem.sums.ref;
+            const double abs_sum = problem.sums.abs_sum;
             float sum = 0;
             r.kernel_ms = r.host_ms = native::time_host(
                 cfg.warmup, cfg.reps, [&] { sum = native::reduce_f32(host.data(), n); });
@@ -243,22 +241,12 @@ class Reduction final : public App {
         r.local_label = std::to_string(local[0]);
 
         // ---- inputs and reference ----
-        // Ints: |x| <= hi with hi * n <= INT32_MAX, so no partial sum of any subset, in any
-        // order, can overflow int32 and the device's sum must equal the exact int64 one.
-        const int hi = static_cast<int>(std::min<std::size_t>(1000, INT32_MAX / n));
-        std::vector<T> host;
-        if constexpr (is_int)
-            host = random_ints(n, cfg.seed, -hi, hi);
-        else
-            host = random_floats(n, cfg.seed, -1.f, 1.f);
-        std::int64_t exact = 0;
-        double ref = 0, abs_sum = 0;
-        for (const T x : host) {
-            if constexpr (is_int)
-                exact += x;
-            ref += double(x);
-            abs_sum += std::fabs(double(x));
-        }
+        // Ints in [-hi, hi] (reduction_int_range: no partial sum can overflow int32).
+        const int hi = reduction_int_range(n);
+        const auto problem = reduction_problem<T>(n, cfg.seed);
+        const auto& host = problem.input;
+        const std::int64_t exact = problem.sums.exact;
+        const double ref = problem.sums.ref, abs_sum = problem.sums.abs_sum;
 
         // ---- the passes ----
         // Grid-stride steps launch enough groups to fill the device (about 2048 work-items per

@@ -1,5 +1,7 @@
 #pragma once
 // What reduction's host code (reduction.cpp) and its step records (reduction_steps.cpp) share.
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,5 +32,20 @@ struct ReductionStep {
 const std::vector<Step>& reduction_steps();
 // The ladder step of a record ("shuffle" for shuffle_f32); an unknown one is an Error.
 const ReductionStep& reduction_step_of(const Step& record);
+
+// The exact sums of an input: int64 for ints, double and the sum of magnitudes for both.
+struct ReductionSums {
+    std::int64_t exact = 0;
+    double ref = 0, abs_sum = 0;
+};
+// A reduction problem: its shared input (problem.hpp) and sums, made once per (type, n, seed).
+template <class T> struct ReductionProblem {
+    std::shared_ptr<const std::vector<T>> input;
+    ReductionSums sums;
+};
+template <class T> ReductionProblem<T> reduction_problem(std::size_t n, std::uint64_t seed);
+// The ints' range [-hi, hi]: hi * n <= INT32_MAX, so no partial sum of any subset, in any order,
+// can overflow int32 and the device's sum must equal the exact int64 one.
+int reduction_int_range(std::size_t n);
 
 } // namespace duet::apps

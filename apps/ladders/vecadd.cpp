@@ -9,6 +9,7 @@
 #include "device_kind.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
+#include "problem.hpp"
 
 namespace duet::apps {
 namespace {
@@ -80,9 +81,9 @@ class VecAdd final : public App {
         // are host memory too.
         check_host_fits(n, 3 * sizeof(float) * (is_cpu(dev.info()) ? 2 : 1),
                         "vecadd's a, b and c (and a CPU device's copies)");
-        const auto a = random_floats(n, cfg.seed);
-        const auto b = random_floats(n, cfg.seed + 1);
-        auto da = s.upload(a), db = s.upload(b);
+        const auto a_in = shared_floats(n, cfg.seed), b_in = shared_floats(n, cfg.seed + 1);
+        const auto &a = *a_in, &b = *b_in;
+        auto da = s.upload(a_in), db = s.upload(b_in);
         auto dc = s.output(n * sizeof(float));
 
         const auto local = s.shape().local;
@@ -104,7 +105,7 @@ class VecAdd final : public App {
             auto e = q.launch(kernel, range, *da, *db, *dc, ni);
             return std::pair{e, e};
         });
-        const auto c = s.download<float>(*dc, n);
+        const auto& c = s.download<float>(*dc, n);
         r.bytes = 3.0 * n * sizeof(float);
 
         check(r, a, b, c, cfg);
@@ -117,8 +118,8 @@ class VecAdd final : public App {
         const std::size_t n = size_of(cfg.size);
         Result r = native_result(name(), native_variant(variant), {n}, cfg);
         check_host_fits(n, 3 * sizeof(float), "vecadd's a, b and c");
-        const auto a = random_floats(n, cfg.seed);
-        const auto b = random_floats(n, cfg.seed + 1);
+        const auto a_in = shared_floats(n, cfg.seed), b_in = shared_floats(n, cfg.seed + 1);
+        const auto &a = *a_in, &b = *b_in;
         std::vector<float> c(n);
         r.kernel_ms = r.host_ms = native::time_host(
             cfg.warmup, cfg.reps, [&] { native::vecadd(a.data(), b.data(), c.data(), n); });
@@ -147,11 +148,15 @@ class VecAdd final : public App {
         r.tolerance = 0; // one IEEE add, correctly rounded on every device
         r.verified = cfg.verify != Verify::off;
         r.pass = true;
+        // one correctly rounded float add
+        const auto ref = [&](std::size_t i) { return double(float(double(a[i]) + double(b[i]))); };
+        if (cfg.verify == Verify::full) { // every element, without index or reference arrays
+            compare_each(r, c, c.size(), [](std::size_t i) { return i; }, ref);
+            return;
+        }
         const auto idx = check_indices(c.size(), cfg.verify, cfg.seed);
-        std::vector<double> ref(idx.size());
-        for (std::size_t t = 0; t < idx.size(); ++t) // one correctly rounded float add
-            ref[t] = static_cast<float>(double(a[idx[t]]) + double(b[idx[t]]));
-        compare_outputs(r, c, idx, ref);
+        compare_each(r, c, idx.size(), [&](std::size_t t) { return idx[t]; },
+                     [&](std::size_t t) { return ref(idx[t]); });
     }
 };
 

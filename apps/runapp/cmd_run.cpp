@@ -1,4 +1,5 @@
 // runapp run and runapp compare.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -72,14 +73,36 @@ void emit(const Cli& c, const std::vector<Result>& results, int argc, char** arg
     std::cerr << "results written to " << c.output << "\n";
 }
 
-// Runs the variants of one app on one device over every size and local size asked for.
-std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Progress& progress) {
+// Under --size auto, one GPU seen through two backends runs one size (the smallest of its ways
+// in `devs`), so that the OpenCL/CUDA ratio compares equal work; empty when `dev` has no other
+// way in among `devs` whose size differs.
+std::vector<std::size_t> twin_size(const App& app, const duet::Device& dev,
+                                   const std::vector<duet::Device*>& devs) {
+    const auto product = [](const std::vector<std::size_t>& d) {
+        double p = 1;
+        for (auto x : d)
+            p *= double(x);
+        return p;
+    };
+    const auto own = app.auto_size(dev.info());
+    auto best = own;
+    for (auto* twin : duet::same_physical_device(dev))
+        if (std::find(devs.begin(), devs.end(), twin) != devs.end())
+            if (const auto other = app.auto_size(twin->info()); product(other) < product(best))
+                best = other;
+    return best == own ? std::vector<std::size_t>{} : best;
+}
+
+// Runs the variants of one app on one device over every size and local size asked for;
+// `shared` (twin_size) replaces the device's own --size auto.
+std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Progress& progress,
+                            const std::vector<std::size_t>& shared = {}) {
     std::vector<Result> out;
     std::vector<std::vector<std::size_t>> sizes;
     for (const auto& s : c.sizes)
         sizes.push_back(app.parse_size(s));
     if (sizes.empty())
-        sizes.push_back({});
+        sizes.push_back(shared);
     std::vector<std::optional<std::array<std::size_t, 2>>> locals;
     for (const auto& l : c.locals)
         locals.emplace_back(l);
@@ -114,6 +137,10 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
                     }
                     if (!tuned_note.empty())
                         r.note = tuned_note + (r.note.empty() ? "" : "; " + r.note);
+                    if (!shared.empty() && c.sizes.empty())
+                        r.note += std::string(r.note.empty() ? "" : "; ") +
+                                  "size: the smallest --size auto of this GPU's ways in (it is "
+                                  "seen through two backends), so both time the same work";
                     duet::apps::check_plausible(r, duet::apps::plausible_ceiling(dev.info()));
                     progress.row(r);
                     out.push_back(std::move(r));
@@ -247,7 +274,9 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
     for (const App* app : apps)
         for (auto* dev : devs) {
             try {
-                for (auto& r : run_app(*app, *dev, c, progress))
+                const auto shared =
+                    c.sizes.empty() ? twin_size(*app, *dev, devs) : std::vector<std::size_t>{};
+                for (auto& r : run_app(*app, *dev, c, progress, shared))
                     results.push_back(std::move(r));
             } catch (const duet::Error& e) {
                 if (e.kind() == duet::ErrorKind::usage)

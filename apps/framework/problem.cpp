@@ -1,0 +1,166 @@
+// Problems made once and shared (problem.hpp): the counter-based generator, the process-wide
+// cache of inputs and the per-device cache of their uploads.
+#include "problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <list>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include <duet/backend/host_memory.hpp>
+
+#include "inputs.hpp"
+
+namespace duet::apps {
+
+namespace {
+
+constexpr std::uint64_t golden = 0x9E3779B97F4A7C15ull;
+
+std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Fills out[i] = make(counter_random(seed, i)) on every core.
+template <class T, class Make>
+std::vector<T> generate(std::size_t n, std::uint64_t seed, Make make) {
+    check_host_fits(n, sizeof(T));
+    std::vector<T> v(n);
+    parallel_for(n, std::size_t{1} << 16, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
+            v[i] = make(counter_random(seed, i));
+    });
+    return v;
+}
+
+// What one cached array is: its element type, length, seed and range.
+using InputKey = std::tuple<char, std::size_t, std::uint64_t, double, double>;
+
+// The shared inputs, least recently used first; bounded by a quarter of the host's available
+// memory measured when an array is added (one problem always fits: it is never evicted by its
+// own arrays' arrival, only older ones are).
+class InputCache {
+  public:
+    template <class T, class Make>
+    std::shared_ptr<const std::vector<T>> get(const InputKey& key, std::size_t n, Make make) {
+        std::unique_lock lock(mutex_);
+        for (auto it = entries_.begin(); it != entries_.end(); ++it)
+            if (it->key == key) {
+                entries_.splice(entries_.end(), entries_, it); // most recent last
+                return std::static_pointer_cast<const std::vector<T>>(it->value);
+            }
+        lock.unlock(); // made on every core without holding others up
+        auto made = std::make_shared<const std::vector<T>>(make());
+        lock.lock();
+        const std::size_t bytes = n * sizeof(T);
+        const std::uint64_t avail = host_memory_available();
+        const std::size_t budget = avail > 0 ? std::size_t(avail / 4) : std::size_t{1} << 30;
+        while (!entries_.empty() && held_ + bytes > budget) {
+            held_ -= entries_.front().bytes;
+            entries_.pop_front();
+        }
+        entries_.push_back({key, made, bytes});
+        held_ += bytes;
+        return made;
+    }
+
+  private:
+    struct Entry {
+        InputKey key;
+        std::shared_ptr<const void> value;
+        std::size_t bytes;
+    };
+    std::mutex mutex_;
+    std::list<Entry> entries_;
+    std::size_t held_ = 0;
+};
+
+InputCache& input_cache() {
+    static InputCache cache;
+    return cache;
+}
+
+struct UploadEntry {
+    std::string tag;
+    std::weak_ptr<const void> host;
+    const void* data = nullptr;
+    std::size_t bytes = 0;
+    std::shared_ptr<Buffer> buffer;
+    double h2d_ms = 0;
+};
+
+struct UploadCache {
+    std::mutex mutex;
+    std::map<const Device*, std::vector<UploadEntry>> by_device;
+};
+
+UploadCache& upload_cache() {
+    static UploadCache cache;
+    return cache;
+}
+
+} // namespace
+
+std::uint64_t counter_random(std::uint64_t seed, std::uint64_t i) {
+    return mix64(mix64(seed) + (i + 1) * golden);
+}
+
+float uniform_float(std::uint64_t bits, float lo, float hi) {
+    const float u = float(bits >> 40) * 0x1p-24f; // [0, 1) in steps of 2^-24
+    const float x = lo + (hi - lo) * u;
+    return x < hi ? x : std::nextafter(hi, lo); // rounding may reach hi; the range is half-open
+}
+
+int uniform_int(std::uint64_t bits, int lo, int hi) {
+    const std::uint64_t span = std::uint64_t(std::int64_t(hi) - lo) + 1;
+    return int(std::int64_t(lo) + std::int64_t(((bits >> 32) * span) >> 32));
+}
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
+    return generate<float>(n, seed, [=](std::uint64_t b) { return uniform_float(b, lo, hi); });
+}
+
+std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) {
+    return generate<int>(n, seed, [=](std::uint64_t b) { return uniform_int(b, lo, hi); });
+}
+
+std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed,
+                                                         float lo, float hi) {
+    return input_cache().get<float>({'f', n, seed, lo, hi}, n,
+                                    [&] { return random_floats(n, seed, lo, hi); });
+}
+
+std::shared_ptr<const std::vector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
+                                                     int hi) {
+    return input_cache().get<int>({'i', n, seed, lo, hi}, n,
+                                  [&] { return random_ints(n, seed, lo, hi); });
+}
+
+SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
+                           const std::shared_ptr<const void>& host, const void* data,
+                           std::size_t bytes) {
+    auto& cache = upload_cache();
+    std::lock_guard lock(cache.mutex);
+    auto& list = cache.by_device[&dev];
+    // Another problem's copies, or copies of arrays no longer held, free the device first.
+    std::erase_if(list, [&](const UploadEntry& e) { return e.tag != tag || e.host.expired(); });
+    for (const auto& e : list)
+        if (e.data == data && e.bytes == bytes && e.host.lock() == host)
+            return {e.buffer, e.h2d_ms, true};
+    std::shared_ptr<Buffer> buf = dev.alloc_bytes(bytes);
+    const double ms = q.write_bytes(*buf, data, bytes).elapsed_ms();
+    list.push_back({tag, host, data, bytes, buf, ms});
+    return {buf, ms, false};
+}
+
+void release_shared_uploads() {
+    auto& cache = upload_cache();
+    std::lock_guard lock(cache.mutex);
+    cache.by_device.clear();
+}
+
+} // namespace duet::apps

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Where the main job's time goes: `runapp compare` timed as a whole, and per app and device the
+wall time of its rows against the kernel time they measured.
+
+    python3 bench/compare_wall.py RUNAPP [--cold] [--runs N] [--out FILE.json] [-- compare args]
+
+Each run is `RUNAPP compare --format json --quiet ARGS`; --cold gives each run an empty program
+cache of its own (DUET_CACHE_DIR), otherwise the first run warms the cache and is not counted.
+Prints a Markdown table per run: rows, wall seconds, kernel seconds (the median kernel time times
+the timed and warm-up runs), the host's share, and the run's whole wall time beside the rows'.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_once(runapp, args, cache_dir):
+    env = dict(os.environ, DUET_CACHE_DIR=cache_dir)
+    t0 = time.monotonic()
+    p = subprocess.run([runapp, "compare", "--format", "json", "--quiet", *args], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    if p.returncode not in (0, 1):
+        sys.stderr.write(p.stderr)
+        raise SystemExit(f"runapp compare exited {p.returncode}")
+    return wall, json.loads(p.stdout), p.returncode
+
+
+def summarize(doc, reps, warmup):
+    groups = {}
+    for r in doc["results"]:
+        key = (r["app"], r["device_id"])
+        g = groups.setdefault(key, {"rows": 0, "pass": 0, "wall_s": 0.0, "kernel_s": 0.0})
+        g["rows"] += 1
+        g["pass"] += r.get("status") == "pass"
+        g["wall_s"] += r.get("wall_ms", 0) / 1e3
+        runs = r.get("kernel_ms", {}).get("runs", 0) or 0
+        g["kernel_s"] += r.get("kernel_ms", {}).get("median", 0) * (runs + warmup) / 1e3
+    return groups
+
+
+def table(wall, groups, code):
+    rows_wall = sum(g["wall_s"] for g in groups.values())
+    kern = sum(g["kernel_s"] for g in groups.values())
+    out = [f"whole run: {wall:.1f} s wall (exit {code}); rows {rows_wall:.1f} s, "
+           f"kernels {kern:.2f} s, rest (start-up, native reference, output) {wall - rows_wall:.1f} s",
+           "", "| app | device | rows (pass) | wall s | kernel s | host share |",
+           "|---|---|---|---|---|---|"]
+    for (app, dev), g in sorted(groups.items()):
+        share = 1 - g["kernel_s"] / g["wall_s"] if g["wall_s"] > 0 else 0
+        out.append(f"| {app} | {dev} | {g['rows']} ({g['pass']}) | {g['wall_s']:.2f} | "
+                   f"{g['kernel_s']:.3f} | {share:.0%} |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("runapp")
+    ap.add_argument("--cold", action="store_true")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--out")
+    ap.add_argument("--warmup", type=int, default=2, help="the warm-up runs of each row")
+    ap.add_argument("args", nargs="*")
+    a = ap.parse_args()
+    record = {"command": f"runapp compare {' '.join(a.args)}", "cold": a.cold, "runs": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        if not a.cold:  # one untimed run fills the cache
+            run_once(a.runapp, a.args, os.path.join(tmp, "warm"))
+        for i in range(a.runs):
+            cache = os.path.join(tmp, f"cold{i}" if a.cold else "warm")
+            wall, doc, code = run_once(a.runapp, a.args, cache)
+            groups = summarize(doc, None, a.warmup)
+            print(f"### {'cold' if a.cold else 'warm'} cache, run {i + 1}\n")
+            print(table(wall, groups, code) + "\n")
+            record["runs"].append({"wall_s": wall, "exit": code, "groups": [
+                {"app": k[0], "device": k[1], **v} for k, v in sorted(groups.items())]})
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(record, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

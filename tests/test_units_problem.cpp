@@ -1,0 +1,112 @@
+// Unit tests of problems made once and shared (apps/framework/problem.hpp, part of test_units):
+// the counter-based inputs, their cache, the shared uploads, and the checks on every core.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <duet/duet.hpp>
+
+#include "app.hpp"
+#include "problem.hpp"
+#include "test_util.hpp"
+
+using namespace duet::apps;
+
+TEST_CASE("inputs: element i is a pure function of (seed, i), whatever the thread count") {
+    const std::size_t n = (std::size_t{1} << 18) + 7; // several parts on any core count
+    const auto v = random_floats(n, 42, -1.f, 1.f);
+    REQUIRE(v.size() == n);
+    for (std::size_t i : {std::size_t{0}, std::size_t{1}, n / 2, n - 1})
+        CHECK(v[i] == uniform_float(counter_random(42, i), -1.f, 1.f));
+    // A prefix is the same numbers: the split across threads changes nothing.
+    const auto head = random_floats(1000, 42, -1.f, 1.f);
+    CHECK(std::equal(head.begin(), head.end(), v.begin()));
+    CHECK(random_floats(1000, 43, -1.f, 1.f) != head);
+    // Uniform enough to be inputs: the mean near 0, both signs, no value out of range.
+    double sum = 0;
+    float lo = 1, hi = -1;
+    for (float x : v) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        sum += x;
+    }
+    CHECK(lo >= -1.f);
+    CHECK(lo < -0.999f);
+    CHECK(hi < 1.f);
+    CHECK(hi > 0.999f);
+    CHECK(std::fabs(sum / double(n)) < 0.01);
+}
+
+TEST_CASE("inputs: ranges are half-open for floats and closed for ints, extremes reached") {
+    CHECK(uniform_float(0, 2.f, 3.f) == 2.f);
+    CHECK(uniform_float(~std::uint64_t{0}, 2.f, 3.f) < 3.f);
+    CHECK(uniform_int(0, -5, 5) == -5);
+    CHECK(uniform_int(~std::uint64_t{0}, -5, 5) == 5);
+    CHECK(uniform_int(~std::uint64_t{0}, INT32_MIN, INT32_MAX) == INT32_MAX);
+    const auto ints = random_ints(20000, 7, -3, 3);
+    std::set<int> seen(ints.begin(), ints.end());
+    CHECK(seen == std::set<int>{-3, -2, -1, 0, 1, 2, 3});
+}
+
+TEST_CASE("shared inputs: one array per (n, seed, range), the same numbers as random_floats") {
+    const auto a = shared_floats(5000, 11);
+    CHECK(a == shared_floats(5000, 11)); // the same array, not a copy
+    CHECK(a != shared_floats(5000, 12));
+    CHECK(a != shared_floats(5000, 11, 0.f, 1.f));
+    CHECK(*a == random_floats(5000, 11));
+    const auto i = shared_ints(5000, 11, -9, 9);
+    CHECK(*i == random_ints(5000, 11, -9, 9));
+}
+
+TEST_CASE("checks on every core: the first NaN is named, the largest error is found") {
+    std::vector<float> out(300000, 1.f);
+    Result r;
+    r.tolerance = 0.1;
+    compare_each(r, out, out.size(), [](std::size_t i) { return i; },
+                 [](std::size_t) { return 1.0; });
+    CHECK(r.pass);
+    CHECK(r.max_error == 0);
+    out[123456] = 1.5f; // one wrong element among many parts
+    compare_each(r, out, out.size(), [](std::size_t i) { return i; },
+                 [](std::size_t) { return 1.0; });
+    CHECK_FALSE(r.pass);
+    CHECK(r.max_error == doctest::Approx(0.5));
+    out[200001] = std::numeric_limits<float>::quiet_NaN();
+    out[250000] = std::numeric_limits<float>::infinity();
+    Result n;
+    n.tolerance = 1;
+    compare_each(n, out, 0, [](std::size_t i) { return i; }, [](std::size_t) { return 1.0; });
+    CHECK_FALSE(n.pass); // nothing compared, yet a NaN anywhere fails
+    CHECK(n.note.find("output 200001 is NaN") != std::string::npos);
+}
+
+TEST_CASE("shared uploads: one device copy per problem, released for another problem") {
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        INFO(dev->info().id());
+        auto q = dev->create_queue();
+        const auto a = shared_floats(1024, 5), b = shared_floats(1024, 6);
+        auto up1 = upload_shared(*dev, *q, "p1", a, a->data(), 4096);
+        CHECK_FALSE(up1.reused);
+        auto up2 = upload_shared(*dev, *q, "p1", a, a->data(), 4096);
+        CHECK(up2.reused);
+        CHECK(up2.buffer == up1.buffer);
+        const auto upb = upload_shared(*dev, *q, "p1", b, b->data(), 4096);
+        CHECK(upb.buffer != up1.buffer);
+        std::vector<float> back(1024);
+        q->read(*up2.buffer, back);
+        CHECK(back == *a);
+        // Another problem on the device frees the first one's copies.
+        std::weak_ptr<duet::Buffer> old = up1.buffer;
+        {
+            const auto keep = upload_shared(*dev, *q, "p2", a, a->data(), 4096);
+            CHECK_FALSE(keep.reused);
+        }
+        up1.buffer.reset();
+        up2.buffer.reset();
+        CHECK(old.expired());
+        release_shared_uploads();
+    }
+}
