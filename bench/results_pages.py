@@ -53,11 +53,11 @@ def load(path):
 
 
 def fmt(v):
+    if v >= 1000 and abs(v - round(v)) < 1e-6:
+        return f"{round(v):,}".replace(",", " ")
     if v >= 1000:
-        return f"{v:,.0f}".replace(",", " ")
-    if v >= 100:
-        return f"{v:.1f}".rstrip("0").rstrip(".")
-    return f"{v:.3g}"
+        return f"{v:,.1f}".replace(",", " ")
+    return f"{v:.6g}"
 
 
 def rate(r):
@@ -92,24 +92,49 @@ def device_label(doc, device_id):
     return device_id
 
 
+def native_for(natives, app, size, variant):
+    """The native reference row of the same app and size: for a reduction step `x_f32` the
+    native `native_f32`, otherwise the app's one native row."""
+    for n in natives:
+        if n["app"] != app or n.get("size", "") != size:
+            continue
+        if n["variant"] == "native" or n["variant"].split("_")[-1] == variant.split("_")[-1]:
+            return n
+    return None
+
+
 def rows_table(doc):
-    """One line per (app, size, step), one column per device; native rows get their own column."""
-    devices = []
-    for r in doc["results"]:
+    """One line per (app, size, step), one column per device; a native reference row goes on
+    the lines of its app and size, with the device's speed-up over it when there is one device."""
+    rows = [r for r in doc["results"] if r["device_id"] != "native"]
+    natives = [r for r in doc["results"] if r["device_id"] == "native"]
+    devices, keys, by_key = [], [], {}
+    for r in rows:
         if r["device_id"] not in devices:
             devices.append(r["device_id"])
-    lines, keys, by_key = [], [], {}
-    for r in doc["results"]:
         k = (r["app"], r.get("size", ""), r["variant"])
         if k not in by_key:
             keys.append(k)
             by_key[k] = {}
         by_key[k][r["device_id"]] = r
-    lines.append("| app | size | step | unit | " + " | ".join(device_label(doc, d) for d in devices) + " |")
-    lines.append("|---" * (4 + len(devices)) + "|")
+    ratio = bool(natives) and len(devices) == 1
+    head = ["app", "size", "step", "unit"] + [device_label(doc, d) for d in devices]
+    if natives:
+        head.append("native reference on the host")
+    if ratio:
+        head.append("device / native")
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for app, size, variant in keys:
         cells = [cell(by_key[(app, size, variant)].get(d)) for d in devices]
-        lines.append(f"| {app} | {size} | `{variant}` | {RATE_UNITS.get(app, '')} | " + " | ".join(cells) + " |")
+        if natives:
+            n = native_for(natives, app, size, variant)
+            cells.append(f"`{n['variant']}`: {cell(n)}, {n.get('device', '')}" if n else "")
+            if ratio:
+                mine = rate(by_key[(app, size, variant)][devices[0]])
+                theirs = rate(n) if n else None
+                cells.append(f"{mine / theirs:.2f}" if mine and theirs else "")
+        lines.append(f"| {app} | {size} | `{variant}` | {RATE_UNITS.get(app, '')} | "
+                     + " | ".join(cells) + " |")
     notes = [(r["app"], r.get("size", ""), r["variant"], r["device_id"], r["note"])
              for r in doc["results"] if r.get("note") and r.get("status") == "pass"]
     if notes:
