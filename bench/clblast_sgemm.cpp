@@ -1,5 +1,5 @@
 // CLBlast's SGEMM on an OpenCL device, timed with OpenCL events: the OpenCL reference of
-// docs/PERFORMANCE.md. Usage: clblast_sgemm PLATFORM_SUBSTRING N [N...]; prints JSON lines.
+// docs/results/nvidia-h100.md. Usage: clblast_sgemm PLATFORM_SUBSTRING N [N...]; prints JSON lines.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <clblast_c.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On a machine without a GPU: the benchmark of docs/PERFORMANCE-CPU.md on the CPU through PoCL (or any
+# On a machine without a GPU: the benchmark of docs/results/cpu.md on the CPU through PoCL (or any
 # CPU OpenCL device: --device), every app with `--reference`: beside the device rows, runapp's
 # native CPU reference (OpenBLAS sgemm for matmul, threaded vector loops for the others) and the
 # host's native copy bandwidth of the same bytes for the memory-bound apps; also OpenBLAS through

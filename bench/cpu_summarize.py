@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads the JSON files bench/cpu_perf.sh wrote and prints the table of docs/PERFORMANCE-CPU.md:
+"""Reads the JSON files bench/cpu_perf.sh wrote and prints the table of docs/results/cpu.md:
 Duet through PoCL, the reference on the same CPU, and the ratio (ours / reference, higher is better).
 
 References: for matmul the native row of the same run (`runapp run --reference`: OpenBLAS sgemm

@@ -10,8 +10,8 @@ have each stall count, its LDS, LDL and STL, and its bank clashes: FFMAs two of 
 taken from the operand reuse cache lie in the same register bank (two banks, register number mod
 2; a source is taken from the cache where the FFMA before used the same register in the same slot
 and flagged it .reuse). On the H100 a loop whose shared-memory reads come in bursts (many
-instructions with a stall of 4) ran 5-7% slower than best's (docs/PERFORMANCE-SGEMM.md), and one
-with more clashes slower too, as ncu's "dispatch stall" (docs/PERFORMANCE-SGEMM-LOOP.md). Decoding: a 128-bit instruction, opcode in bits 0-11 (FFMA 0x223,
+instructions with a stall of 4) ran 5-7% slower than best's (docs/design/sgemm.md), and one
+with more clashes slower too, as ncu's "dispatch stall" (docs/design/sgemm.md). Decoding: a 128-bit instruction, opcode in bits 0-11 (FFMA 0x223,
 LDS 0x984, BRA 0x947, BAR 0xb1d, CS2R 0x805), stall count in bits 105-108, a branch's offset in
 bits 24-81 (bytes, from the next instruction).
 """

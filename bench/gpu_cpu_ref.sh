@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine: the CPU measurements of docs/PERFORMANCE-CPU.md (bench/cpu_perf.sh) on its host
+# On the GPU machine: the CPU measurements of docs/results/cpu.md (bench/cpu_perf.sh) on its host
 # CPU through PoCL, with runapp's native CPU reference (OpenBLAS sgemm, carried in the build's lib/
 # by -DDUET_BUNDLE_OPENBLAS=ON, or the blocked loop when the build has none) and the native copy
 # bandwidth; then the vecadd and matmul `compare` of CUDA, NVIDIA's OpenCL and PoCL, whose

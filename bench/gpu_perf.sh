@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine: the large sizes of docs/PERFORMANCE.md through CUDA and NVIDIA's OpenCL,
+# On the GPU machine: the large sizes of docs/results/nvidia-h100.md through CUDA and NVIDIA's OpenCL,
 # the library references (PyTorch/cuBLAS/cuDNN, CuPy/CUB, CLBlast), sgemm against cuBLAS in
 # alternating rounds, the launch overhead, the warm-cache start, and one summary table.
 source "$(dirname "$0")/gpu_env.sh"

@@ -6,7 +6,7 @@
 # suspect when an OpenCL step is slower than its CUDA twin. Needs clang (15+) and the CUDA
 # toolkit's ptxas; the libclc built-ins are replaced by PTX special registers (prelude below),
 # so only ptxas's report matters, not the link. A proxy only: clang keeps `best`'s acc[8][16] on
-# the stack (512 bytes) where NVIDIA's compiler reaches 45.6 TFLOP/s with it (docs/PERFORMANCE.md).
+# the stack (512 bytes) where NVIDIA's compiler reaches 45.6 TFLOP/s with it (docs/design/sgemm.md).
 #   bench/nvptx_check.sh [sm_90]
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,4 @@
-// OpenBLAS SGEMM on the host CPU: the CPU reference for matmul in docs/PERFORMANCE.md
+// OpenBLAS SGEMM on the host CPU: the CPU reference for matmul in docs/results/cpu.md
 // (bench/cpu_perf.sh). Row-major C = A·B, float32, M = N = K = n, for each n on the command line.
 //
 //   usage: openblas_sgemm [--reps R] N [N...]

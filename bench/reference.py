@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference timings for docs/PERFORMANCE.md, from the libraries on the GPU machine.
+"""Reference timings for docs/results/nvidia-h100.md, from the libraries on the GPU machine.
 
 Each figure is the median of device-event timings after warm-up, float32, TF32 off:
 copy and add (PyTorch), sum (PyTorch and CuPy/CUB), sgemm (cuBLAS through torch.matmul),
@@ -92,8 +92,8 @@ def main():
     if "sgemm" in want:
         for m, n, k in sgemm_sizes:
             # Duet's inputs: uniform in [-1, 1), as the tf32 reference's below. (On these cuBLAS
-            # ran 4096^3 at 50.8-51.6 TFLOP/s in call 118, as on [0, 1) at 50.9-51.6 in the same
-            # rounds: docs/PERFORMANCE-SGEMM-TAIL.md.)
+            # ran 4096^3 at 50.8-51.6 TFLOP/s on the H100, as on [0, 1) at 50.9-51.6 in the same
+            # rounds: docs/design/sgemm.md.)
             x = torch.rand(m, k, device="cuda") * 2 - 1
             y = torch.rand(k, n, device="cuda") * 2 - 1
             ms = timed(lambda: torch.matmul(x, y), reps=10)

@@ -13,7 +13,7 @@ Sizes are n (n x n x n) or MxNxK. With --square N[,N...] (square sizes among --s
 size's figure is also set against the configuration's own at the nearest of them ("of square",
 nearest by the cube root of M N K), as issue #15's target for odd and rectangular sizes reads:
 within 0.9 of the square figure. --odd is --sizes with 4096, 8192 and the odd and rectangular
-sizes of docs/PERFORMANCE-SGEMM.md, and --square 4096,8192.
+sizes of docs/design/sgemm.md, and --square 4096,8192.
 --reference replaces the cuBLAS command (tests use a stand-in; it gets --sizes LIST appended).
 
 e.g. --config cuda=cuda:0 --config opencl=opencl:1 --config cuda-bk16=cuda:0,BEST_BK=16,BEST_PAD=0

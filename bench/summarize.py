@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads the JSON files bench/gpu_perf.sh wrote and prints the PERFORMANCE.md table:
+"""Reads the JSON files bench/gpu_perf.sh wrote and prints the table of docs/results/nvidia-h100.md:
 our figure (best variant per app, per backend), the reference, and the ratio."""
 import glob
 import json

@@ -199,7 +199,7 @@ conv5x5_best(__global const float* restrict in, __global float* restrict out,
     // A group whose input block lies wholly inside the image (all but the border groups) needs
     // no clamping; there every work-item issues all its loads before its first local store, so
     // several loads per work-item are in flight at once (a load-store loop keeps one in flight
-    // and is latency bound; the measurement is in docs/ARCHITECTURE.md). The test is the same
+    // and is latency bound; the measurement is in docs/design/ladders.md). The test is the same
     // for the whole group, so the branch does not diverge.
     const bool interior = x0 >= 4 && x0 + CONV_BW + 4 <= width && y0 >= CONV_R &&
                           y0 + CONV_BH + CONV_R <= height;

@@ -18,7 +18,7 @@
 // (best's double buffering, in registers). A strip of 4096 is 128 groups, one per compute unit of
 // an H100: each waits for its loads once per tile, so the tiles are deep. A strip one row high at
 // K = 4096 took 0.108 ms with 32-deep tiles, 0.075 ms with 128-deep ones, against 2.9 ms for
-// 4096^3 (docs/PERFORMANCE-SGEMM-ODD.md); the host picks the deepest of 128, 64, 32 and 16 whose
+// 4096^3 (docs/design/sgemm.md); the host picks the deepest of 128, 64, 32 and 16 whose
 // 260 bytes per step of depth fit the device's local memory.
 // The strips are thin, so most of a tile lies outside C: there a work-item whose outputs all lie
 // outside loads its share of the tiles (zeros) but skips the arithmetic. In the bottom strip the

@@ -4,7 +4,7 @@
 // A launch of best over C is waves of groups, one group per compute unit at a time with the
 // default 128x256 block (its registers allow no more). 4096^2 is 512 blocks, 3.88 waves of an
 // H100's 132: the last wave leaves 16 units idle, 3% of the run; 4224 x 4096, 528 blocks, runs in
-// the same time (docs/PERFORMANCE-SGEMM.md). Here the host launches one group per compute unit
+// the same time (docs/design/sgemm.md). Here the host launches one group per compute unit
 // (`groups`, at most the number of tiles), and each group:
 //  - takes whole tiles, one per round (tile r * groups + g), while every group has one: all but
 //    the last round and a half, so that neighbouring tiles still run side by side;
@@ -29,7 +29,7 @@
 // Nothing here divides by a value known only at run time (matmul_best_div says why): in CUDA on
 // the H100 the whole tiles run at best's speed, the shared rest at 0.92 of it; NVIDIA's OpenCL
 // builds a slower loop (0.91), so the host's plan weighs each (apps/ladders/matmul_best_plan.cpp,
-// docs/PERFORMANCE-SGEMM.md).
+// docs/design/sgemm.md).
 // C's unaligned rows go out through local memory in slices (matmul_best_write): in a loop
 // unrolled here, rolled in matmul_best, where ptxas schedules each kernel's loop of tiles well
 // (the static stall counts of bench/cubin_loop.py: rolled here, 2497 cycles a tile, 58 of them
@@ -40,7 +40,7 @@
 // NVIDIA's compiler: a step's multiply-adds with the last row first (BEST_ORDER 4,
 // matmul_best.clh) where no block is clamped, as in CUDA: on the H100 5120^3 5.59 ms against 5.80
 // row by row, 8192^3 22.70 against 23.56 (its waves: 21.79), orders 1-3 between
-// (docs/PERFORMANCE-SGEMM-LOOP.md). Clamped blocks keep row by row (unmeasured).
+// (docs/design/sgemm.md). Clamped blocks keep row by row (unmeasured).
 #if !defined(BEST_ORDER) && defined(cl_nv_pragma_unroll) && !BEST_CLAMP
 #define BEST_ORDER 4
 #endif
@@ -63,7 +63,7 @@
 // Passed through an empty asm statement after each block (BEST_FRESH; it emits no instruction),
 // those values are computed there anew: no spill, 453 clashes, 22.16 ms. Its loads still come
 // 250 instructions before their stores into local memory, against 820 in CUDA's loop, which two
-// more registers held through it move as late (docs/PERFORMANCE-SGEMM-STREAM.md). Without its
+// more registers held through it move as late (docs/design/sgemm.md). Without its
 // checked loop (BEST_ALL_INSIDE, matmul_best.clh) it runs 8192^3 in 21.69 ms.
 // BEST_STREAM_FRESH=0 leaves it out, to measure it. Other compilers: nothing to do.
 #ifndef BEST_STREAM_FRESH
@@ -85,7 +85,7 @@ size_t matmul_best_slot(const int s, const int e, const int tid) {
 // the host (best_divisor, apps/ladders/matmul_best_plan.cpp). The compilers divide by a value known
 // only at run time through the float unit's reciprocal, and on the H100 the tile's coordinates
 // computed so, with the addresses that follow from them, left best's loop 7% slower than
-// coordinates from the group's id; by a multiply its speed stays (docs/PERFORMANCE-SGEMM.md).
+// coordinates from the group's id; by a multiply its speed stays (docs/design/sgemm.md).
 int matmul_best_div(const int x, const int m, const int l) {
     int shift = l;
     BEST_FRESH(shift);
@@ -102,7 +102,7 @@ void matmul_best_share(const int groups, const int kt, const int rounds, const i
 
 // C's block at (m0, n0) = the pieces in W's slots s and t, float4 by float4, by volatile loads
 // (a piece may come from another group of this launch). Not unrolled over the rows: unrolled, the
-// CUDA twin's adds left ptxas scheduling the tiles' loop apart (docs/PERFORMANCE-SGEMM.md).
+// CUDA twin's adds left ptxas scheduling the tiles' loop apart (docs/design/sgemm.md).
 void matmul_best_add_write(__global const float* W, const int s, const int t, const int tid,
                            __global float* restrict C, const int M, const int Nc, const int m0,
                            const int n0, const int rbase, const int cbase) {

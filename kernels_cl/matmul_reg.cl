@@ -15,7 +15,7 @@
 // they are read from local memory as float4s: one 16-byte read instead of four. CUDA's compiler
 // merges the four scalar reads of the twin on its own; NVIDIA's OpenCL compiler does not, and
 // with scalar reads these steps ran 1.5-1.7x slower through OpenCL than through CUDA on the H100
-// (docs/PERFORMANCE.md).
+// (docs/design/ladders.md).
 // (The remainders are written q - r * d rather than q % d: with both q / d and q % d, LLVM emits
 // a `freeze` instruction that Oclgrind's uninitialised-value checker cannot run.)
 #ifndef R4_BM

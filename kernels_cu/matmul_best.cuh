@@ -13,7 +13,7 @@
 #ifndef BEST_BN
 #define BEST_BN 256
 #endif
-#ifndef BEST_BK // 16 here and on NVIDIA's OpenCL, 8 elsewhere (docs/PERFORMANCE-SGEMM-LOOP.md)
+#ifndef BEST_BK // 16 here and on NVIDIA's OpenCL, 8 elsewhere (docs/design/sgemm.md)
 #define BEST_BK 16
 #endif
 #ifndef BEST_TM
@@ -48,7 +48,7 @@
 #endif
 #define BEST_SERPENTINE (BEST_ORDER >= 1 && BEST_ORDER <= 3)
 #ifndef BEST_BSWAP // B's pairs of columns swapped in shared memory (kernels_cl/matmul_best.clh):
-#define BEST_BSWAP 0 // in CUDA 6% slower in waves and 9% spread on the H100 (calls 110-111)
+#define BEST_BSWAP 0 // in CUDA 6% slower in waves and 9% spread on the H100
 #endif
 #ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
 #define BEST_HOT 1
@@ -74,8 +74,8 @@
 // Warp tiles (kernels_cl/matmul_best.cl): a warp's 64x64 tile of C as 8x4 threads (W = 4), as
 // on NVIDIA's OpenCL. On the H100 W = 4 and 8 run alike in waves (2.795 against 2.800 ms at
 // 4096^3), but matmul_best_stream runs 8192^3 1.3% faster with 4 (21.59 against 21.87 ms); 16 is
-// 0.5% faster in waves and 3% slower spread (docs/PERFORMANCE-SGEMM.md). NVRTC's code for this
-// file runs 3% faster there than nvcc's, same source and toolkit (docs/PERFORMANCE-SGEMM-LOOP.md).
+// 0.5% faster in waves and 3% slower spread (docs/design/sgemm.md). NVRTC's code for this
+// file runs 3% faster there than nvcc's, same source and toolkit (docs/design/sgemm.md).
 #ifndef BEST_WTX // warp tiles, W threads of a warp along N (0: pieces spread over the block)
 #define BEST_WTX 4
 #endif
@@ -196,7 +196,7 @@ __device__ __forceinline__ void matmul_best_store(float (*As)[BEST_BM + BEST_PAD
 // too: the stream kernel over unclamped blocks (W = 4) ran 1.5-3% slower in every serpentine and
 // 1.1% faster in order 4 (matmul_best_stream.cu). NVIDIA's OpenCL compiler makes other PTX of the
 // same source: order 1 ran it 14% slower (1577 clashes), 3 0.5-0.7% faster
-// (docs/PERFORMANCE-SGEMM-LOOP.md).
+// (docs/design/sgemm.md).
 __device__ __forceinline__ void matmul_best_tile(const float (*As)[BEST_BM + BEST_PAD],
                                                  const float (*Bs)[BEST_BN], int rbase, int cbase,
                                                  float (*acc)[BEST_TN]) {
@@ -277,7 +277,7 @@ __device__ __forceinline__ void matmul_best_block(const float* __restrict__ A,
     // The hot loop: while the next tile is whole and inside A and B (a block inside C, all but
     // the last one or two tiles), loads without checks and no branch but the loop's own. (With
     // the checks' branches at the top of every tile, 4% of the H100's warp samples waited for
-    // instructions at their targets: docs/PERFORMANCE-SGEMM-LOOP.md.)
+    // instructions at their targets: docs/design/sgemm.md.)
     if (BEST_FAST && inside)
         for (const int hot = min(tiles, full_tiles - t0) - 1; t < hot; ++t) {
             const int cur = t & 1;

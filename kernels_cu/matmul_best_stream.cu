@@ -6,7 +6,7 @@
 // The order of a step's multiply-adds (matmul_best.cuh): over clamped blocks the serpentine (1),
 // with which ptxas schedules this kernel's loop well there (2342 stall cycles, 3 of 4; row by row
 // 2473 and 51); over unclamped ones the last row first (4): 8192^3 on the H100 21.45 ms against
-// 21.68 row by row and 22.29, 21.93 and 22.13 in orders 1-3 (docs/PERFORMANCE-SGEMM-LOOP.md).
+// 21.68 row by row and 22.29, 21.93 and 22.13 in orders 1-3 (docs/design/sgemm.md).
 #ifndef BEST_ORDER
 #define BEST_ORDER (BEST_CLAMP ? 1 : 4)
 #endif
@@ -38,7 +38,7 @@ __device__ __forceinline__ void matmul_best_share(int groups, int kt, int rounds
 
 // C's block at (m0, n0) = the pieces in W's slots s and t, float4 by float4, read from L2
 // (__ldcg: not this SM's L1, which another block's stores do not reach). Not unrolled over the
-// rows: unrolled, ptxas scheduled best's loop apart (docs/PERFORMANCE-SGEMM.md).
+// rows: unrolled, ptxas scheduled best's loop apart (docs/design/sgemm.md).
 __device__ __forceinline__ void matmul_best_add_write(float* W, int s, int t, int tid,
                                                       float* __restrict__ C, int M, int Nc,
                                                       int m0, int n0, int rbase, int cbase) {

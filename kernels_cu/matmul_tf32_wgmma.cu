@@ -27,7 +27,7 @@
 // they wait on "full", issue the stage's 4 wgmmas, and once the group before has retired
 // (wait_group 1) release that group's stage to "empty". No block-wide barrier in the loop: the
 // two consumers and the copies run out of step, which is what keeps the tensor pipe busy
-// (docs/PERFORMANCE-TF32.md: 93% busy for cuBLAS's kernel of this shape, 73% for a cp.async
+// (docs/design/ladders.md: 93% busy for cuBLAS's kernel of this shape, 73% for a cp.async
 // kernel with a barrier per tile). The producer gives up registers (setmaxnreg) to the
 // consumers.
 //

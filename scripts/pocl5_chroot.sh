@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PoCL 5.0 (LLVM 16) on this machine, to check that its work-group compiler builds Duet's
-# kernels (docs/CHECKS.md, "PoCL 5.0's kernel compiler"). Debian has no PoCL 5.x any more
+# kernels (docs/design/checks.md, "PoCL 5.0's kernel compiler"). Debian has no PoCL 5.x any more
 # (bookworm: 3.1, trixie: 6.0, sid: 7.x); Ubuntu 24.04 (noble) ships pocl 5.0-2.1 with LLVM 16.0.6
 # and assertions on, the platform string the GPU machine reports ("PoCL 5.0+debian ... None+Asserts
 # ... LLVM 16.0.6"). This script makes a noble chroot with it.

@@ -267,7 +267,7 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     CHECK(plan(gpu, 6144, 6144, 6144) == Plan{true, 1, false, false}); // CUDA: 8.95 against 9
     // CUDA's clamped blocks cost 1.3% each: 10000^2's 79 x 40 clamped blocks in waves (24 x 1.013
     // = 24.31) lose to its 78 x 39 whole ones spread and the 16-row strips by the edge kernel
-    // (24.10); 7000^2, 6000^2 and 8191^2 stay clamped and spread (call 115).
+    // (24.10); 7000^2, 6000^2 and 8191^2 stay clamped and spread.
     const auto full = [&](std::size_t n) {
         return duet::apps::best_plan(cfg, gpu, n, n, n, 128, 256);
     };

@@ -59,7 +59,7 @@ TEST_CASE("runapp: help, version, list, doctor, cache") {
     for (const auto& b : j["backends"])
         if (b["devices"] == 0)
             CHECK(!b["reason"].get<std::string>().empty());
-    r = runapp("list steps"); // every step record of every app, as docs/LADDERS.md lists them
+    r = runapp("list steps"); // every step record of every app, as design/ladders.md lists them
     CHECK(r.code == 0);
     CHECK(r.out == duet::apps::steps_markdown());
     CHECK(r.out.find("| `best` | `matmul_best` |") != std::string::npos);

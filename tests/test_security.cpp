@@ -1,7 +1,7 @@
-// Hostile and careless environments (docs/SECURITY.md): control characters in defines, truncated
-// plugins and ICD libraries, allocations beyond memory, a kernel that never ends, unhelpful
-// environment variables. Each case failed (crash, hang, silent) before the fix. The program
-// cache's cases are in test_security_cache.cpp.
+// Hostile and careless environments (docs/design/security.md): control characters in defines,
+// truncated plugins and ICD libraries, allocations beyond memory, a kernel that never ends,
+// unhelpful environment variables. Each case failed (crash, hang, silent) before the fix. The
+// program cache's cases are in test_security_cache.cpp.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-// The program cache under hostile and careless conditions (docs/SECURITY.md): a cache directory
-// others can write or someone else owns, a shared one, entries signed with another key, links
-// planted at entry and temporary names, cache clear beside files that are not Duet's, FIFOs in
-// place of entries or of tuned.json. Each case failed (wrong file touched, hang, silent) before
+// The program cache under hostile and careless conditions (docs/design/security.md): a cache
+// directory others can write or someone else owns, a shared one, entries signed with another key,
+// links planted at entry and temporary names, cache clear beside files that are not Duet's, FIFOs
+// in place of entries or of tuned.json. Each case failed (wrong file touched, hang, silent) before
 // its fix. The other hostile inputs are in test_security.cpp.
 #include <algorithm>
 #include <cstdint>

@@ -206,20 +206,21 @@ TEST_CASE("shapes: the textbook shapes are the kernels' own defaults, in both la
     }
 }
 
-TEST_CASE("docs: LADDERS.md's step list is the one the step records give") {
+TEST_CASE("docs: the ladders page's step list is the one the step records give") {
     // The list between the markers is `runapp list steps`: every record of every app, so a new
     // step or app shows in the docs or this fails.
-    std::ifstream f(std::string(DUET_SOURCE_DIR) + "/docs/LADDERS.md");
+    std::ifstream f(std::string(DUET_SOURCE_DIR) + "/docs/design/ladders.md");
     REQUIRE(f.good());
     const std::string doc(std::istreambuf_iterator<char>(f), {});
     const std::string begin = "<!-- steps: `runapp list steps` -->\n",
                       end = "<!-- end of steps -->";
     const auto b = doc.find(begin), e = doc.find(end);
-    REQUIRE_MESSAGE(b != std::string::npos, "docs/LADDERS.md has no " << begin);
+    REQUIRE_MESSAGE(b != std::string::npos, "docs/design/ladders.md has no " << begin);
     REQUIRE(e != std::string::npos);
     REQUIRE(b < e);
     const std::string listed = doc.substr(b + begin.size(), e - b - begin.size());
-    INFO("docs/LADDERS.md differs from the records: replace the list with `runapp list steps`");
+    INFO("docs/design/ladders.md differs from the records: replace the list with `runapp list "
+         "steps`");
     CHECK(listed == "\n" + steps_markdown());
     for (const auto* app : all_apps())
         for (const auto& s : app->steps())

@@ -2,7 +2,7 @@
 // A ladder step as one record: its name, kernel, doc line, what it needs from a device, its shape
 // rule and its tuning space. Each app keeps one table of these (apps/ladders/APP_steps.cpp, or
 // the app's file); the variant list, the launch shapes, the tuning sweep and the step list of
-// docs/LADDERS.md (steps_doc.cpp) all come from it. A new step is its kernels and one record.
+// design/ladders.md (steps_doc.cpp) all come from it. A new step is its kernels and one record.
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,7 +30,7 @@ struct Needs {
     // Why `info`'s device cannot run the step ("" when it can): a known compiler fault, a
     // missing feature. Empty function: every device can.
     std::function<std::string(const DeviceInfo&)> refuses{};
-    std::string refuses_note{}; // `refuses` in words, for docs/LADDERS.md ("not PoCL 5's ...")
+    std::string refuses_note{}; // `refuses` in words, for design/ladders.md ("not PoCL 5's ...")
 };
 
 // The launch shapes of a step for one run on one device, its textbook shape first and with no
@@ -40,7 +40,7 @@ using ShapeRule = std::function<std::vector<Shape>(const RunConfig&, const Devic
 struct Step {
     std::string name{};        // "tiled16"
     std::string kernel{};      // kernel name, found across kernels_cl/ and kernels_cu/
-    std::string description{}; // one line: what this step changes (runapp and docs/LADDERS.md)
+    std::string description{}; // one line: what this step changes (runapp and design/ladders.md)
     Needs needs{};
     ShapeRule shapes{};                // empty: the app launches it without a shape rule
     std::optional<TuneSpace> tuning{}; // empty: nothing worth sweeping
@@ -54,7 +54,7 @@ std::vector<Shape> shapes_of(const Step& step, const RunConfig& cfg, const Devic
 // Throws ErrorKind::unsupported when the step's needs refuse `info`'s device.
 void check_needs(const Step& step, const DeviceInfo& info);
 
-// The step list of docs/LADDERS.md, derived from the records of every app in the registry: one
+// The step list of design/ladders.md, derived from the records of every app in the registry: one
 // Markdown table per app (step, kernel, what it changes, textbook group and local memory, needs,
 // tuned parameters). `runapp list steps` prints it; test_shapes checks the doc holds it.
 std::string steps_markdown();

@@ -1,4 +1,4 @@
-// The step list of docs/LADDERS.md from the records (step.hpp: steps_markdown).
+// The step list of docs/design/ladders.md from the records (step.hpp: steps_markdown).
 #include <string>
 
 #include "app.hpp"

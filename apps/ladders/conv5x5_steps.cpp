@@ -129,7 +129,7 @@ std::vector<TunePoint> best_points(const DeviceInfo& info) {
 
 } // namespace
 
-// The ladder. Fields: name, kernel, description (runapp's and docs/LADDERS.md's line), needs,
+// The ladder. Fields: name, kernel, description (runapp's and design/ladders.md's line), needs,
 // shapes (the rules above), tuning (TuneSpace).
 const std::vector<Step>& conv5x5_steps() {
     static const std::vector<Step> steps = {

@@ -57,7 +57,7 @@ namespace {
 // output of its 32x32 tiles (also those outside C, which it skips). On the H100 a strip of 32
 // rows of 4096 (128 tiles) took 0.109 ms beside best's 0.728 ms per wave of blocks, and 4224^3's
 // last 128 columns (528 tiles) about 0.44 ms: 0.2; a strip of one row, 0.075 ms
-// (docs/PERFORMANCE-SGEMM-ODD.md).
+// (docs/design/sgemm.md).
 constexpr double edge_speed = 0.2;
 constexpr std::size_t edge_tile = 32, edge_items = 256;
 
@@ -65,10 +65,10 @@ constexpr std::size_t edge_tile = 32, edge_items = 256;
 // (all blocks), and its checked loop's more for a block at C's edges (best_plan says where from).
 constexpr double nv_opencl_clamp_cost = 0.035, nv_opencl_checked_cost = 0.2;
 // CUDA's build with clamped loads, more a block than without: 1.3% on the H100 (4096^2 48.2
-// against 48.8 TFLOP/s, docs/PERFORMANCE-SGEMM-ODD.md, call 24). In cover, where CUDA's launch
+// against 48.8 TFLOP/s, docs/design/sgemm.md). In cover, where CUDA's launch
 // keeps its clamps: at 10000^3 it tips the plan from clamped waves (46.2 TFLOP/s) to the whole
-// blocks spread and the edge strips (50.0; calls 115-116); of six sizes it changed, five ran 3-8%
-// faster and 8193^3 0.6% slower (call 117, docs/PERFORMANCE-SGEMM-ODD.md).
+// blocks spread and the edge strips (50.0); of six sizes it changed, five ran 3-8%
+// faster and 8193^3 0.6% slower (docs/design/sgemm.md).
 constexpr double cuda_clamp_cost = 0.013;
 
 double ceil_div(double a, double b) {
@@ -100,7 +100,7 @@ double clamp_factor(const DeviceInfo& info, bool clamped) {
 // writes a whole block of C): on the H100 4224^3 split in 4 took 4.84 block times where the
 // traffic alone makes 4.54 (2 would fit it), while 5120^3 ran at 45.4 TFLOP/s split in 3
 // (2026-11-23) and at 44.1 unsplit under 2 (2026-11-26, with a kernel 4% faster at 4096^3):
-// docs/PERFORMANCE-SGEMM-ODD.md.
+// docs/design/sgemm.md.
 double split_time(double blocks, double cu, double s, double K) {
     const double cost = s == 1 ? 0.0 : 1.5 * (2 * s + 1) * 4.0 * 16.0 / (2.0 * K);
     return ceil_div(blocks * s, cu) / s * (1 + cost);
@@ -109,21 +109,21 @@ double split_time(double blocks, double cu, double s, double K) {
 // matmul_best_stream's speed over best's: in its rounds of whole blocks, and in the rest (a round
 // and a half) shared out in tiles of K, where its pieces restart the tiles' pipeline, are written
 // to memory and read back, and the groups reach a tile's A and B at different depths of K, which
-// leaves less for the L2 cache to share. Measured on the H100 (2026-11-26, calls 58-59,
-// docs/PERFORMANCE-SGEMM.md): in CUDA 4224 x 4096 (528 blocks, four rounds, no pieces) in 2.852
+// leaves less for the L2 cache to share. Measured on the H100 (2026-11-26,
+// docs/design/sgemm.md): in CUDA 4224 x 4096 (528 blocks, four rounds, no pieces) in 2.852
 // ms against best's 2.833, the shared rest at 0.92 of best's speed at 4096^2 (1.88 blocks a
 // group) and 0.93 at 8192^2 (1.52); NVIDIA's OpenCL compiles the same kernel to a slower loop,
-// 3.043 ms against 2.77 there and its shared rest at 0.87. Since BEST_STREAM_FRESH (call 91)
+// 3.043 ms against 2.77 there and its shared rest at 0.87. Since BEST_STREAM_FRESH
 // its rounds of unclamped blocks run at 0.965 (2.860 ms against 2.762), but its clamped ones
 // still lose to best's edge column (4224^2 3.39 ms against 3.28): outside whole blocks the
 // figures stay 0.91 / 0.87, which choose as those runs do (4224^2 the edge column).
 // Where every block is inside C and K is whole tiles (`inside`: the launch then builds the kernel
 // with BEST_ALL_INSIDE, and NVIDIA's OpenCL builds a faster loop), its rounds ran at 0.98 of
-// best's speed and the shared rest at about 0.92 (call 93: 4224 x 4096 2.816 ms against 2.762,
+// best's speed and the shared rest at about 0.92 (4224 x 4096 2.816 ms against 2.762,
 // 8192^2 21.69 against best's 21.80 in waves). The plan takes the 16-deep tiles of NVIDIA's
 // OpenCL for whole ones (a whole number of them is one of 8 or 4 too). Since that build swaps B's
 // columns in pairs, in order 3 (best_stream_defines), its rounds run as fast as best's waves or a
-// little faster and the rest at about 0.91 (call 113, docs/PERFORMANCE-SGEMM-STREAM.md: 4224 x
+// little faster and the rest at about 0.91 (docs/design/sgemm.md: 4224 x
 // 4096 51.5 TFLOP/s against 51.2 in waves, 4096^2 49.4 against 49.9, 6144^2 50.7 against 50.2).
 struct StreamSpeed {
     double whole, shared;
@@ -306,17 +306,17 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 } // namespace
 
 Defines best_stream_defines(const BestPlan& plan, const DeviceInfo& info, bool all_inside) {
-    // On the H100 in CUDA (2026-11-26, docs/PERFORMANCE-SGEMM.md) matmul_best_stream ran clamped
+    // On the H100 in CUDA (2026-11-26, docs/design/sgemm.md) matmul_best_stream ran clamped
     // blocks faster with warp tiles 8 threads wide (8191^3 22.86 against 23.26 ms, 4224^3 3.18
     // against 3.22, 6000^3 9.03 against 9.17) and unclamped ones with 4, the kernel's default
     // (8192^3 21.59 against 21.89, 5120^3 5.30 against 5.44, 6144^3 9.13 against 9.36).
     // NVIDIA's OpenCL builds blocks all inside C without the checked loop (BEST_ALL_INSIDE), and
-    // that build ran 8 wide 0.2-0.9% faster in every one of 8 rounds over three calls (calls 99,
-    // 100 and 102: 8192^3 21.46-21.63 against 21.51-21.70 ms, 5120^3 5.285-5.326 against
-    // 5.297-5.346; docs/PERFORMANCE-SGEMM-STREAM.md). There B's columns swapped in pairs
+    // that build ran 8 wide 0.2-0.9% faster in every one of 8 rounds over three sessions
+    // (8192^3 21.46-21.63 against 21.51-21.70 ms, 5120^3 5.285-5.326 against
+    // 5.297-5.346; docs/design/sgemm.md). There B's columns swapped in pairs
     // (BEST_BSWAP, kernels_cl/matmul_best.clh) with the multiply-adds in order 3 ran 8192^3 1.1%
-    // faster again (call 111: 51.6 TFLOP/s in all 3 rounds against 50.9-51.2), while in waves
-    // both languages ran 6% slower with it (4096^3, 6144^3, 4224x4096x4096; calls 110-111).
+    // faster again (51.6 TFLOP/s in all 3 rounds against 50.9-51.2), while in waves
+    // both languages ran 6% slower with it (4096^3, 6144^3, 4224x4096x4096).
     if (!plan.stream)
         return {};
     if (kernel_language(info) == KernelLanguage::cuda)
@@ -339,7 +339,7 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     // Aligned copies where rows are not, on GPUs from 2048^3 up: best reads rows by float where
     // they are not 16-byte aligned, and on the H100 that took longer than copies to rows of whole
     // 16 bytes (each under 2% of 4097^3) and best on them, in CUDA and in NVIDIA's OpenCL alike
-    // (docs/PERFORMANCE-SGEMM-ODD.md; other GPUs unmeasured). So every unaligned operand is copied:
+    // (docs/design/sgemm.md; other GPUs unmeasured). So every unaligned operand is copied:
     // A to M x Kp, and then B to Kp x Np. BEST_ALIGN=2 copies only B (where N % 4 != 0).
     const auto user_align =
         user_choice(cfg, "BEST_ALIGN", 2,
@@ -379,10 +379,10 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     // edges: in M where the edges do not take the last rows, in N likewise.
     plan.clamp = clamps(M, N, bm, bn, plan.edge_rows, plan.edge_cols);
     // Except on NVIDIA's OpenCL, best in waves, where the clamped build ran every block about 3.5%
-    // slower and the checked loop the edge blocks about 20% (H100, call 107: BEST_CLAMP=0 8191^3
+    // slower and the checked loop the edge blocks about 20% (H100, BEST_CLAMP=0: 8191^3
     // 22.22 ms against 23.03, 6000^3 9.18 against 9.37, 7000^3 14.33 / 14.59, 10000^3 40.9 / 41.6,
     // 8193^3 23.04 / 23.39; but 4097^3 3.114 against 3.051 and 4095x4097x4099 3.095 / 3.053,
-    // docs/PERFORMANCE-SGEMM-ODD.md). The edge blocks come last in the launch's order (the
+    // docs/design/sgemm.md). The edge blocks come last in the launch's order (the
     // last row) or one a row (the last column): the checked loop costs only where they end the
     // run. So: clamped where the launch in waves of clamped blocks ends before the one whose edge
     // blocks run checked. Elsewhere the clamp stays where it applies (unmeasured without it).

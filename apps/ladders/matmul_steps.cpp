@@ -48,7 +48,7 @@ std::string tf32_unsupported(const DeviceInfo& info) {
 
 // NVIDIA's OpenCL: the OpenCL GPU that takes inline PTX, with 32-wide warps and 48 KiB of local
 // memory. There best runs as the CUDA kernel does by default, with warp tiles (BEST_WTX 4) and
-// 16-deep tiles: 0-3% faster on the H100 than without (docs/PERFORMANCE-SGEMM-LOOP.md). Others keep
+// 16-deep tiles: 0-3% faster on the H100 than without (docs/design/sgemm.md). Others keep
 // the OpenCL kernel's defaults, which are the ones measured there.
 bool best_nv_opencl(const DeviceInfo& info) {
     return kernel_language(info) == KernelLanguage::opencl_c && info.is_gpu() &&
@@ -315,7 +315,7 @@ ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
 
 } // namespace
 
-// The ladder. Fields: name, kernel, description (runapp's and docs/LADDERS.md's line), needs
+// The ladder. Fields: name, kernel, description (runapp's and docs/design/ladders.md's line), needs
 // (sub-group assumptions, a device it refuses), shapes (the rule above), tuning (TuneSpace).
 Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K) {
     Defines want;

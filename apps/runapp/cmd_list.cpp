@@ -82,7 +82,7 @@ const char* local_memory_kind(duet::LocalMemoryKind k) {
 
 int cmd_list(const Cli& c) {
     if (!c.positional.empty()) {
-        // runapp list steps: every app's ladder from its step records (docs/LADDERS.md's list).
+        // runapp list steps: every app's ladder from its step records (design/ladders.md's list).
         if (c.positional.size() != 1 || c.positional[0] != "steps")
             throw duet::Error::usage("runapp list takes no argument '" + c.positional.back() +
                                      "' (only `steps`: every ladder's steps)");

@@ -2,7 +2,7 @@
 // the plugin) and at run time (cuda_build.cpp: --define builds, DUET_KERNEL_DIR, GPUs the
 // embedded code does not cover). One list, so that the two paths give the same machine code for
 // the same source: nvcc's front end gave other code for the same file (on the H100, sgemm `best`
-// ran 3% slower built by nvcc than by NVRTC, same toolkit; docs/PERFORMANCE-SGEMM-LOOP.md), and
+// ran 3% slower built by nvcc than by NVRTC, same toolkit; docs/design/sgemm.md), and
 // every sweep with --define measured NVRTC's code while the default ran nvcc's. The description of
 // the embedded build (DUET_FATBIN_OPTIONS in CMakeLists.txt, which cannot read this list)
 // spells the same flags out: change both together.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cubins that order.py and stream.py time (docs/PERFORMANCE-SGEMM.md, calls 56-58): built as
+# The cubins that order.py and stream.py time (docs/design/sgemm.md): built as
 # Duet builds its CUDA kernels (NVRTC, bin/duet_nvrtc_compile of a build with DUET_CUDA=ON), then
 # ptxas for sm_90. Run here, carry OUT_DIR to the GPU machine:
 #   bash bench/sgemm_variants/build.sh BUILD_DIR OUT_DIR

@@ -1,5 +1,5 @@
 // best's block code with the tile of C chosen from the launch in other ways than best's 2-D id
-// (docs/PERFORMANCE-SGEMM.md, calls 56-57): by a division, by shifts, in other orders. Built by
+// (docs/design/sgemm.md): by a division, by shifts, in other orders. Built by
 // build.sh, timed by order.py. Not a kernel of Duet's: an experiment, kept to be rerun.
 #include "matmul_best.cuh"
 #define BODY                                                                                       \
