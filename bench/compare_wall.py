@@ -24,10 +24,13 @@ def run_once(runapp, args, cache_dir):
     p = subprocess.run([runapp, "compare", "--format", "json", "--quiet", *args], env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - t0
-    if p.returncode not in (0, 1):
-        sys.stderr.write(p.stderr)
-        raise SystemExit(f"runapp compare exited {p.returncode}")
-    return wall, json.loads(p.stdout), p.returncode
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr[-4000:])
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        raise SystemExit(f"runapp compare exited {p.returncode} with no JSON")
+    return wall, doc, p.returncode
 
 
 def summarize(doc, reps, warmup):
@@ -41,6 +44,24 @@ def summarize(doc, reps, warmup):
         runs = r.get("kernel_ms", {}).get("runs", 0) or 0
         g["kernel_s"] += r.get("kernel_ms", {}).get("median", 0) * (runs + warmup) / 1e3
     return groups
+
+
+def overheads(doc, warmup):
+    """Per row: the host's time (wall less the kernel's runs) against the target, twice the
+    device time plus 100 ms."""
+    rows = []
+    for r in doc["results"]:
+        if r.get("backend") == "native" or r.get("skipped"):
+            continue
+        k = r.get("kernel_ms", {})
+        device_ms = k.get("median", 0) * ((k.get("runs", 0) or 0) + warmup)
+        host_ms = r.get("wall_ms", 0) - device_ms
+        rows.append({"app": r["app"], "variant": r["variant"], "device": r["device_id"],
+                     "size": r.get("size"), "wall_ms": r.get("wall_ms", 0),
+                     "device_ms": device_ms, "host_ms": host_ms,
+                     "within": host_ms <= 2 * device_ms + 100, "build_ms": r.get("build_ms", 0),
+                     "provenance": r.get("provenance")})
+    return rows
 
 
 def table(wall, groups, code):
@@ -76,8 +97,17 @@ def main():
             groups = summarize(doc, None, a.warmup)
             print(f"### {'cold' if a.cold else 'warm'} cache, run {i + 1}\n")
             print(table(wall, groups, code) + "\n")
+            rows = overheads(doc, a.warmup)
+            over = [x for x in rows if not x["within"]]
+            print(f"rows whose host time is over 2x device time + 100 ms: {len(over)} of {len(rows)}")
+            for x in sorted(over, key=lambda x: -x["host_ms"])[:15]:
+                print(f"  {x['app']} {x['variant']} on {x['device']} at {x['size']}: host "
+                      f"{x['host_ms']:.0f} ms, device {x['device_ms']:.1f} ms, build {x['build_ms']:.0f} ms "
+                      f"({x['provenance']})")
+            print()
             record["runs"].append({"wall_s": wall, "exit": code, "groups": [
-                {"app": k[0], "device": k[1], **v} for k, v in sorted(groups.items())]})
+                {"app": k[0], "device": k[1], **v} for k, v in sorted(groups.items())],
+                "rows": rows})
     if a.out:
         with open(a.out, "w") as f:
             json.dump(record, f, indent=1)

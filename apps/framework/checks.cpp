@@ -152,7 +152,7 @@ std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t se
     return idx;
 }
 
-bool all_finite(Result& r, const std::vector<float>& out) {
+bool all_finite(Result& r, std::span<const float> out) {
     // The lowest bad index found so far: parts past it stop, so the first one is the one named.
     std::atomic<std::size_t> first{out.size()};
     parallel_for(out.size(), std::size_t{1} << 16, [&](std::size_t begin, std::size_t end) {
@@ -193,7 +193,7 @@ double max_error_of(std::size_t count, const std::function<double(std::size_t)>&
     return worst;
 }
 
-void compare_outputs(Result& r, const std::vector<float>& out,
+void compare_outputs(Result& r, std::span<const float> out,
                      const std::vector<std::size_t>& indices, const std::vector<double>& ref,
                      const std::vector<double>* scale) {
     r.pass = true;

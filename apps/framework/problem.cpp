@@ -7,6 +7,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <tuple>
 
 #include <duet/backend/host_memory.hpp>
@@ -103,7 +104,29 @@ UploadCache& upload_cache() {
     return cache;
 }
 
+// Download spaces, one per (device, thread).
+struct DownloadSpaces {
+    std::mutex mutex;
+    std::map<std::pair<const Device*, std::thread::id>, std::unique_ptr<HostBuffer>> by_key;
+};
+
+DownloadSpaces& download_spaces() {
+    static DownloadSpaces spaces;
+    return spaces;
+}
+
 } // namespace
+
+std::span<std::byte> download_space(Device& dev, std::size_t bytes) {
+    auto& spaces = download_spaces();
+    std::lock_guard lock(spaces.mutex);
+    auto& held = spaces.by_key[{&dev, std::this_thread::get_id()}];
+    if (!held || held->size() < bytes) {
+        held.reset(); // the old one goes first: pinned memory is scarce
+        held = dev.alloc_host(std::max<std::size_t>(bytes, 1));
+    }
+    return {static_cast<std::byte*>(held->data()), bytes};
+}
 
 std::uint64_t counter_random(std::uint64_t seed, std::uint64_t i) {
     return mix64(mix64(seed) + (i + 1) * golden);
@@ -158,9 +181,14 @@ SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
 }
 
 void release_shared_uploads() {
-    auto& cache = upload_cache();
-    std::lock_guard lock(cache.mutex);
-    cache.by_device.clear();
+    {
+        auto& cache = upload_cache();
+        std::lock_guard lock(cache.mutex);
+        cache.by_device.clear();
+    }
+    auto& spaces = download_spaces();
+    std::lock_guard lock(spaces.mutex);
+    spaces.by_key.clear();
 }
 
 } // namespace duet::apps

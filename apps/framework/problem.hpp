@@ -4,6 +4,7 @@
 // uploaded once per device. The host's work is never the bottleneck of a timing run.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,11 @@ struct SharedUpload {
 SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
                            const std::shared_ptr<const void>& host, const void* data,
                            std::size_t bytes);
-// Releases every shared device copy (tests; a device about to be closed).
+// Host memory for a download of `bytes` from `dev`: pinned where the device offers it (a
+// download into pageable memory runs at a fraction of the bus's speed), kept for this thread and
+// device and reused, grown when too small. Valid until this thread's next call for `dev`.
+std::span<std::byte> download_space(Device& dev, std::size_t bytes);
+// Releases every shared device copy and download space (tests; a device about to be closed).
 void release_shared_uploads();
 
 } // namespace duet::apps

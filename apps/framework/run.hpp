@@ -71,15 +71,15 @@ class StepRun {
     std::unique_ptr<Buffer> output(std::size_t used_bytes);
     // The timed runs (time_runs): r.kernel_ms, r.host_ms, r.clock.
     void time(const std::function<std::pair<Event, Event>()>& launch);
-    // Downloads the first `n` elements of `buf` (timed: r.d2h_ms, r.d2h_bytes) into host memory
-    // this thread reuses from run to run (a GiB output would otherwise fault in and zero a GiB of
-    // new pages for every variant): valid until the thread's next download.
-    template <class T> const std::vector<T>& download(const Buffer& buf, std::size_t n) {
-        thread_local std::vector<T> out;
-        out.resize(n);
-        r.d2h_ms = queue().read(buf, out).elapsed_ms();
+    // Downloads the first `n` elements of `buf` (timed: r.d2h_ms, r.d2h_bytes) into pinned host
+    // memory this thread reuses from run to run (download_space): a GiB output would otherwise
+    // fault in a GiB of new pages for every variant and cross the bus at pageable speed. Valid
+    // until the thread's next download from this device.
+    template <class T> std::span<const T> download(const Buffer& buf, std::size_t n) {
+        const auto space = download_space(dev_, n * sizeof(T));
+        r.d2h_ms = queue().read_bytes(buf, space.data(), n * sizeof(T)).elapsed_ms();
         r.d2h_bytes = double(n) * sizeof(T);
-        return out;
+        return {reinterpret_cast<const T*>(space.data()), n};
     }
     // Fails r when a kernel wrote past the end of any output (check_guard).
     void check_guards();

@@ -92,7 +92,7 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
 // The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
 // error of the GPU's C, and (float32 = true) of float32 dot products of the same entries on the
 // CPU, in the kernels' order (k ascending, one multiply-add after the other).
-double relative_error(const Reference& ref, const std::vector<float>& c,
+double relative_error(const Reference& ref, std::span<const float> c,
                       const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
                       std::size_t K, bool float32) {
     std::vector<double> err(ref.indices.size(), 0.0);

@@ -143,7 +143,7 @@ class VecAdd final : public App {
 
     // The check of every row, device or native: c = a + b exactly.
     static void check(Result& r, const std::vector<float>& a, const std::vector<float>& b,
-                      const std::vector<float>& c, const RunConfig& cfg) {
+                      std::span<const float> c, const RunConfig& cfg) {
         r.error_kind = "abs";
         r.tolerance = 0; // one IEEE add, correctly rounded on every device
         r.verified = cfg.verify != Verify::off;

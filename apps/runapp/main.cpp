@@ -13,6 +13,7 @@
 #include <duet/duet.hpp>
 
 #include "commands.hpp"
+#include "problem.hpp"
 
 namespace {
 
@@ -56,6 +57,10 @@ int main(int argc, char** argv) {
     // A closed pipe (runapp ... | head) makes a write fail with EPIPE, reported and exit 3,
     // instead of killing the process silently (exit 141).
     std::signal(SIGPIPE, SIG_IGN);
+    // The shared device copies and download spaces go before the backends' own teardown at exit.
+    struct ReleaseShared {
+        ~ReleaseShared() { duet::apps::release_shared_uploads(); }
+    } release_shared;
     try {
         const runapp::Cli c = runapp::parse(argc, argv);
         if (c.timeout_s > 0)
