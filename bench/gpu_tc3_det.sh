@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: matmul's tc3 step and reduction's det_f32, checked and then timed beside
 # cuBLAS in one call (docs/PERFORMANCE-TC3.md). DUET_BUILD: the relocatable build (bin/, lib/).
-# Writes $OUT/log.txt (everything), $OUT/runs.jsonl (runapp's rows), $OUT/cublas.json.
+# PARTS=matmul leaves det_f32 out. Writes $OUT/log.txt (everything), $OUT/runs.jsonl (runapp's rows), $OUT/cublas.json.
 source "$(dirname "$0")/gpu_env.sh"
 set -o pipefail
 LOG=$OUT/log.txt
@@ -12,6 +12,7 @@ say() { echo "== $*" | tee -a "$LOG"; }
 run() {
     local label=$1
     shift
+    rm -f /tmp/r.json
     timeout 120 "$RUNAPP" run "$@" --format json --output /tmp/r.json >> "$LOG" 2>&1
     local rc=$?
     python3 -c 'import json,sys; d=json.load(open("/tmp/r.json")); rows=d.get("results", d) if isinstance(d, dict) else d
@@ -30,13 +31,14 @@ for d in $DEVS; do
     for s in 1000x700x300 1001x999x37 129x65x257; do
         run "check $d $s" matmul --device "$d" --variant tc3,tf32,best --size "$s" --verify full --reps 2 --warmup 1
     done
+    [ "${PARTS:-all}" = matmul ] && continue # PARTS=matmul: the matmul steps only
     run "det $d 2^28" reduction --device "$d" --variant det_f32 --size 268435456 --reps 20
     for s in 1 1000003; do
         run "det $d $s" reduction --device "$d" --variant det_f32 --size "$s" --reps 5
         run "det $d $s local 64" reduction --device "$d" --variant det_f32 --size "$s" --local 64 --reps 5
     done
 done
-if [ -x "$DUET_BUILD/bin/test_reduction_det" ]; then
+if [ "${PARTS:-all}" != matmul ] && [ -x "$DUET_BUILD/bin/test_reduction_det" ]; then
     DUET_TEST_SKIP_PLATFORM=Portable timeout 120 "$DUET_BUILD/bin/test_reduction_det" >> "$LOG" 2>&1
     say "test_reduction_det (CUDA, NVIDIA OpenCL): exit $?"
 fi

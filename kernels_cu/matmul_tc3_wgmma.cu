@@ -11,9 +11,9 @@
 //   tf32's kernel but for one thread) splits each landed tile of B^T: hi in place, lo into a
 //   third tile of the stage, then `fence.proxy.async` (its ordinary stores, read next by the
 //   tensor cores) and an arrive on the stage's "ready" mbarrier, which the consumers wait on.
-// Per 8 of K, a consumer issues wgmma(lo_A, hi_B), wgmma(hi_A, lo_B), wgmma(hi_A, hi_B) into one
-// set of float accumulators. The fragments are double-buffered across stages (two register
-// arrays, the loop unrolled by two), since the last stage's wgmmas may still read theirs.
+// Per 8 of K, a consumer issues wgmma(lo_A, hi_B), wgmma(hi_A, lo_B), wgmma(hi_A, hi_B); a
+// stage's 12 go into a fresh set of accumulators, added to the block's own by float additions
+// once they are done (t3_stage says why); the two consumers take turns on the tensor cores.
 //
 // The block: 128 x 128 of C (two consumers of 64 x 128, m64n128k8, 64 accumulators a thread),
 // so that a stage of A (16 KiB), B (16) and B's remainder (16) is tf32's 48 KiB: 4 stages.
@@ -39,17 +39,20 @@ __device__ __forceinline__ unsigned t3_round(float x) {
     return r;
 }
 
-// d (64 x 128 of C per warpgroup) += A-slice (64 x 8, from registers: a[0..3] as mma.sync's
-// m16n8k8 A fragment, warp w holding rows 16 w .. 16 w + 15) * B-slice (8 x 128, shared memory).
-__device__ __forceinline__ void t3_mma(float* d, const unsigned* a, unsigned long long db) {
+// d (64 x 128 of C per warpgroup) = A-slice (64 x 8, from registers: a[0..3] as mma.sync's
+// m16n8k8 A fragment, warp w holding rows 16 w .. 16 w + 15) * B-slice (8 x 128, shared memory)
+// + d where `add` (else d's old values are ignored: scale-d false).
+__device__ __forceinline__ void t3_mma(float* d, const unsigned* a, unsigned long long db,
+                                       int add) {
     asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
         "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
         "{"
         "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
         "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "{%64, %65, %66, %67}, %68, 1, 1, 1;"
+        "{%64, %65, %66, %67}, %68, p, 1, 1;\n}"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -58,7 +61,7 @@ __device__ __forceinline__ void t3_mma(float* d, const unsigned* a, unsigned lon
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(add));
 }
 
 __device__ __forceinline__ float t3_lds(unsigned addr) {
@@ -109,41 +112,36 @@ __device__ __forceinline__ void t3_frags(unsigned sa, int warp, int g, int t, un
         }
 }
 
-// Keeps the registers of an array alive (and unmoved) up to this point: the wgmmas issued with
-// them may still be reading them.
-__device__ __forceinline__ void t3_keep(unsigned (&f)[4][4]) {
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk)
-        asm volatile("" : "+r"(f[kk][0]), "+r"(f[kk][1]), "+r"(f[kk][2]), "+r"(f[kk][3]));
-}
-
-// One stage u of a consumer: wait for it, split A's fragments into (hi, lo), issue 12 wgmmas,
-// and release stage u - 1 once its group has retired. `other`: the fragments stage u - 1's
-// wgmmas read, kept alive until then.
-__device__ __forceinline__ void t3_stage(float* d, int u, unsigned base, unsigned full,
+// One stage u of a consumer: wait for it, split A's fragments into (hi, lo), issue its 12 wgmmas
+// into the fresh accumulator p (the first with scale-d false), wait for them, add p to d with
+// float additions and release the stage. The tensor cores' own additions are not rounded to
+// nearest, and their error grows with the sum they add to: they only ever add one stage's 96
+// products here, and d's long sum is rounded as float's (kernels_cu/matmul_tc3.cu). The wait
+// leaves the tensor cores to the other consumer warpgroup meanwhile.
+__device__ __forceinline__ void t3_stage(float* d, float* p, int u, unsigned base, unsigned full,
                                          unsigned ready, unsigned empty, int cw, int warp, int g,
-                                         int t, unsigned (&hi)[4][4], unsigned (&lo)[4][4],
-                                         unsigned (&other_hi)[4][4], unsigned (&other_lo)[4][4]) {
+                                         int t) {
     const int s = u % T3_STAGES;
     const unsigned parity = (u / T3_STAGES) & 1;
     wg_bar_wait(ready + 8 * s, parity);
     wg_bar_wait(full + 8 * s, parity); // complete already: orders the copy's bytes here too
     const unsigned st = base + s * T3_STAGE_BYTES;
+    unsigned hi[4][4], lo[4][4];
     t3_frags(st + cw * (64 * 128), warp, g, t, hi, lo);
     const unsigned sb = st + T3_A_BYTES, sl = sb + T3_B_BYTES;
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
-        t3_mma(d, lo[kk], wg_desc(sb + kk * 32));
-        t3_mma(d, hi[kk], wg_desc(sl + kk * 32));
-        t3_mma(d, hi[kk], wg_desc(sb + kk * 32));
+        t3_mma(p, lo[kk], wg_desc(sb + kk * 32), kk > 0);
+        t3_mma(p, hi[kk], wg_desc(sl + kk * 32), 1);
+        t3_mma(p, hi[kk], wg_desc(sb + kk * 32), 1);
     }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-    t3_keep(other_hi);
-    t3_keep(other_lo);
-    if (u >= 1)
-        wg_bar_arrive(empty + 8 * ((u - 1) % T3_STAGES));
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    wg_bar_arrive(empty + 8 * s);
+#pragma unroll
+    for (int i = 0; i < 64; ++i)
+        d[i] = __fadd_rn(d[i], p[i]);
 }
 #endif
 
@@ -180,7 +178,8 @@ extern "C" __global__ void __launch_bounds__(T3_THREADS, 1)
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    if (wg == 0) { // the producer: copies, and B's split
+    if (wg == 0) { // the producer: copies, and B's split; its registers go to the consumers
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         const auto issue = [&](int u) {
             const int s = u % T3_STAGES;
             const unsigned st = base + s * T3_STAGE_BYTES;
@@ -207,32 +206,15 @@ extern "C" __global__ void __launch_bounds__(T3_THREADS, 1)
         }
         return;
     }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
     const int cw = wg - 1; // consumer: rows 64 cw .. 64 cw + 63 of the block
     const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
-    float d[64];
+    float d[64], p[64];
 #pragma unroll
     for (int i = 0; i < 64; ++i)
-        d[i] = 0.0f;
-    unsigned h0[4][4], l0[4][4], h1[4][4], l1[4][4];
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            h1[kk][i] = l1[kk][i] = 0u;
-    int u = 0;
-    for (; u + 1 < tiles; u += 2) {
-        t3_stage(d, u, base, full, ready, empty, cw, warp, g, t, h0, l0, h1, l1);
-        t3_stage(d, u + 1, base, full, ready, empty, cw, warp, g, t, h1, l1, h0, l0);
-    }
-    if (u < tiles) {
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        t3_stage(d, u, base, full, ready, empty, cw, warp, g, t, h0, l0, h1, l1);
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    t3_keep(h0);
-    t3_keep(l0);
-    t3_keep(h1);
-    t3_keep(l1);
+        d[i] = p[i] = 0.0f;
+    for (int u = 0; u < tiles; ++u)
+        t3_stage(d, p, u, base, full, ready, empty, cw, warp, g, t);
 
     // d[4 j + e]: row g (e < 2) or g + 8 of the warp's 16, columns 8 j + 2 t + (e & 1).
     const bool pair = (N & 1) == 0;

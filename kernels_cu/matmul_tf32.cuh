@@ -185,16 +185,25 @@ __device__ __forceinline__ void tf32_block(const float* __restrict__ A,
                 tf32_split<Split>(Bs[cur][kk + t][c], b[j][0], bl[j][0]);
                 tf32_split<Split>(Bs[cur][kk + t + 4][c], b[j][1], bl[j][1]);
             }
-            // The small products first (lo*hi, hi*lo), then hi*hi: the order 3xTF32 takes.
+            // With Split: the small products first (lo*hi, hi*lo), then hi*hi, into a fresh
+            // accumulator added to acc by a float addition: the tensor cores' own additions
+            // are not rounded to nearest (their error grows with the sum they add to), so they
+            // only ever add these 24 products, and acc's long sum is rounded as float's.
 #pragma unroll
             for (int i = 0; i < TF_MT; ++i)
 #pragma unroll
                 for (int j = 0; j < TF_NT8; ++j) {
                     if (Split) {
-                        tf32_mma(acc[i][j], al[i], b[j]);
-                        tf32_mma(acc[i][j], a[i], bl[j]);
+                        float p[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                        tf32_mma(p, al[i], b[j]);
+                        tf32_mma(p, a[i], bl[j]);
+                        tf32_mma(p, a[i], b[j]);
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            acc[i][j][e] = __fadd_rn(acc[i][j][e], p[e]);
+                    } else {
+                        tf32_mma(acc[i][j], a[i], b[j]);
                     }
-                    tf32_mma(acc[i][j], a[i], b[j]);
                 }
         }
     }
