@@ -1,25 +1,14 @@
 #!/usr/bin/env bash
 # On the GPU machine: matmul's tc3 step and reduction's det_f32, checked and then timed beside
-# cuBLAS in one call (docs/PERFORMANCE-TC3.md). DUET_BUILD: the relocatable build (bin/, lib/).
-# PARTS=matmul leaves det_f32 out. Writes $OUT/log.txt (everything), $OUT/runs.jsonl (runapp's rows), $OUT/cublas.json.
+# cuBLAS in one run (docs/PERFORMANCE-TC3.md). DUET_BUILD: the relocatable build (bin/, lib/).
+# PARTS=matmul leaves det_f32 out. Writes $OUT/log.txt (everything), $OUT/runs.jsonl (runapp's
+# rows) and $OUT/cublas.json.
 source "$(dirname "$0")/gpu_env.sh"
 set -o pipefail
 LOG=$OUT/log.txt
 J=$OUT/runs.jsonl
 : > "$J"
-say() { echo "== $*" | tee -a "$LOG"; }
-# run LABEL ARGS...: one runapp run, its JSON rows appended to runs.jsonl with the label.
-run() {
-    local label=$1
-    shift
-    rm -f /tmp/r.json
-    timeout 120 "$RUNAPP" run "$@" --format json --output /tmp/r.json >> "$LOG" 2>&1
-    local rc=$?
-    python3 -c 'import json,sys; d=json.load(open("/tmp/r.json")); rows=d.get("results", d) if isinstance(d, dict) else d
-for r in (rows if isinstance(rows, list) else [rows]):
-    r["label"]=sys.argv[1]; print(json.dumps(r))' "$label" >> "$J" 2>> "$LOG"
-    say "$label: exit $rc"
-}
+source "$(dirname "$0")/gpu_rows.sh"
 {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
     "$RUNAPP" list

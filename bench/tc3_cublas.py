@@ -9,24 +9,9 @@ bandwidth (bytes read + written) at 2^28 floats, the reference of det_f32's spee
 Arguments: sizes (default 4096 8192). Prints one JSON object.
 """
 import json
-import statistics
 import sys
 
-
-def timed(fn, reps=10, warmup=3):
-    import torch
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+from reference import timed  # bench/reference.py: device events, median after warm-up
 
 
 def errors(c, a, b, rows):
@@ -51,7 +36,7 @@ def main():
         for mode in ("fp32", "tf32"):
             torch.backends.cuda.matmul.allow_tf32 = mode == "tf32"
             c = a @ b
-            ms = timed(lambda: torch.matmul(a, b, out=c))
+            ms = timed(lambda: torch.matmul(a, b, out=c), reps=10)
             c = a @ b
             emax, emean = errors(c, a, b, rows)
             out[f"{mode}_{n}"] = {"ms": ms, "tflops": 2 * n**3 / ms / 1e9, "err_max": emax,
@@ -60,9 +45,9 @@ def main():
         del a, b, c
     x = torch.rand(1 << 28, device="cuda")
     y = torch.empty_like(x)
-    ms = timed(lambda: y.copy_(x))
+    ms = timed(lambda: y.copy_(x), reps=10)
     out["copy_2^28"] = {"ms": ms, "gbs": 2 * 4 * (1 << 28) / ms / 1e6}
-    ms = timed(lambda: torch.sum(x))
+    ms = timed(lambda: torch.sum(x), reps=10)
     out["torch_sum_2^28"] = {"ms": ms, "gbs": 4 * (1 << 28) / ms / 1e6}
     print(json.dumps(out))
 
