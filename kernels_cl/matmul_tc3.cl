@@ -6,9 +6,10 @@
 // memory) into hi = x rounded to TF32 and lo = (x - hi) rounded to TF32: x - hi is exact in
 // float, and hi + lo is x within 2^-23 |x|, where TF32 alone is off by up to 2^-11 |x|. Each
 // product a b is then ahi bhi + ahi blo + alo bhi (the dropped alo blo is below 2^-22 |a b|):
-// three mma.sync per tile with float accumulation, the two small ones first (Ootomo and Yokota,
-// "Recovering single precision accuracy from Tensor Cores while surpassing the FP32 theoretical
-// peak performance", 2022). The host checks it against float32's bound, not TF32's.
+// three mma.sync per tile, the two small ones first, into a fresh accumulator that a float
+// addition adds to C's (matmul_tf32.clh says why). After Ootomo and Yokota, "Recovering single
+// precision accuracy from Tensor Cores while surpassing the FP32 theoretical peak performance",
+// 2022. The host checks it against float32's bound, not TF32's.
 //
 // Where it runs: as tf32 (DUET_TF32_PTX on NVIDIA's OpenCL, compute capability 8.0+;
 // DUET_TF32_EMULATE in the tests, any device); built with neither, it does nothing and the host
