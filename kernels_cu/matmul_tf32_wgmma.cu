@@ -37,7 +37,7 @@
 // 0-13), leading byte offset (16-29, unused by swizzled K-major layouts: 1), stride byte offset
 // 1024 >> 4 between atoms of 8 rows (32-45), base offset 0 (49-51), swizzle mode 1 = 128 bytes
 // (62-63). The k-th slice of 8 (32 bytes) starts 32 k bytes further.
-#include "matmul.cuh"
+#include "matmul_wgmma.cuh"
 
 #define WG_BM 128
 #define WG_BN 256
@@ -52,11 +52,6 @@
 #define WG_STAGE_BYTES (WG_A_BYTES + WG_B_BYTES)
 // What the host passes as the launch's duet::local: the stages plus 1024 bytes to align them.
 #define WG_SMEM_BYTES (WG_STAGES * WG_STAGE_BYTES + 1024)
-
-// A duet::tile_map parameter: CUDA's CUtensorMap, opaque (128 bytes, aligned as cuda.h has it).
-struct alignas(128) DuetTileMap {
-    unsigned long long bits[16];
-};
 
 // B^T with rows padded to Kp floats: Bt[n][k] = B[k][n], zero for k >= K. 32 x 32 tiles through
 // shared memory (rows padded by one float: no bank conflicts), 32 x 8 threads, 4 rows each.
@@ -88,14 +83,7 @@ extern "C" __global__ void matmul_tf32_pad(const float* __restrict__ A, float* _
             Ap[(size_t)m * Kp + k] = k < K ? A[(size_t)m * K + k] : 0.0f;
 }
 
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define WG_HAVE_WGMMA 1
-
-__device__ __forceinline__ unsigned long long wg_desc(unsigned addr) {
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) |
-           ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
-}
-
+#ifdef WG_HAVE_WGMMA
 // d (64 x 256 of C per warpgroup) += A-slice (64 x 8) * B-slice (8 x 256), from shared memory;
 // d holds 128 floats a thread.
 __device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned long long db) {
@@ -130,37 +118,6 @@ __device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned
         : "l"(da), "l"(db));
 }
 
-__device__ __forceinline__ void wg_bar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void wg_bar_arrive(unsigned bar) {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar)
-                 : "memory");
-}
-// Arrives and arms the barrier's phase with `bytes` of copies to come.
-__device__ __forceinline__ void wg_bar_expect(unsigned bar, unsigned bytes) {
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}"
-                 ::"r"(bar), "r"(bytes)
-                 : "memory");
-}
-__device__ __forceinline__ void wg_bar_wait(unsigned bar, unsigned parity) {
-    unsigned done;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
-// The box at column x, row y of `map` into shared memory at dst, counted on `bar`.
-__device__ __forceinline__ void wg_tile_copy(unsigned dst, const DuetTileMap* map, int x, int y,
-                                             unsigned bar) {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
-                 : "memory");
-}
 #endif
 
 // C = A * B from tile maps over A (M x Kp; A itself or matmul_tf32_pad's copy) and B^T (N x Kp,

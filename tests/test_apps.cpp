@@ -56,7 +56,8 @@ TEST_CASE("apps: every variant is correct on every device at odd sizes") {
                         cfg.warmup = 0;
                         // matmul tf32 needs NVIDIA tensor cores; elsewhere (PoCL, Oclgrind) its
                         // OpenCL kernel runs with the mma emulated, which checks its fragments.
-                        if (v.name == "tf32" && dev->info().backend == "opencl" &&
+                        if ((v.name == "tf32" || v.name == "tc3") &&
+                            dev->info().backend == "opencl" &&
                             !duet::apps::tf32_unsupported(dev->info()).empty())
                             cfg.defines.emplace_back("DUET_TF32_EMULATE", "1");
                         duet::apps::Result r;

@@ -24,6 +24,7 @@
 #include "device_kind.hpp"
 #include "matmul.hpp"
 #include "matmul_reference.hpp"
+#include "matmul_tc3.hpp"
 #include "problem.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
@@ -87,7 +88,8 @@ class Matmul final : public App {
                 opts.defines.push_back(d);
         // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory,
         // on any device; it checks the kernel's fragment arithmetic, not tensor cores.
-        const bool tf32_emulated = v.name == "tf32" && define_or(cfg, "DUET_TF32_EMULATE", 0);
+        const bool tensor_step = v.name == "tf32" || v.name == "tc3"; // tc3: matmul_tc3.cpp
+        const bool tf32_emulated = tensor_step && define_or(cfg, "DUET_TF32_EMULATE", 0);
         if (tf32_emulated && kernel_language(dev.info()) != KernelLanguage::opencl_c)
             throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
                                "emulation); leave it out on " +
@@ -107,7 +109,7 @@ class Matmul final : public App {
             opts.defines.emplace_back("BEST_CLAMP", "1");
         if (plan.rows_out && !user_sets(cfg, {"BEST_ROWS_OUT"}))
             opts.defines.emplace_back("BEST_ROWS_OUT", "1");
-        if (v.name == "tf32" && !tf32_emulated &&
+        if (tensor_step && !tf32_emulated &&
             kernel_language(dev.info()) == KernelLanguage::opencl_c)
             opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
@@ -133,7 +135,7 @@ class Matmul final : public App {
         // where K % 4 != 0 matmul_tf32_pad writes A with rows of Kp (the tile copy engine reads
         // rows 16 bytes apart); the kernel reads both through tile maps, its stages come as its
         // duet::local argument (g.local_bytes, over 48 KiB).
-        const bool wgmma = g.kernel == "matmul_tf32_wgmma";
+        const bool wgmma = g.kernel == "matmul_tf32_wgmma" || g.kernel == "matmul_tc3_wgmma";
         const std::size_t Kp = (K + 3) / 4 * 4;
         if (wgmma && double(Kp) * double(std::max(M, N)) > double(INT32_MAX))
             throw Error::usage(
@@ -145,10 +147,10 @@ class Matmul final : public App {
             transpose = dev.load_kernel("matmul_tf32_bt", opts);
             if (pad_a)
                 pad = dev.load_kernel("matmul_tf32_pad", opts);
-            s.note(std::string("wgmma (sm_90a) fed by the tile copy engine (TMA), by "
-                               "matmul_tf32_wgmma; B transposed first by matmul_tf32_bt") +
+            s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
+                   "; B transposed first by matmul_tf32_bt" +
                    (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
-                   " (timed with it); inputs truncated to TF32");
+                   " (timed with it)" + (v.name == "tf32" ? "; inputs truncated to TF32" : ""));
         }
 
         const auto a_in = shared_floats(M * K, cfg.seed), b_in = shared_floats(K * N, cfg.seed + 1);
@@ -186,8 +188,8 @@ class Matmul final : public App {
                 if (pad_a)
                     q.launch(*pad, pad_range, *da, *dap, mi, ki, kpi);
                 const Buffer& a_rows = pad_a ? *dap : *da;
-                auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, 128, 32),
-                                     duet::tile_map(*dbt, N, Kp, 256, 32), *da, *dbt, *dc, mi, ni,
+                auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, rows, 32),
+                                     duet::tile_map(*dbt, N, Kp, cols, 32), *da, *dbt, *dc, mi, ni,
                                      ki, kpi, duet::local(g.local_bytes));
                 return std::pair{first, last};
             }
@@ -221,6 +223,8 @@ class Matmul final : public App {
                               tf32_entry_bound(1.0, K, wgmma) - double(K) * FLT_MIN,
                               relative_error(*ref, c, a, b, N, K, true));
                 r.note += std::string(r.note.empty() ? "" : "; ") + buf;
+            } else if (v.name == "tc3") {
+                tc3_check(r, c, *ref, a, b, N, K);
             } else {
                 compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
             }

@@ -17,6 +17,8 @@ const std::vector<Step>& matmul_steps();
 // "" when the device runs the tf32 step (NVIDIA tensor cores with TF32, compute capability 8.0+,
 // in a language that reaches them), else why it is skipped ("is skipped on X: ...").
 std::string tf32_unsupported(const DeviceInfo& info);
+// The tf32 step's launch shapes (matmul_steps.cpp), which tc3's follow (matmul_tc3.cpp).
+std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info);
 // best's defines beyond its kernel's defaults for this device and an N x K B, those the user has
 // not set: BEST_UNALIGNED where rows are not 16-byte aligned (1: A's, K not a multiple of 4; 2:
 // B's, N not; 3: both); on NVIDIA's OpenCL, warp tiles and 16-deep tiles (the CUDA kernel's own

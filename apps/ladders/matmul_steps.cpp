@@ -11,6 +11,7 @@
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
 #include "matmul.hpp"
+#include "matmul_tc3.hpp"
 
 namespace duet::apps {
 
@@ -177,6 +178,8 @@ std::vector<Shape> best_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     return reg_shapes(best, {{128, 256}, {128, 128}, {64, 128}, {64, 64}, {32, 64}, {32, 32}}, cfg);
 }
 
+} // namespace
+
 // tf32: a BM x BN block by TF_WM x TF_WN warps of 32 (the group is 32 x WM*WN work-items),
 // TF_STAGES copies of the tiles (CUDA; OpenCL keeps 2), A's rows padded by 4 floats and B's by 8
 // (the #ifndef defaults of kernels_c?/matmul_tf32.c?); smaller blocks of fewer warps after, down
@@ -217,6 +220,8 @@ std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
         out.push_back(s);
     return out;
 }
+
+namespace {
 
 // ---- best's tuning space ----
 
@@ -381,6 +386,7 @@ const std::vector<Step>& matmul_steps() {
                         "TMA): TF32 inputs (10-bit mantissa), float sums; not float32",
          .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
          .shapes = tf32_shapes},
+        tc3_step(), // matmul_tc3.cpp
         {.name = "cpu",
          .kernel = "matmul_cpu",
          .description = "CPU-shaped, a BLAS's loops: K in blocks of 256, B's panel packed in "

@@ -23,6 +23,7 @@
 #include "native/native.hpp"
 #include "native/reference.hpp"
 #include "reduction.hpp"
+#include "reduction_det.hpp"
 
 namespace duet::apps {
 namespace {
@@ -77,6 +78,8 @@ class Reduction final : public App {
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
+        if (v.name == "det_f32") // reduction_det.cpp
+            return run_det_f32(dev, *this, v, cfg);
         const bool is_int = v.name.size() > 4 && v.name.ends_with("_i32");
         return is_int ? run_typed<int>(dev, v, cfg) : run_typed<float>(dev, v, cfg);
     }

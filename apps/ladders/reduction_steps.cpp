@@ -7,6 +7,7 @@
 
 #include "device_kind.hpp"
 #include "reduction.hpp"
+#include "reduction_det.hpp"
 
 namespace duet::apps {
 
@@ -110,6 +111,7 @@ std::vector<Step> make_records() {
                     TuneSpace{.local_param = true, .local_bound = true, .points = group_points};
             out.push_back(std::move(r));
         }
+    out.push_back(det_f32_step()); // reduction_det.cpp
     return out;
 }
 

@@ -1,0 +1,33 @@
+// Matrix multiply, tc3 ("3xTF32"): float32 accuracy from the TF32 tensor cores. kernels_cl/
+// matmul_tf32.cl explains the tensor-core step this one extends; kernels_cu/matmul_tc3.cu is the
+// CUDA twin.
+//
+// Each input x is split where the fragments are read from local memory (no pass of its own over
+// memory) into hi = x rounded to TF32 and lo = (x - hi) rounded to TF32: x - hi is exact in
+// float, and hi + lo is x within 2^-23 |x|, where TF32 alone is off by up to 2^-11 |x|. Each
+// product a b is then ahi bhi + ahi blo + alo bhi (the dropped alo blo is below 2^-22 |a b|):
+// three mma.sync per tile, the two small ones first, into a fresh accumulator that a float
+// addition adds to C's (matmul_tf32.clh says why). After Ootomo and Yokota, "Recovering single
+// precision accuracy from Tensor Cores while surpassing the FP32 theoretical peak performance",
+// 2022. The host checks it against float32's bound, not TF32's.
+//
+// Where it runs: as tf32 (DUET_TF32_PTX on NVIDIA's OpenCL, compute capability 8.0+;
+// DUET_TF32_EMULATE in the tests, any device); built with neither, it does nothing and the host
+// skips the step.
+#include "matmul.clh"
+#include "matmul_tf32.clh"
+
+__kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
+matmul_tc3(__global const float* restrict A, __global const float* restrict B,
+           __global float* restrict C, const int M, const int N, const int K) {
+#ifdef TF_ON
+    __local float As[2][TF_BM][TF_AS] __attribute__((aligned(16)));
+    __local float Bs[2][TF_BK][TF_BS] __attribute__((aligned(16)));
+#ifdef DUET_TF32_EMULATE
+    __local float scratch[TF_WM * TF_WN * 192];
+#else
+    __local float* scratch = 0;
+#endif
+    tf32_block(A, B, C, M, N, K, As, Bs, scratch, 1);
+#endif
+}

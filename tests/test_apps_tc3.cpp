@@ -1,0 +1,92 @@
+// matmul's tc3 step: where it runs (as tf32), its bound (float32's, not TF32's) and, on the
+// emulated tensor cores of any OpenCL device, an error of float32's size where tf32's is TF32's.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <regex>
+#include <string>
+
+#include "app.hpp"
+#include "matmul.hpp"
+#include "matmul_reference.hpp"
+#include "matmul_tc3.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+// The first number after `label` in a note ("max 9.7e-08"), or -1.
+double note_number(const std::string& note, const std::string& label) {
+    std::smatch m;
+    if (!std::regex_search(note, m, std::regex(label + " ([0-9.e+-]+)")))
+        return -1;
+    return std::stod(m[1].str());
+}
+
+} // namespace
+
+TEST_CASE("apps: matmul tc3 runs where tf32 does and says why elsewhere") {
+    duet::DeviceInfo info;
+    info.backend = "cuda";
+    info.kernel_language = duet::KernelLanguage::cuda;
+    info.name = "NVIDIA H100 80GB HBM3";
+    info.device_version = "compute capability 9.0";
+    info.caps.matrix_units = info.caps.inline_asm = true;
+    CHECK(duet::apps::tc3_unsupported(info).empty());
+    info.device_version = "compute capability 7.5";
+    const std::string why = duet::apps::tc3_unsupported(info);
+    CHECK(why.find("tc3") != std::string::npos);
+    CHECK(why.find("NVIDIA H100") != std::string::npos);
+    info.backend = "opencl";
+    info.kernel_language = duet::KernelLanguage::opencl_c;
+    info.details = {{"Compute capability (NV)", "8.6"}};
+    CHECK(duet::apps::tc3_unsupported(info).empty());
+    info.details.clear();
+    info.caps = {};
+    info.name = "pthread-haswell";
+    CHECK(duet::apps::tc3_unsupported(info).find("pthread-haswell") != std::string::npos);
+    CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
+}
+
+TEST_CASE(
+    "apps: tc3's bound is float32's: beyond a float dot product's, 2^-21 sum|a b|, not 2^-10") {
+    using duet::apps::matmul_ref::entry_bound;
+    using duet::apps::matmul_ref::tf32_entry_bound;
+    for (const std::size_t K : {1u, 29u, 300u, 8192u}) {
+        INFO("K = " << K);
+        const double tc3 = duet::apps::tc3_entry_bound(1.0, K);
+        CHECK(tc3 >= entry_bound(1.0, K));
+        const double split = tc3 - entry_bound(1.0, 3 * K); // what the split leaves out
+        CHECK(split <= std::ldexp(1.0, -21) * (1 + 1e-12));
+        CHECK(split * 1000 < tf32_entry_bound(1.0, K, false) - entry_bound(1.0, K));
+    }
+}
+
+TEST_CASE("apps: tc3 on emulated tensor cores is as accurate as float32, tf32 is not") {
+    const auto& app = duet::apps::find_app("matmul");
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            duet::apps::RunConfig cfg;
+            cfg.size = {37, 53, 29};
+            cfg.reps = 1;
+            cfg.warmup = 0;
+            cfg.defines = {{"DUET_TF32_EMULATE", "1"}};
+            double tc3 = -1, tf32 = -1;
+            for (const auto& v : app.variants()) {
+                if (v.name != "tc3" && v.name != "tf32")
+                    continue;
+                const auto r = app.run(*dev, v, cfg);
+                INFO(v.name << ": " << r.note);
+                CHECK(r.pass);
+                if (v.name == "tc3")
+                    tc3 = note_number(r.note, "against the FP64 reference max");
+                else
+                    tf32 = note_number(r.note, "max \\|error\\|");
+            }
+            INFO("tc3 " << tc3 << ", tf32 " << tf32 << " of sum|a*b|");
+            REQUIRE(tc3 >= 0);
+            REQUIRE(tf32 >= 0);
+            CHECK(tc3 < 1e-6); // float32's size (2^-23 is 1.2e-7)
+            CHECK(tf32 > 20 * tc3);
+        }
+    }
+}
