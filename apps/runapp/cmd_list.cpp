@@ -111,6 +111,7 @@ int cmd_list(const Cli& c) {
                                           {"note", p.note}});
             j["backends"].push_back(b);
         }
+        j["plugins_refused"] = duet::plugins_refused();
         j["devices"] = nlohmann::json::array();
         for (auto* d : devs) {
             const auto& i = d->info();
@@ -166,6 +167,8 @@ int cmd_list(const Cli& c) {
             std::cout << "\n";
         }
     }
+    for (const auto& why : duet::plugins_refused())
+        std::cout << why << "\n";
     std::cout << "\n";
     if (devs.empty()) {
         std::cerr << "no devices found; `runapp doctor` walks through why\n";
