@@ -115,8 +115,8 @@ TEST_CASE("compile: the parsers read 50,000-character names and 100,000-characte
     REQUIRE(a.size() == 1);
     CHECK(a[0].kernel == name);
     CHECK(a[0].vgpr == 12);
-    const auto p = parse_ocloc_ptm("KernelName " + name + "\n" + line + " Token 23\nHex zz " +
-                                   line + "\n");
+    const auto p =
+        parse_ocloc_ptm("KernelName " + name + "\n" + line + " Token 23\nHex zz " + line + "\n");
     REQUIRE(p.size() == 1);
     CHECK(p[0].kernel == name);
 }

@@ -73,8 +73,9 @@ TEST_CASE("security: a DUET_KERNEL_DIR tree cannot crash, exhaust memory or make
     TempDir t("kerneltext");
     const fs::path cl = t.path / "kernels_cl";
     fs::create_directories(cl);
-    write_file(cl / "a.cl", "#include \"" + std::string(100000, 'x') + ".clh\"\n"
-                            "__kernel void a_long_line(int n) {}\n");
+    write_file(cl / "a.cl", "#include \"" + std::string(100000, 'x') +
+                                ".clh\"\n"
+                                "__kernel void a_long_line(int n) {}\n");
     write_file(cl / "b.cl", "__kernel void plain(int n) {}\n");
     // An unused 1 GiB header (sparse): a lookup that does not include it must not read it.
     const int fd = ::open((cl / "huge.clh").c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);

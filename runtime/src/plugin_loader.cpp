@@ -52,7 +52,8 @@ std::string name_of(const std::string& file) {
     if (file.size() <= prefix.size() + suffix.size() || file.rfind(prefix, 0) != 0 ||
         file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
         return "";
-    const std::string name = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+    const std::string name =
+        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
     return valid_name(name) ? name : "";
 }
 

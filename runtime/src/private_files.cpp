@@ -119,7 +119,8 @@ bool check_trusted_path(const std::string& path, const TrustRule& rule, std::str
     const uid_t me = ::geteuid();
     struct stat st {};
     if (::lstat(real, &st) != 0 || (rule.directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
-        return fail(why, path + (rule.directory ? " is not a directory" : " is not a regular file"));
+        return fail(why,
+                    path + (rule.directory ? " is not a directory" : " is not a regular file"));
     if (st.st_uid != me && !(rule.root_may_own && st.st_uid == 0))
         return fail(why, path + " is owned by uid " + std::to_string(st.st_uid) +
                              ", not by you (uid " + std::to_string(me) +

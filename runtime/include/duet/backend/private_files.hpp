@@ -33,7 +33,8 @@ bool make_private_dir(const std::string& dir, std::string* why,
                       const std::string& variable = "DUET_CACHE_DIR");
 
 // Reads a regular file (never a FIFO, device or symlink: opened O_NOFOLLOW|O_NONBLOCK, then
-// fstat) of the user's, writable by no one else, of at most `max_bytes`. nullopt when it does not exist; otherwise nullopt with `why`.
+// fstat) of the user's, writable by no one else, of at most `max_bytes`. nullopt when it does not
+// exist; otherwise nullopt with `why`.
 std::optional<std::string> read_private_file(const std::string& path, std::size_t max_bytes,
                                              std::string* why);
 
