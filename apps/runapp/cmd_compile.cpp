@@ -40,19 +40,12 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
         return;
     const std::string ext = fs::path(what).extension().string();
     if (ext == ".cl" || ext == ".cu") {
-        // Regular first: opening a FIFO for reading would block until someone writes to it.
-        std::error_code ec;
-        if (fs::exists(what, ec) && !fs::is_regular_file(what, ec))
-            throw duet::Error::usage("kernel file '" + what +
-                                     "' is not a regular file (a FIFO, device or directory)");
-        std::ifstream in(what, std::ios::binary);
-        if (!in || !fs::is_regular_file(what, ec))
-            throw duet::Error::usage("cannot read kernel file '" + what + "': check the path");
-        std::ostringstream ss;
-        ss << in.rdbuf();
+        // Bounded, regular files only, and not through someone else's link (kernel_sources.cpp).
+        const auto source =
+            duet::KernelSources::from_files(ext == ".cl" ? what : "", ext == ".cu" ? what : "");
         SourceFile user;
         user.name = fs::path(what).filename().string();
-        user.text = ss.str();
+        user.text = ext == ".cl" ? source.opencl : source.cuda;
         cl.clear();
         cu.clear();
         (ext == ".cl" ? cl : cu).push_back(user);
@@ -201,9 +194,10 @@ int cmd_compile(const Cli& c) {
               "fixes it)\n";
     }
     if (!c.output.empty()) {
-        std::ofstream out(c.output);
-        if (!(out << os.str()))
-            throw duet::Error::usage("cannot write --output '" + c.output + "'");
+        std::ofstream out;
+        open_output(out, c.output, "--output file");
+        out << os.str();
+        close_written(out, "--output file " + c.output);
     } else {
         std::cout << os.str();
     }

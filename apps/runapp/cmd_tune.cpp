@@ -227,10 +227,10 @@ int cmd_tune(const Cli& c) {
     if (c.output.empty()) {
         std::cout << body;
     } else {
-        std::ofstream out(c.output);
-        if (!out)
-            throw duet::Error::usage("cannot write --output file " + c.output);
+        std::ofstream out;
+        open_output(out, c.output, "--output file");
         out << body;
+        close_written(out, "--output file " + c.output);
         if (c.format == Format::table)
             std::cout << body;
         std::cerr << "results written to " << c.output << "\n";
