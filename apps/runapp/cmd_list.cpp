@@ -158,7 +158,7 @@ int cmd_list(const Cli& c) {
         }
     }
     for (const auto& why : duet::plugins_refused())
-        std::cout << why << "\n";
+        std::cout << printable(why) << "\n";
     std::cout << "\n";
     if (devs.empty()) {
         std::cerr << "no devices found; `runapp doctor` walks through why\n";
