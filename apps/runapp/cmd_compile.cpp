@@ -90,6 +90,10 @@ int cmd_compile(const Cli& c) {
     const std::vector<Target> ts = select_targets(c.target.empty() ? "all" : c.target);
     std::vector<SourceFile> cl, cu, clh, cuh;
     choose_sources(c, cl, cu, clh, cuh);
+    // Opened before the builds: a name that cannot be written is refused before minutes of work.
+    std::ofstream out;
+    if (!c.output.empty())
+        open_output(out, c.output, "--output file");
     std::vector<FileResult> results;
     for (const auto& t : ts) {
         const bool opencl = t.language == "opencl";
@@ -194,8 +198,6 @@ int cmd_compile(const Cli& c) {
               "fixes it)\n";
     }
     if (!c.output.empty()) {
-        std::ofstream out;
-        open_output(out, c.output, "--output file");
         out << os.str();
         close_written(out, "--output file " + c.output);
     } else {
