@@ -16,6 +16,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,6 +78,7 @@ struct Proc {
     int signal = 0;         // the signal that ended it, if one did
     bool timed_out = false; // we had to kill it
     double seconds = 0;
+    long peak_rss_kb = 0; // the process's largest resident set (getrusage's ru_maxrss)
     std::string out, err;
 };
 
@@ -135,8 +137,9 @@ class Child {
     // Waits for the process; one that runs past `timeout_s` seconds is killed.
     Proc wait(double timeout_s) {
         int status = 0;
+        struct rusage usage {};
         for (;;) {
-            const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+            const pid_t r = ::wait4(pid_, &status, WNOHANG, &usage);
             if (r == pid_)
                 break;
             if (r < 0 && errno != EINTR)
@@ -144,12 +147,13 @@ class Child {
             if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >
                 timeout_s) {
                 ::kill(pid_, SIGKILL);
-                ::waitpid(pid_, &status, 0);
+                ::wait4(pid_, &status, 0, &usage);
                 proc_.timed_out = true;
                 break;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
+        proc_.peak_rss_kb = usage.ru_maxrss;
         proc_.seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         if (WIFEXITED(status))

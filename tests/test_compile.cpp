@@ -99,6 +99,28 @@ TEST_CASE("compile: ptxas -v gives registers, spills and shared memory") {
     CHECK(nvidia_max_threads(64) == 1024);
 }
 
+TEST_CASE("compile: the parsers read 50,000-character names and 100,000-character lines") {
+    // std::regex recursed once per character here and overflowed the stack.
+    const std::string name(50000, 'n'), line(100000, '7');
+    auto k = parse_ptxas("ptxas info    : Compiling entry function '" + name + "' for 'sm_90'\n" +
+                         line + "\nptxas info    : Used 40 registers, " + line + " bytes smem\n" +
+                         "    0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n");
+    REQUIRE(k.size() == 1);
+    CHECK(k[0].kernel == name);
+    CHECK(k[0].vgpr == 40);
+    CHECK(k[0].local <= 0); // a number too large to hold is not read, and does not crash
+    CHECK(k[0].spill == 8);
+    const auto a = parse_amdgpu_asm("amdhsa.kernels:\n  - .name: " + name + "\n    .vgpr_count: " +
+                                    "12\n    ." + line + ":\n    .sgpr_count: " + line + "\n");
+    REQUIRE(a.size() == 1);
+    CHECK(a[0].kernel == name);
+    CHECK(a[0].vgpr == 12);
+    const auto p =
+        parse_ocloc_ptm("KernelName " + name + "\n" + line + " Token 23\nHex zz " + line + "\n");
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].kernel == name);
+}
+
 TEST_CASE("compile: an unknown target names the known ones and exits 2") {
     auto r = run_runapp("", "compile vecadd --target gfx9999");
     CHECK(r.code == 2);

@@ -40,19 +40,12 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
         return;
     const std::string ext = fs::path(what).extension().string();
     if (ext == ".cl" || ext == ".cu") {
-        // Regular first: opening a FIFO for reading would block until someone writes to it.
-        std::error_code ec;
-        if (fs::exists(what, ec) && !fs::is_regular_file(what, ec))
-            throw duet::Error::usage("kernel file '" + what +
-                                     "' is not a regular file (a FIFO, device or directory)");
-        std::ifstream in(what, std::ios::binary);
-        if (!in || !fs::is_regular_file(what, ec))
-            throw duet::Error::usage("cannot read kernel file '" + what + "': check the path");
-        std::ostringstream ss;
-        ss << in.rdbuf();
+        // Bounded, regular files only, and not through someone else's link (kernel_sources.cpp).
+        const auto source =
+            duet::KernelSources::from_files(ext == ".cl" ? what : "", ext == ".cu" ? what : "");
         SourceFile user;
         user.name = fs::path(what).filename().string();
-        user.text = ss.str();
+        user.text = ext == ".cl" ? source.opencl : source.cuda;
         cl.clear();
         cu.clear();
         (ext == ".cl" ? cl : cu).push_back(user);
@@ -97,6 +90,10 @@ int cmd_compile(const Cli& c) {
     const std::vector<Target> ts = select_targets(c.target.empty() ? "all" : c.target);
     std::vector<SourceFile> cl, cu, clh, cuh;
     choose_sources(c, cl, cu, clh, cuh);
+    // Opened before the builds: a name that cannot be written is refused before minutes of work.
+    std::ofstream out;
+    if (!c.output.empty())
+        open_output(out, c.output, "--output file");
     std::vector<FileResult> results;
     for (const auto& t : ts) {
         const bool opencl = t.language == "opencl";
@@ -201,9 +198,8 @@ int cmd_compile(const Cli& c) {
               "fixes it)\n";
     }
     if (!c.output.empty()) {
-        std::ofstream out(c.output);
-        if (!(out << os.str()))
-            throw duet::Error::usage("cannot write --output '" + c.output + "'");
+        out << os.str();
+        close_written(out, "--output file " + c.output);
     } else {
         std::cout << os.str();
     }

@@ -1,7 +1,10 @@
 // runapp compile: what each vendor's compiler says about a kernel, read from its output.
-// Pure functions of the text, unit tested on captured samples (tests/test_compile.cpp).
+// Pure functions of the text, unit tested on captured samples (tests/test_compile.cpp). The
+// output quotes kernel names of any length, so it is read with plain scans, never std::regex
+// (libstdc++'s recurses per character and overflows the stack on a long name).
 #include <algorithm>
-#include <regex>
+#include <cctype>
+#include <cstdlib>
 #include <sstream>
 
 #include "cmd_compile.hpp"
@@ -22,6 +25,80 @@ long to_long(const std::string& s) {
     } catch (...) {
         return -1;
     }
+}
+
+bool digit(char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+// The number whose digits start at s[at], moving `at` past them; -1 when there is none.
+long digits_at(const std::string& s, std::size_t& at) {
+    const std::size_t from = at;
+    while (at < s.size() && digit(s[at]))
+        ++at;
+    return at > from ? to_long(s.substr(from, at - from)) : -1;
+}
+
+// The number whose digits end just before s[at]; -1 when there is none.
+long digits_before(const std::string& s, std::size_t at) {
+    std::size_t from = at;
+    while (from > 0 && digit(s[from - 1]))
+        --from;
+    return from < at ? to_long(s.substr(from, at - from)) : -1;
+}
+
+// s[at...] starts with `word`: `at` moves past it.
+bool skip(const std::string& s, std::size_t& at, const std::string& word) {
+    if (s.compare(at, word.size(), word) != 0)
+        return false;
+    at += word.size();
+    return true;
+}
+
+// "N<suffix>": the N before the first `suffix` that digits precede; -1 when none does.
+long number_before(const std::string& line, const std::string& suffix) {
+    for (auto at = line.find(suffix); at != std::string::npos; at = line.find(suffix, at + 1))
+        if (const long n = digits_before(line, at); n >= 0)
+            return n;
+    return -1;
+}
+
+// "<prefix>N<suffix>": the N of the first such place; -1 when none.
+long number_between(const std::string& line, const std::string& prefix, const std::string& suffix) {
+    for (auto at = line.find(prefix); at != std::string::npos; at = line.find(prefix, at + 1)) {
+        std::size_t i = at + prefix.size();
+        const long n = digits_at(line, i);
+        if (n >= 0 && skip(line, i, suffix))
+            return n;
+    }
+    return -1;
+}
+
+// "N Token T" (a whole trimmed line of ocloc's PTM listing): T, or -1.
+long ptm_token(const std::string& t) {
+    std::size_t i = 0;
+    if (digits_at(t, i) < 0 || !skip(t, i, " Token "))
+        return -1;
+    const long token = digits_at(t, i);
+    return i == t.size() ? token : -1;
+}
+
+// "    .KEY: VALUE" (a kernel's own key in amdhsa metadata): false for any other line.
+bool amd_key(const std::string& line, std::string& key, std::string& value) {
+    std::size_t i = 0;
+    if (!skip(line, i, "    ."))
+        return false;
+    const std::size_t k = i;
+    while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'))
+        ++i;
+    if (i == k || i >= line.size() || line[i] != ':')
+        return false;
+    key = line.substr(k, i - k);
+    const std::string rest = trim(line.substr(i + 1));
+    if (rest.empty() || rest.find_first_of(" \t\r\n\v\f") != std::string::npos)
+        return false;
+    value = rest;
+    return true;
 }
 
 } // namespace
@@ -49,10 +126,8 @@ std::vector<KernelUsage> parse_ocloc_ptm(const std::string& text) {
         }
         if (out.empty())
             continue;
-        std::smatch m;
-        static const std::regex token_re(R"(^\d+ Token (\d+)$)");
-        if (std::regex_match(t, m, token_re)) {
-            token = to_long(m[1]);
+        if (const long tk = ptm_token(t); tk >= 0) {
+            token = tk;
             continue;
         }
         if (t.rfind("Hex", 0) != 0 || token < 0)
@@ -61,7 +136,7 @@ std::vector<KernelUsage> parse_ocloc_ptm(const std::string& text) {
         std::istringstream hex(t.substr(3));
         std::string b;
         while (hex >> b)
-            bytes.push_back(std::stoul(b, nullptr, 16) & 0xff);
+            bytes.push_back(std::strtoul(b.c_str(), nullptr, 16) & 0xff);
         auto word = [&](std::size_t i) -> long {
             if (bytes.size() < 4 * (i + 1))
                 return -1;
@@ -99,7 +174,6 @@ std::vector<KernelUsage> parse_amdgpu_asm(const std::string& text) {
             out.back().spill = std::max(0L, vspill) * 4 + std::max(0L, sspill) * 4;
         vspill = sspill = -1;
     };
-    static const std::regex key_re(R"(^    \.(\w+):\s*(\S+)\s*$)");
     while (std::getline(in, line)) {
         if (line.rfind("amdhsa.kernels:", 0) == 0) {
             in_kernels = true;
@@ -114,10 +188,9 @@ std::vector<KernelUsage> parse_amdgpu_asm(const std::string& text) {
             out.push_back({});
             line = "    " + line.substr(4); // the item's first key sits on its dash line
         }
-        std::smatch m;
-        if (out.empty() || !std::regex_match(line, m, key_re))
+        std::string key, value;
+        if (out.empty() || !amd_key(line, key, value))
             continue;
-        const std::string key = m[1], value = m[2];
         auto& k = out.back();
         if (key == "name")
             k.kernel = value;
@@ -155,39 +228,50 @@ long nvidia_max_threads(long regs) {
     return std::min(1024L, 65536 / per_warp * 32);
 }
 
+// "Stack frame" line: N bytes stack frame, N bytes spill stores, N bytes spill loads.
+bool ptxas_frame(const std::string& line, KernelUsage& k) {
+    const std::string frame = " bytes stack frame, ";
+    for (auto at = line.find(frame); at != std::string::npos; at = line.find(frame, at + 1)) {
+        std::size_t i = at + frame.size();
+        const long stack = digits_before(line, at), stores = digits_at(line, i);
+        if (stack >= 0 && stores >= 0 && skip(line, i, " bytes spill stores, ") &&
+            digits_at(line, i) >= 0 && skip(line, i, " bytes spill loads")) {
+            k.scratch = stack;
+            k.spill = stores;
+            return true;
+        }
+    }
+    return false;
+}
+
 std::vector<KernelUsage> parse_ptxas(const std::string& text) {
     std::vector<KernelUsage> out;
-    static const std::regex entry_re(R"(Compiling entry function '([^']+)')");
-    static const std::regex frame_re(
-        R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-    static const std::regex used_re(R"(Used (\d+) registers)");
-    static const std::regex smem_re(R"((\d+) bytes smem)");
+    const std::string entry = "Compiling entry function '";
     std::istringstream in(text);
     std::string line;
-    std::smatch m;
     while (std::getline(in, line)) {
-        if (std::regex_search(line, m, entry_re)) {
-            KernelUsage k;
-            k.kernel = m[1];
-            k.local = 0;
-            out.push_back(k);
-            continue;
+        if (const auto at = line.find(entry); at != std::string::npos) {
+            const auto from = at + entry.size(), close = line.find('\'', from);
+            if (close != std::string::npos && close > from) {
+                KernelUsage k;
+                k.kernel = line.substr(from, close - from);
+                k.local = 0;
+                out.push_back(k);
+                continue;
+            }
         }
         if (out.empty())
             continue;
         auto& k = out.back();
-        if (std::regex_search(line, m, frame_re)) {
-            k.scratch = to_long(m[1]);
-            k.spill = to_long(m[2]);
-        }
-        if (std::regex_search(line, m, used_re)) {
-            k.vgpr = to_long(m[1]);
+        ptxas_frame(line, k);
+        if (const long regs = number_between(line, "Used ", " registers"); regs >= 0) {
+            k.vgpr = regs;
             k.max_wg = nvidia_max_threads(k.vgpr);
             k.simd = 32;
             k.note = "largest block from the register count (64K registers per SM)";
         }
-        if (std::regex_search(line, m, smem_re))
-            k.local = to_long(m[1]);
+        if (const long smem = number_before(line, " bytes smem"); smem >= 0)
+            k.local = smem;
     }
     return out;
 }

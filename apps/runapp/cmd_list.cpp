@@ -16,16 +16,6 @@ std::string mib(std::uint64_t b) {
     return fmt("%.0f MiB", double(b) / (1 << 20));
 }
 
-// One CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
-std::string csv_field(const std::string& v) {
-    if (v.find_first_of(",\"\r\n") == std::string::npos)
-        return v;
-    std::string q = "\"";
-    for (char ch : v)
-        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-}
-
 std::string other_ids(const duet::Device& d) {
     std::string s;
     for (auto* o : duet::same_physical_device(d))
@@ -111,6 +101,7 @@ int cmd_list(const Cli& c) {
                                           {"note", p.note}});
             j["backends"].push_back(b);
         }
+        j["plugins_refused"] = duet::plugins_refused();
         j["devices"] = nlohmann::json::array();
         for (auto* d : devs) {
             const auto& i = d->info();
@@ -166,6 +157,8 @@ int cmd_list(const Cli& c) {
             std::cout << "\n";
         }
     }
+    for (const auto& why : duet::plugins_refused())
+        std::cout << printable(why) << "\n";
     std::cout << "\n";
     if (devs.empty()) {
         std::cerr << "no devices found; `runapp doctor` walks through why\n";

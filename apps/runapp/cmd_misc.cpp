@@ -27,10 +27,10 @@ int cmd_cache(const Cli& c) {
         // Only files that are Duet entries by their header go; anything else (a user's file,
         // a link) stays where it is, whatever its name.
         const auto all = duet::program_cache_list();
-        const auto others =
-            std::count_if(all.begin(), all.end(), [](auto& e) { return !e.duet_entry; });
-        std::cout << "removed " << duet::program_cache_clear() << " entries from " << cache.dir
-                  << "\n";
+        const auto others = std::count_if(all.begin(), all.end(),
+                                          [](auto& e) { return !e.duet_entry && !e.unfinished; });
+        std::cout << "removed " << duet::program_cache_clear()
+                  << " entries and unfinished writes from " << printable(cache.dir) << "\n";
         if (others)
             std::cout << "left " << others << " .bin file(s) that are not Duet cache entries\n";
         return 0;
@@ -42,7 +42,8 @@ int cmd_cache(const Cli& c) {
         total += e.bytes;
         t.add({std::to_string(e.bytes), e.description, e.path});
     }
-    std::cout << "cache " << cache.dir << (cache.enabled ? "" : " (off: " + cache.why_off + ")")
+    std::cout << printable("cache " + cache.dir +
+                           (cache.enabled ? "" : " (off: " + cache.why_off + ")"))
               << ": " << entries.size() << " entries, " << total << " bytes\n";
     if (!t.empty())
         t.print(std::cout);

@@ -1,5 +1,6 @@
 // runapp report FILE.json...: merges result files from any machines into one table and page.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -23,12 +24,6 @@ std::string field(const nlohmann::json& j, const char* key) {
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string no_commas(std::string s) {
-    std::replace(s.begin(), s.end(), ',', ' ');
-    std::replace(s.begin(), s.end(), '\n', ' ');
-    return s;
-}
-
 // Every run's CSV rows, each led by the machine and the date it ran on.
 void write_csv(std::ostream& out, const std::vector<Run>& runs) {
     bool header = false;
@@ -42,7 +37,7 @@ void write_csv(std::ostream& out, const std::vector<Run>& runs) {
             out << "machine,date," << line << "\n";
         header = true;
         while (std::getline(in, line))
-            out << no_commas(run.host()) << "," << run.date() << "," << line << "\n";
+            out << csv_field(run.host()) << "," << csv_field(run.date()) << "," << line << "\n";
     }
 }
 
@@ -51,10 +46,12 @@ void write_table(std::ostream& out, const Sheet& s) {
         out << "runs:\n";
         for (const auto& run : s.runs) {
             const auto m = run.prov.value("machine", nlohmann::json::object());
-            out << "  " << (run.host().empty() ? "?" : run.host()) << " " << run.date() << ": "
-                << field(m, "cpu") << ", " << field(m, "os") << ", duet "
-                << field(run.prov, "duet_version")
-                << (run.file.empty() ? "" : " (" + run.file + ")") << "\n";
+            out << "  "
+                << printable((run.host().empty() ? "?" : run.host()) + " " + run.date() + ": " +
+                             field(m, "cpu") + ", " + field(m, "os") + ", duet " +
+                             field(run.prov, "duet_version") +
+                             (run.file.empty() ? "" : " (" + run.file + ")"))
+                << "\n";
         }
         out << "\n";
     }
@@ -70,6 +67,17 @@ void write_format(std::ostream& out, const Cli& c, const Sheet& s) {
         write_table(out, s);
 }
 
+// `report X.json --html X.json` would replace the input with the page it was read for.
+void refuse_overwriting_inputs(const Cli& c) {
+    for (const auto& [out, what] : {std::pair{c.output, "--output"}, std::pair{c.html, "--html"}})
+        for (const auto& in : c.positional) {
+            std::error_code ec;
+            if (!out.empty() && std::filesystem::equivalent(out, in, ec))
+                throw duet::Error::usage(std::string(what) + " " + out + " is the input file " +
+                                         in + ": writing it would destroy it; give another name");
+        }
+}
+
 } // namespace
 
 int present_runs(const Cli& c, std::vector<Run> runs) {
@@ -77,17 +85,15 @@ int present_runs(const Cli& c, std::vector<Run> runs) {
     write_format(std::cout, c, s);
     check_written(std::cout, "standard output");
     if (!c.output.empty()) {
-        std::ofstream out(c.output);
-        if (!out)
-            throw duet::Error::usage("cannot write --output file " + c.output);
+        std::ofstream out;
+        open_output(out, c.output, "--output file");
         write_format(out, c, s);
         close_written(out, "--output file " + c.output);
         std::cerr << "results written to " << c.output << "\n";
     }
     if (!c.html.empty()) {
-        std::ofstream out(c.html);
-        if (!out)
-            throw duet::Error::usage("cannot write --html file " + c.html);
+        std::ofstream out;
+        open_output(out, c.html, "--html file");
         write_html(out, s);
         close_written(out, "--html file " + c.html);
         std::cerr << "HTML report written to " << c.html << "\n";
@@ -109,6 +115,7 @@ int cmd_report(const Cli& c) {
         throw duet::Error::usage(
             "which files? runapp report FILE.json... (the --format json output "
             "of runapp run or compare)");
+    refuse_overwriting_inputs(c);
     Progress progress(c.quiet);
     progress.set_total(static_cast<int>(c.positional.size()));
     std::vector<Run> runs;

@@ -61,9 +61,8 @@ void emit(const Cli& c, const std::vector<Result>& results, int argc, char** arg
         check_written(std::cout, "standard output");
         return;
     }
-    std::ofstream out(c.output);
-    if (!out)
-        throw duet::Error::usage("cannot write --output file " + c.output);
+    std::ofstream out;
+    open_output(out, c.output, "--output file");
     print_results(out, results, c.format, prov);
     close_written(out, "--output file " + c.output);
     if (c.format == Format::table) {
@@ -302,9 +301,8 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
             emit(c, results, argc, argv);
     }
     if (!c.html.empty()) {
-        std::ofstream out(c.html);
-        if (!out)
-            throw duet::Error::usage("cannot write --html file " + c.html);
+        std::ofstream out;
+        open_output(out, c.html, "--html file");
         write_html(out, results, provenance(argc, argv));
         close_written(out, "--html file " + c.html);
         std::cerr << "HTML report written to " << c.html << "\n";

@@ -158,6 +158,10 @@ int cmd_tune(const Cli& c) {
     duet::Device& dev = chosen_device(c);
     const auto& info = dev.info();
     const bool progress = !c.quiet && isatty(STDERR_FILENO);
+    // Opened before the sweep: a name that cannot be written is refused before minutes of work.
+    std::ofstream out;
+    if (!c.output.empty())
+        open_output(out, c.output, "--output file");
     std::ostringstream text;
     nlohmann::json json_reports = nlohmann::json::array();
     bool wrong = false, missing = false;
@@ -227,10 +231,8 @@ int cmd_tune(const Cli& c) {
     if (c.output.empty()) {
         std::cout << body;
     } else {
-        std::ofstream out(c.output);
-        if (!out)
-            throw duet::Error::usage("cannot write --output file " + c.output);
         out << body;
+        close_written(out, "--output file " + c.output);
         if (c.format == Format::table)
             std::cout << body;
         std::cerr << "results written to " << c.output << "\n";

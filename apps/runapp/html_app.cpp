@@ -36,28 +36,34 @@ Grid grid_of(const Sheet& sheet, const std::string& app) {
     for (const auto& r : sheet.rows)
         if (r.app == app)
             sizes[r.device_id].insert(r.size_label);
-    const auto index = [](auto& v, const auto& x, auto eq) {
-        auto it = std::find_if(v.begin(), v.end(), eq);
-        if (it == v.end()) {
-            v.push_back(x);
-            return v.size() - 1;
-        }
-        return static_cast<std::size_t>(it - v.begin());
+    // First-seen order, found through maps: a file of many distinct names stays n log n.
+    std::map<std::string, std::size_t> variant_at, series_at;
+    const auto index = [](auto& at, auto& v, const std::string& key, auto make) {
+        const auto [it, added] = at.emplace(key, v.size());
+        if (added)
+            v.push_back(make());
+        return it->second;
     };
     for (const auto& r : sheet.rows) {
         if (r.app != app)
             continue;
         const std::string v = variant_of(r);
-        const auto vi = index(g.variants, v, [&](const std::string& x) { return x == v; });
+        const auto vi = index(variant_at, g.variants, v, [&] { return v; });
         const bool several = sizes[r.device_id].size() > 1;
         const Series s{several ? r.device_id + " (" + r.size_label + ")" : r.device_id, r.device_id,
                        r.size_label};
-        const auto si = index(g.series, s, [&](const Series& x) { return x.label == s.label; });
+        const auto si = index(series_at, g.series, s.label, [&] { return s; });
         g.cell[{vi, si}] = &r;
         if (g.unit.empty() && !r.skipped)
             g.unit = r.flops > 0 ? "GFLOP/s" : r.pixels > 0 ? "Mpx/s" : r.bytes > 0 ? "GB/s" : "";
     }
     return g;
+}
+
+// A grid mostly of holes (every row its own variant and device) would be variants x devices
+// cells: 4,000 rows made a 3 GB page. Past this the section lists its rows instead.
+bool sparse(const Grid& g) {
+    return g.variants.size() * g.series.size() > 4 * g.cell.size() + 64;
 }
 
 bool ran(const Result& r) {
@@ -102,11 +108,33 @@ void speedups(const Grid& g, std::vector<std::vector<double>>& step,
     }
 }
 
+// A sparse grid's section: one table line per row that exists, no charts.
+void sparse_section(std::ostream& out, const Grid& g, const std::string& app) {
+    out << "<p class=\"empty\">" << g.cell.size() << " results over " << g.variants.size()
+        << " variants and " << g.series.size()
+        << " devices: too sparse to chart, listed instead.</p>\n<div class=\"scroll\"><table "
+           "class=\"numbers\"><caption>"
+        << esc(app)
+        << ": every result</caption><thead><tr><th>variant</th><th>device</th><th>ms</th>"
+           "<th>throughput</th><th>check</th></tr></thead><tbody>\n";
+    for (const auto& [key, r] : g.cell) {
+        const std::string label = check_label(*r);
+        out << "<tr><th>" << esc(g.variants[key.first]) << "</th><td>"
+            << esc(g.series[key.second].label) << "</td><td class=n>"
+            << (ran(*r) ? fmt("%.4g", r->kernel_ms.median) : "—") << "</td><td class=n>"
+            << (ran(*r) ? esc(throughput(*r)) : "—") << "</td><td class=\"check " << label << "\">"
+            << label << "</td></tr>\n";
+    }
+    out << "</tbody></table></div>\n</section>\n";
+}
+
 } // namespace
 
 void app_section(std::ostream& out, const Sheet& sheet, const std::string& app, int n) {
     const Grid g = grid_of(sheet, app);
     out << "<section class=\"app\" id=\"app-" << n << "\"><h2>" << esc(app) << "</h2>\n";
+    if (sparse(g))
+        return sparse_section(out, g, app);
     std::vector<std::string> names;
     for (const auto& s : g.series)
         names.push_back(s.label);
@@ -189,13 +217,15 @@ void app_section(std::ostream& out, const Sheet& sheet, const std::string& app, 
         << ": every variant on every device</caption><thead><tr><th rowspan=2>variant</th>";
     for (const auto& s : g.series)
         out << "<th colspan=6 class=\"dev\">" << esc(s.label) << "</th>";
-    std::vector<std::pair<std::size_t, std::size_t>> twins; // series indexes (OpenCL, CUDA)
+    std::vector<std::pair<std::size_t, std::size_t>> twins;        // series indexes (OpenCL, CUDA)
+    std::map<std::pair<std::string, std::string>, std::size_t> at; // (column, size) -> series
+    for (std::size_t a = 0; a < g.series.size(); ++a)
+        at.emplace(std::make_pair(g.series[a].column, g.series[a].size), a);
     for (const auto& [ocl, cu] : sheet.twins)
         for (std::size_t a = 0; a < g.series.size(); ++a)
-            for (std::size_t b = 0; b < g.series.size(); ++b)
-                if (g.series[a].column == ocl && g.series[b].column == cu &&
-                    g.series[a].size == g.series[b].size)
-                    twins.emplace_back(a, b);
+            if (auto b = at.find({cu, g.series[a].size});
+                g.series[a].column == ocl && b != at.end())
+                twins.emplace_back(a, b->second);
     for (const auto& [a, b] : twins)
         out << "<th rowspan=2 class=\"twin\" title=\""
             << esc(g.series[a].label + " over " + g.series[b].label)

@@ -22,9 +22,16 @@ struct Scale {
     bool log = false;
     double lo = 0, hi = 1, top = 0; // data range; pixel y of the plot's top
 
+    // A hostile file's figures may be huge or infinite (1.7e308 makes a log axis' top
+    // pow(10, 309) = inf, and the tick loop would never end): the axis spans 1e-30..1e30 at most.
+    static double finite(double v) {
+        return std::isfinite(v) ? std::clamp(v, 0.0, 1e30) : v > 0 ? 1e30 : 0;
+    }
     static Scale of(double min_pos, double max, double top) {
         Scale s;
         s.top = top;
+        max = finite(max);
+        min_pos = min_pos > 0 ? std::clamp(finite(min_pos), 1e-30, std::max(max, 1e-30)) : 0;
         if (max <= 0)
             return s;
         if (min_pos > 0 && max / min_pos > 10) {
@@ -50,7 +57,7 @@ struct Scale {
     std::vector<double> ticks() const {
         std::vector<double> t;
         if (log) {
-            for (double v = lo; v <= hi * 1.0001; v *= 10)
+            for (double v = lo; v <= hi * 1.0001 && t.size() < 64; v *= 10)
                 t.push_back(v);
         } else {
             for (int i = 0; i <= 5; ++i)

@@ -8,6 +8,8 @@
 #include <iostream>
 #include <ostream>
 
+#include <sys/stat.h>
+
 #include <duet/duet.hpp>
 
 #include "machine.hpp"
@@ -17,21 +19,62 @@ namespace runapp {
 
 using duet::apps::Result;
 
+std::string printable(const std::string& s) {
+    std::string out;
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\r')
+            out += "\\r";
+        else if (c == '\t')
+            out += "\\t";
+        else if (c < 0x20 || c == 0x7f) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\x%02x", c);
+            out += b;
+        } else
+            out += ch;
+    }
+    return out;
+}
+
+std::string csv_field(const std::string& v) {
+    // A spreadsheet runs a cell that starts with = + - @ (or a tab or CR before one) as a
+    // formula: such a text is kept as text by a leading apostrophe (OWASP's advice).
+    // Line breaks and control characters escaped as printable() does: one row, one line.
+    const bool formula = !v.empty() && std::string("=+-@\t\r").find(v[0]) != std::string::npos;
+    const std::string t = printable(formula ? "'" + v : v);
+    if (t.find_first_of(",\"") == std::string::npos)
+        return t;
+    std::string q = "\"";
+    for (char ch : t)
+        q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
 void Table::print(std::ostream& out) const {
+    // Every cell printable: a newline in a result file's field cannot start a forged line.
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : rows_) {
+        rows.emplace_back();
+        for (const auto& cell : r)
+            rows.back().push_back(printable(cell));
+    }
     std::vector<std::size_t> width;
-    for (const auto& r : rows_)
+    for (const auto& r : rows)
         for (std::size_t i = 0; i < r.size(); ++i) {
             if (width.size() <= i)
                 width.push_back(0);
             width[i] = std::max(width[i], r[i].size());
         }
-    for (std::size_t k = 0; k < rows_.size(); ++k) {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
         std::string line;
-        for (std::size_t i = 0; i < rows_[k].size(); ++i) {
-            std::string cell = rows_[k][i];
-            if (i + 1 < rows_[k].size())
+        for (std::size_t i = 0; i < rows[k].size(); ++i) {
+            std::string cell = rows[k][i];
+            if (i + 1 < rows[k].size())
                 cell.resize(width[i], ' ');
-            line += cell + (i + 1 < rows_[k].size() ? "  " : "");
+            line += cell + (i + 1 < rows[k].size() ? "  " : "");
         }
         out << line << "\n";
         if (k == 0) {
@@ -79,6 +122,22 @@ std::string check_label(const Result& r) {
 
 std::string dump_json(const nlohmann::json& j, int indent) {
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void open_output(std::ofstream& out, const std::string& path, const std::string& what) {
+    // Opening a FIFO for writing waits for a reader, perhaps for ever; a socket or directory
+    // cannot be written. Devices (/dev/null, a terminal) are written as files are.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))
+        throw duet::Error::usage(what + " " + path + " is " +
+                                 (S_ISFIFO(st.st_mode)  ? "a FIFO"
+                                  : S_ISDIR(st.st_mode) ? "a directory"
+                                                        : "not a regular file") +
+                                 ": give the name of a regular file");
+    out.open(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw duet::Error::usage("cannot write " + what + " " + path + ": " + std::strerror(errno) +
+                                 "; check the directory and permissions");
 }
 
 void close_written(std::ofstream& out, const std::string& what) {
@@ -229,20 +288,18 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
                "mpixels_per_s,verified,pass,max_error,tolerance,status,clock,x_cpu,native_copy_"
                "gbs\n";
         for (const auto& r : results) {
-            std::string name = r.device_name;
-            std::replace(name.begin(), name.end(), ',', ' ');
-            std::string clock = r.skipped ? std::string() : r.clock;
-            std::replace(clock.begin(), clock.end(), ',', ';');
             const bool figure = !r.implausible && !r.skipped;
-            out << r.app << ',' << r.variant << ',' << r.backend << ',' << r.device_id << ','
-                << name << ',' << r.size_label << ',' << r.local_label << ',' << r.seed << ','
-                << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max << ','
-                << r.h2d_ms << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms << ','
-                << (r.cache_hit ? 1 : 0) << ',' << r.provenance << ',' << (figure ? r.gflops() : 0)
-                << ',' << (figure ? r.gbs() : 0) << ',' << (figure ? r.mpixels() : 0) << ','
-                << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ',' << r.max_error << ','
-                << r.tolerance << ',' << r.status() << ',' << clock << ','
-                << (r.x_cpu > 0 ? fmt("%.4g", r.x_cpu) : "") << ','
+            out << csv_field(r.app) << ',' << csv_field(r.variant) << ',' << csv_field(r.backend)
+                << ',' << csv_field(r.device_id) << ',' << csv_field(r.device_name) << ','
+                << csv_field(r.size_label) << ',' << csv_field(r.local_label) << ',' << r.seed
+                << ',' << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max
+                << ',' << r.h2d_ms << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms
+                << ',' << (r.cache_hit ? 1 : 0) << ',' << csv_field(r.provenance) << ','
+                << (figure ? r.gflops() : 0) << ',' << (figure ? r.gbs() : 0) << ','
+                << (figure ? r.mpixels() : 0) << ',' << (r.verified ? 1 : 0) << ','
+                << (r.pass ? 1 : 0) << ',' << r.max_error << ',' << r.tolerance << ','
+                << csv_field(r.status()) << ',' << csv_field(r.skipped ? std::string() : r.clock)
+                << ',' << (r.x_cpu > 0 ? fmt("%.4g", r.x_cpu) : "") << ','
                 << (r.native_copy_gbs > 0 ? fmt("%.4g", r.native_copy_gbs) : "") << "\n";
         }
         return;
@@ -272,7 +329,7 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         const std::string header = r.app + " on " + r.device_id + " (" + r.device_name + ")";
         if (header != last_header) {
             flush();
-            out << header << ", seed " << r.seed << "\n";
+            out << printable(header) << ", seed " << r.seed << "\n";
             last_header = header;
         }
         // No time for a row that did not run, or whose time is implausible (the note has it).
@@ -300,11 +357,13 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
     flush();
     for (const auto& r : results)
         if (!r.skipped && r.clock != "device events" && r.backend != "native")
-            out << "clock (" << r.app << " " << r.variant << " on " << r.device_id
-                << "): " << r.clock << "\n";
+            out << printable("clock (" + r.app + " " + r.variant + " on " + r.device_id +
+                             "): " + r.clock)
+                << "\n";
     for (const auto& r : results)
         if (!r.note.empty())
-            out << "note (" << r.app << " " << r.variant << " on " << r.device_id << "): " << r.note
+            out << printable("note (" + r.app + " " + r.variant + " on " + r.device_id +
+                             "): " + r.note)
                 << "\n";
 }
 

@@ -12,7 +12,15 @@
 
 namespace runapp {
 
-// A simple aligned text table.
+// `s` with line breaks, tabs and other control characters written as \n, \t, \xNN: one line,
+// no terminal escape sequence (text from result files, drivers and users).
+std::string printable(const std::string& s);
+// One CSV field, the only way text reaches a CSV line: control characters escaped as by
+// printable() (one row, one line), quoted when it holds a comma or a quote (RFC 4180), and a
+// leading = + - @ neutralised with an apostrophe (a spreadsheet would run it as a formula).
+std::string csv_field(const std::string& v);
+
+// A simple aligned text table; every cell is printed through printable().
 class Table {
   public:
     explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
@@ -50,6 +58,9 @@ std::string dump_json(const nlohmann::json& j, int indent = 2);
 // Flushes `out`; a write that failed (full disk, closed pipe) is a runtime Error naming `what`
 // and the system's reason (runapp exits 3).
 void check_written(std::ostream& out, const std::string& what);
+// Opens `path` for `what` ("--output file"): a FIFO, socket or directory is refused (usage
+// error, exit 2) rather than waited on; a path that cannot be opened is a usage error naming it.
+void open_output(std::ofstream& out, const std::string& path, const std::string& what);
 // Closes `out` and checks it as check_written does.
 void close_written(std::ofstream& out, const std::string& what);
 // Prints results in the chosen format.

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 
 #include <duet/duet.hpp>
@@ -23,23 +24,39 @@ struct Group {
 
 std::vector<Group> group(const std::vector<Result>& results) {
     std::vector<Group> groups;
+    // First-seen order, found through sets and maps: a file of many names stays n log n.
+    std::map<std::pair<std::string, std::string>, std::size_t> at; // (app, size) -> group
+    std::set<std::pair<std::size_t, std::string>> variants, devices;
     for (const auto& r : results) {
-        auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
-            return g.app == r.app && g.size == r.size_label;
-        });
-        if (it == groups.end()) {
+        const auto [where, added] = at.emplace(std::make_pair(r.app, r.size_label), groups.size());
+        if (added)
             groups.push_back({r.app, r.size_label, {}, {}, {}});
-            it = groups.end() - 1;
-        }
+        Group& g = groups[where->second];
         const std::string variant =
             r.local_label.empty() ? r.variant : r.variant + " @" + r.local_label;
-        if (std::find(it->variants.begin(), it->variants.end(), variant) == it->variants.end())
-            it->variants.push_back(variant);
-        if (std::find(it->devices.begin(), it->devices.end(), r.device_id) == it->devices.end())
-            it->devices.push_back(r.device_id);
-        it->cell[{variant, r.device_id}] = &r;
+        if (variants.emplace(where->second, variant).second)
+            g.variants.push_back(variant);
+        if (devices.emplace(where->second, r.device_id).second)
+            g.devices.push_back(r.device_id);
+        g.cell[{variant, r.device_id}] = &r;
     }
     return groups;
+}
+
+// A group whose variants x devices would be mostly holes (every row its own variant and
+// device: 4,000 rows made a 680 MB table) is listed one result a line instead.
+bool print_if_sparse(std::ostream& out, const Group& g) {
+    if (g.variants.size() * g.devices.size() <= 4 * g.cell.size() + 64)
+        return false;
+    Table t({"variant", "device", "ms", "throughput", "check"});
+    for (const auto& [key, r] : g.cell)
+        t.add({key.first, key.second,
+               r->skipped || r->implausible ? "-" : fmt("%.4f", r->kernel_ms.median),
+               r->skipped ? "-" : throughput(*r), check_label(*r)});
+    t.print(out);
+    out << g.cell.size() << " results over " << g.variants.size() << " variants and "
+        << g.devices.size() << " devices: too sparse for a grid, listed instead\n\n";
+    return true;
 }
 
 // The ids of other devices in the group that are the same GPU as `id`, through CUDA.
@@ -65,7 +82,9 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
     for (const auto& r : all)
         (r.backend == "native" ? natives : results).push_back(r);
     for (const auto& g : group(results)) {
-        out << g.app << ", size " << g.size << "\n";
+        out << printable(g.app + ", size " + g.size) << "\n";
+        if (print_if_sparse(out, g))
+            continue;
         std::vector<const Result*> refs;
         for (const auto& r : natives)
             if (r.app == g.app && r.size_label == g.size)
@@ -178,10 +197,11 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
             out << "; x CPU: speed-up over the native CPU reference below (host clock)";
         out << "\n";
         for (const Result* r : refs)
-            out << "native CPU reference " << r->variant << ": " << r->device_name << ": "
-                << (r->kernel_ms.median > 0 ? fmt("%.4f ms", r->kernel_ms.median) : "-") << ", "
-                << throughput(*r) << ", " << check_label(*r)
-                << (r->note.empty() ? "" : " (" + r->note + ")") << "\n";
+            out << printable("native CPU reference " + r->variant + ": " + r->device_name + ": " +
+                             (r->kernel_ms.median > 0 ? fmt("%.4f ms", r->kernel_ms.median) : "-") +
+                             ", " + throughput(*r) + ", " + check_label(*r) +
+                             (r->note.empty() ? "" : " (" + r->note + ")"))
+                << "\n";
         out << "\n";
     }
 }

@@ -1,7 +1,9 @@
+#include <cerrno>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "output.hpp"
 #include "result_file.hpp"
@@ -23,11 +25,19 @@ constexpr std::size_t max_string =
     throw BadResultFile(what);
 }
 
-// Depth of [ and { outside strings, checked before parsing so that no parser or printer recurses
-// deeper than max_depth on a hostile file.
-void check_depth(const std::string& text) {
+// What parsing `text` would allocate, estimated per token from nlohmann::json's layout (an
+// object's map and a member's node with its key, an array's vector, a string value's heap
+// string, an array element), and its depth: both checked before parsing, so that a hostile file
+// neither makes a parser or printer recurse deeper than max_depth nor grows to many times its
+// size (50 MB of "{}" objects were 1.67 GB once parsed).
+constexpr std::size_t cost_object = 64, cost_array = 40, cost_member = 48, cost_string = 48,
+                      cost_element = 16;
+constexpr std::size_t max_cost_per_byte = 16;
+
+void check_shape(const std::string& text) {
     int depth = 0;
     bool in_string = false, escaped = false;
+    std::size_t cost = 0;
     for (char c : text) {
         if (in_string) {
             if (escaped)
@@ -36,16 +46,28 @@ void check_depth(const std::string& text) {
                 escaped = true;
             else if (c == '"')
                 in_string = false;
-        } else if (c == '"') {
+            continue;
+        }
+        if (c == '"') {
             in_string = true;
+            cost += cost_string;
         } else if (c == '[' || c == '{') {
+            cost += c == '{' ? cost_object : cost_array;
             if (++depth > max_depth)
                 bad("nested deeper than " + std::to_string(max_depth) +
                     " levels: not a Duet result file");
         } else if (c == ']' || c == '}') {
             --depth;
+        } else if (c == ':') {
+            cost += cost_member;
+        } else if (c == ',') {
+            cost += cost_element;
         }
     }
+    if (cost > max_cost_per_byte * text.size() + (std::size_t(1) << 20))
+        bad("too many values for its size (" + std::to_string(text.size()) +
+            " bytes would take about " + std::to_string(cost >> 20) +
+            " MiB once read): not a Duet result file");
 }
 
 // Control characters (a terminal's escape sequences) become '?', and long strings are cut.
@@ -212,7 +234,7 @@ Result row_from_json(const json& j) {
     return r;
 }
 
-Run run_from_json(const json& doc) {
+Run run_from_json(json doc) {
     check_schema(doc, result_schema);
     Run run;
     for (const char* key : {"time", "duet_version", "command"})
@@ -232,22 +254,24 @@ Run run_from_json(const json& doc) {
         bad("more than " + std::to_string(max_rows) + " rows");
     std::size_t i = 0;
     try {
-        for (const auto& row : *rows) {
+        // Each row's JSON is freed once it is a Result: the file is not held twice.
+        for (auto& row : *rows) {
             run.results.push_back(row_from_json(row));
+            row = json();
             ++i;
         }
     } catch (const BadResultFile& e) {
         bad("results[" + std::to_string(i) + "]: " + e.what());
     }
-    run.prov = doc;
-    run.prov.erase("results");
+    doc.erase("results");
+    run.prov = std::move(doc);
     return run;
 }
 
 std::vector<Run> parse_result_text(const std::string& text) {
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         bad("empty: no JSON at all");
-    check_depth(text);
+    check_shape(text);
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded()) {
         try {
@@ -267,30 +291,39 @@ std::vector<Run> parse_result_text(const std::string& text) {
         std::vector<Run> out;
         for (std::size_t i = 0; i < runs->size(); ++i) {
             try {
-                out.push_back(run_from_json((*runs)[i]));
+                out.push_back(run_from_json(std::move((*runs)[i])));
             } catch (const BadResultFile& e) {
                 bad("runs[" + std::to_string(i) + "]: " + e.what());
             }
         }
         return out;
     }
-    return {run_from_json(doc)};
+    return {run_from_json(std::move(doc))};
 }
 
 std::vector<Run> read_result_file(const std::string& path) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0)
+    // Opened without blocking (a FIFO in its place), then checked on the open file, and read
+    // no further than the bound even if it grows meanwhile.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         bad("cannot read it (no such file?)");
-    if (!S_ISREG(st.st_mode))
+    struct stat st {};
+    std::string text;
+    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && static_cast<std::size_t>(st.st_size) <= max_file_bytes) {
+        char chunk[65536];
+        ssize_t n = 0;
+        while (text.size() <= max_file_bytes &&
+               ((n = ::read(fd, chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR)))
+            if (n > 0)
+                text.append(chunk, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    if (!regular)
         bad("not a regular file");
-    if (static_cast<std::size_t>(st.st_size) > max_file_bytes)
+    if (static_cast<std::size_t>(st.st_size) > max_file_bytes || text.size() > max_file_bytes)
         bad("larger than 256 MiB: not a Duet result file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        bad("cannot open it for reading");
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    auto runs = parse_result_text(buf.str());
+    auto runs = parse_result_text(text);
     for (auto& r : runs)
         r.file = path;
     return runs;

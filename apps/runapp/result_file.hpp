@@ -35,7 +35,7 @@ std::vector<Run> read_result_file(const std::string& path);
 // Checks and parses the text of a result or report document; throws BadResultFile.
 std::vector<Run> parse_result_text(const std::string& text);
 // One result document (schema, provenance, results) checked; throws BadResultFile.
-Run run_from_json(const nlohmann::json& doc);
+Run run_from_json(nlohmann::json doc);
 // One row, to_json's inverse; throws BadResultFile naming the field and what was wrong.
 duet::apps::Result row_from_json(const nlohmann::json& j);
 // A result document of one run; a report document of several.

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "sheet.hpp"
 
@@ -43,10 +45,9 @@ Sheet make_sheet(std::vector<Run> runs) {
     std::set<std::string> used;
     for (std::size_t i = 0; i < s.runs.size(); ++i) {
         const Run& run = s.runs[i];
-        std::vector<std::pair<std::string, std::string>> relabel; // (id, label) of this run
+        std::map<std::string, std::string> relabel; // id -> label, in this run
         for (const auto& r : run.results) {
-            if (std::any_of(relabel.begin(), relabel.end(),
-                            [&](auto& p) { return p.first == r.device_id; }))
+            if (relabel.count(r.device_id))
                 continue;
             std::string label = r.device_id;
             if (many) {
@@ -58,7 +59,7 @@ Sheet make_sheet(std::vector<Run> runs) {
             for (int n = 2; used.count(label); ++n)
                 label = base + " #" + std::to_string(n);
             used.insert(label);
-            relabel.emplace_back(r.device_id, label);
+            relabel.emplace(r.device_id, label);
             Column c;
             c.label = label;
             c.run = i;
@@ -72,26 +73,28 @@ Sheet make_sheet(std::vector<Run> runs) {
             s.columns.push_back(std::move(c));
         }
         for (auto r : run.results) {
-            for (const auto& [id, label] : relabel)
-                if (id == r.device_id) {
-                    r.device_id = label;
-                    break;
-                }
+            r.device_id = relabel.at(r.device_id);
             s.rows.push_back(std::move(r));
         }
     }
-    // One GPU through both backends in the same run: the same UUID (or PCI bus id).
-    for (const auto& a : s.columns)
-        for (const auto& b : s.columns) {
-            if (a.run != b.run || str(a.device, "backend") != "opencl" ||
-                str(b.device, "backend") != "cuda")
-                continue;
-            const auto same = [&](const char* key) {
-                return !str(a.device, key).empty() && str(a.device, key) == str(b.device, key);
-            };
-            if (same("uuid") || same("pci_bus_id"))
-                s.twins.emplace_back(a.label, b.label);
-        }
+    // One GPU through both backends in the same run: the same UUID (or PCI bus id). Each OpenCL
+    // column has one twin at most, found through a map (a hostile file may hold thousands).
+    std::map<std::tuple<std::size_t, std::string, std::string>, std::string> cuda; // -> label
+    for (const auto& b : s.columns)
+        if (str(b.device, "backend") == "cuda")
+            for (const char* key : {"uuid", "pci_bus_id"})
+                if (!str(b.device, key).empty())
+                    cuda.emplace(std::make_tuple(b.run, key, str(b.device, key)), b.label);
+    for (const auto& a : s.columns) {
+        if (str(a.device, "backend") != "opencl")
+            continue;
+        for (const char* key : {"uuid", "pci_bus_id"})
+            if (auto it = cuda.find(std::make_tuple(a.run, key, str(a.device, key)));
+                !str(a.device, key).empty() && it != cuda.end()) {
+                s.twins.emplace_back(a.label, it->second);
+                break;
+            }
+    }
     // A twin's peaks are the same GPU's: an OpenCL column borrows what CUDA reported.
     for (const auto& [ocl, cu] : s.twins) {
         auto* o = const_cast<Column*>(s.column(ocl));

@@ -133,4 +133,11 @@ std::vector<BackendReport> backend_reports() {
     return out;
 }
 
+std::vector<std::string> plugins_refused() {
+    std::vector<std::string> out = detail::plugin_path().refused;
+    for (auto& n : detail::unshipped_plugins())
+        out.push_back(std::move(n));
+    return out;
+}
+
 } // namespace duet

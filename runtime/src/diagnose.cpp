@@ -5,6 +5,10 @@ namespace duet {
 
 std::vector<Finding> diagnose_backends() {
     std::vector<Finding> out;
+    for (const auto& why : plugins_refused())
+        out.push_back({"WARN", "plugin path", why,
+                       "plugins run with your rights: load them only from directories no one "
+                       "else can change"});
     for (const auto* b : detail::all_backends()) {
         const BackendReport& r = b->report;
         if (b->backend) {

@@ -1,16 +1,17 @@
 // Duet's own kernels: the sources embedded at build time (embedded_kernels.cpp, generated),
 // or, when DUET_KERNEL_DIR is set, the files of that source tree, read on each lookup so that
-// kernels can be edited without rebuilding.
+// kernels can be edited without rebuilding (only the files a lookup needs, each bounded).
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include <duet/backend/kernel_sources.hpp>
+#include <duet/backend/private_files.hpp>
 #include <duet/device.hpp>
 
 namespace duet {
@@ -38,29 +39,64 @@ bool is_main_file(const std::string& name, Language lang) {
     return lang == Language::opencl ? ext == ".cl" : ext == ".cu";
 }
 
+// Bounds on what a kernel tree may make Duet read and build: Duet's largest kernel file is tens
+// of kilobytes, its largest expanded program a few hundred.
+constexpr std::uintmax_t max_file_bytes = std::uintmax_t(16) << 20;
+constexpr std::size_t max_expanded_bytes = std::size_t(64) << 20;
+constexpr int max_include_depth = 8;
+
 std::string read_file(const fs::path& p) {
+    // A compiler's errors quote the source's lines: a link someone else planted could make them
+    // quote any file the user can read (a key, a password file).
+    std::string why;
+    if (!check_links(p.string(), "Copy the kernel to a place of your own", &why))
+        throw Error::usage("kernel source refused: " + why);
     // Checked before opening: opening a FIFO for reading blocks until someone writes to it.
     std::error_code ec;
     if (fs::exists(p, ec) && !fs::is_regular_file(p, ec))
         throw Error::not_found("kernel source " + p.string() +
                                " is not a regular file (a FIFO, device or directory); give a "
                                "kernel source file");
+    const std::uintmax_t size = fs::file_size(p, ec);
+    if (!ec && size > max_file_bytes)
+        throw Error::usage("kernel source " + p.string() + " is " + std::to_string(size) +
+                           " bytes, more than the " + std::to_string(max_file_bytes >> 20) +
+                           " MiB a kernel file may hold; is it the right file?");
     std::ifstream in(p, std::ios::binary);
     if (!in)
         throw Error::not_found("cannot read kernel source file " + p.string() +
                                ": check the path and its permissions");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    std::string text;
+    char chunk[65536];
+    while (text.size() <= max_file_bytes && in.read(chunk, sizeof chunk).gcount() > 0)
+        text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_file_bytes)
+        throw Error::usage("kernel source " + p.string() + " grew past " +
+                           std::to_string(max_file_bytes >> 20) + " MiB while it was read");
+    return text;
 }
 
-std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
+// One kernel file: embedded (text set), or in DUET_KERNEL_DIR (path set, read when needed, so
+// that a header nothing includes is never read).
+struct FileRef {
+    std::string name;
+    fs::path path;
+    std::optional<std::string> text;
+
+    const std::string& contents() {
+        if (!text)
+            text = read_file(path);
+        return *text;
+    }
+};
+
+std::vector<FileRef> refs_from_dir(const fs::path& root, Language lang) {
     const fs::path dir = root / (lang == Language::opencl ? "kernels_cl" : "kernels_cu");
-    std::vector<SourceFile> out;
+    std::vector<FileRef> out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(fs::exists(dir) ? dir : root, ec))
         if (e.is_regular_file() && is_language(e.path().filename().string(), lang))
-            out.push_back({e.path().filename().string(), read_file(e.path())});
+            out.push_back({e.path().filename().string(), e.path(), std::nullopt});
     if (out.empty()) {
         const char* ext = lang == Language::opencl ? ".cl/.clh" : ".cu/.cuh";
         throw Error::not_found(
@@ -74,38 +110,70 @@ std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
     return out;
 }
 
+std::vector<FileRef> kernel_refs(Language lang) {
+    if (const char* dir = std::getenv("DUET_KERNEL_DIR"); dir && *dir)
+        return refs_from_dir(dir, lang);
+    std::vector<FileRef> out;
+    for (unsigned long i = 0; i < duet_embedded_kernels_count; ++i) {
+        const auto& f = duet_embedded_kernels[i];
+        if (is_language(f.name, lang))
+            out.push_back({f.name, {}, std::string(reinterpret_cast<const char*>(f.data), f.size)});
+    }
+    return out;
+}
+
+Error include_error(const std::string& file, int line, const std::string& what) {
+    return Error(ErrorKind::usage, "", "", 0, "",
+                 "kernel file " + file + " line " + std::to_string(line) + ": " + what);
+}
+
 // An OpenCL program is built from one string, with no directory to search: a main file's
 // `#include "NAME.clh"` lines are replaced by that header (one of the same kernel files), framed
 // by #line so that build logs name the right file and line. The cache keys see the whole text.
-// (CUDA's headers reach nvcc by -I and NVRTC by name: they need no expansion.)
-std::string expand_cl_includes(const SourceFile& file, const std::vector<SourceFile>& files,
-                               int depth = 0) {
-    static const std::regex include_re(R"re(^\s*#\s*include\s*"([^"]+)"\s*$)re");
-    std::istringstream in(file.text);
-    std::string out, line;
+// Bounded in depth and in total size (a few headers that each include the next many times would
+// otherwise expand exponentially). (CUDA's headers reach nvcc by -I and NVRTC by name: they need
+// no expansion.)
+void expand_cl_includes(const std::string& name, const std::string& text,
+                        std::vector<FileRef>& files, int depth, std::string& out) {
+    std::istringstream in(text);
+    std::string line;
     int number = 0;
     while (std::getline(in, line)) {
         ++number;
-        std::smatch m;
-        if (!std::regex_match(line, m, include_re)) {
+        const auto header = included_name(line);
+        if (!header) {
             out += line + '\n';
-            continue;
+        } else {
+            const auto h = std::find_if(files.begin(), files.end(),
+                                        [&](const FileRef& f) { return f.name == *header; });
+            if (h == files.end() || fs::path(*header).extension() != ".clh")
+                throw Error(ErrorKind::not_found, "", "", 0, "",
+                            "kernel file " + name + " line " + std::to_string(number) +
+                                " includes \"" + *header +
+                                "\", which is not an OpenCL header (.clh) among Duet's kernel "
+                                "files; add it to kernels_cl/ or remove the line");
+            if (depth >= max_include_depth)
+                throw include_error(name, number,
+                                    "header " + *header + " is included more than " +
+                                        std::to_string(max_include_depth) +
+                                        " levels deep: an include cycle?");
+            out += "#line 1 \"" + *header + "\"\n";
+            expand_cl_includes(h->name, h->contents(), files, depth + 1, out);
+            out += "#line " + std::to_string(number + 1) + " \"" + name + "\"\n";
         }
-        const std::string name = m[1].str();
-        const auto h = std::find_if(files.begin(), files.end(),
-                                    [&](const SourceFile& f) { return f.name == name; });
-        if (h == files.end() || fs::path(name).extension() != ".clh")
-            throw Error(ErrorKind::not_found, "", "", 0, "",
-                        "kernel file " + file.name + " line " + std::to_string(number) +
-                            " includes \"" + name +
-                            "\", which is not an OpenCL header (.clh) "
-                            "among Duet's kernel files; add it to kernels_cl/ or remove the line");
-        if (depth > 8)
-            throw Error(ErrorKind::usage, "", "", 0, "",
-                        "kernel header " + name + " is included more than 8 levels deep (from " +
-                            file.name + "): an include cycle?");
-        out += "#line 1 \"" + name + "\"\n" + expand_cl_includes(*h, files, depth + 1) + "#line " +
-               std::to_string(number + 1) + " \"" + file.name + "\"\n";
+        if (out.size() > max_expanded_bytes)
+            throw include_error(name, number,
+                                "the program expands to more than " +
+                                    std::to_string(max_expanded_bytes >> 20) +
+                                    " MiB through its #include lines; include each header once");
+    }
+}
+
+SourceFile finished(FileRef& f, std::vector<FileRef>& files, Language lang) {
+    SourceFile out{f.name, f.contents()};
+    if (lang == Language::opencl) {
+        out.text.clear();
+        expand_cl_includes(f.name, f.contents(), files, 0, out.text);
     }
     return out;
 }
@@ -113,60 +181,34 @@ std::string expand_cl_includes(const SourceFile& file, const std::vector<SourceF
 } // namespace
 
 std::vector<SourceFile> kernel_files(Language lang) {
-    if (const char* dir = std::getenv("DUET_KERNEL_DIR"); dir && *dir)
-        return files_from_dir(dir, lang);
     std::vector<SourceFile> out;
-    for (unsigned long i = 0; i < duet_embedded_kernels_count; ++i) {
-        const auto& f = duet_embedded_kernels[i];
-        if (is_language(f.name, lang))
-            out.push_back({f.name, std::string(reinterpret_cast<const char*>(f.data), f.size)});
-    }
+    for (auto& f : kernel_refs(lang))
+        out.push_back({f.name, f.contents()});
     return out;
 }
 
-std::vector<std::string> kernels_defined_in(const std::string& text, Language lang) {
-    // Attributes may sit between the qualifier and the return type in OpenCL C.
-    static const std::regex cl_re(
-        R"((?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+(\w+)\s*\()");
-    // __launch_bounds__ may come before or after the return type.
-    static const std::regex cu_re(
-        R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\()");
-    std::set<std::string> names;
-    const auto& re = lang == Language::opencl ? cl_re : cu_re;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
-         ++it)
-        names.insert((*it)[1].str());
-    return {names.begin(), names.end()};
-}
-
 std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language lang) {
-    auto files = kernel_files(lang);
+    auto files = kernel_refs(lang);
     for (auto& f : files)
         if (is_main_file(f.name, lang)) {
-            const auto names = kernels_defined_in(f.text, lang);
-            if (std::find(names.begin(), names.end(), kernel) != names.end()) {
-                if (lang == Language::opencl)
-                    f.text = expand_cl_includes(f, files);
-                return std::move(f);
-            }
+            const auto names = kernels_defined_in(f.contents(), lang);
+            if (std::find(names.begin(), names.end(), kernel) != names.end())
+                return finished(f, files, lang);
         }
     // Kernels stamped out by macros are invisible to the scan above; such files name their
     // kernels after the file ("reduction.cl" defines "reduction_*").
     for (auto& f : files)
         if (is_main_file(f.name, lang) &&
-            kernel.rfind(fs::path(f.name).stem().string() + "_", 0) == 0) {
-            if (lang == Language::opencl)
-                f.text = expand_cl_includes(f, files);
-            return std::move(f);
-        }
+            kernel.rfind(fs::path(f.name).stem().string() + "_", 0) == 0)
+            return finished(f, files, lang);
     return std::nullopt;
 }
 
 std::vector<std::string> kernel_names(Language lang) {
     std::set<std::string> all;
-    for (const auto& f : kernel_files(lang))
+    for (auto& f : kernel_refs(lang))
         if (is_main_file(f.name, lang))
-            for (auto& n : kernels_defined_in(f.text, lang))
+            for (auto& n : kernels_defined_in(f.contents(), lang))
                 all.insert(n);
     return {all.begin(), all.end()};
 }

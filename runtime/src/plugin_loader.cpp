@@ -1,13 +1,15 @@
 // Plugin loading: a backend is a module libduet_NAME.so exporting duet_backend_abi() and
 // duet_backend_create() (backend/backend.hpp). Plugins are looked for in DUET_BACKEND_PATH, then
-// next to libduet (lib/duet/, lib/). A plugin that is missing or fails to load is a backend
-// with zero devices and a reason, never an exception.
+// next to libduet (lib/duet/, lib/). Loading a plugin runs its code, so DUET_BACKEND_PATH gets
+// the cache directory's trust checks (docs/SECURITY.md): absolute entries only, no directory or
+// file that someone else can change, and from a directory only the backends Duet ships; any
+// other plugin only when its file is named. A plugin that is missing or fails to load is a
+// backend with zero devices and a reason, never an exception.
 #include "plugin_loader.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -15,6 +17,7 @@
 
 #include <duet/backend/elf_check.hpp>
 #include <duet/backend/log.hpp>
+#include <duet/backend/private_files.hpp>
 
 namespace duet::detail {
 
@@ -43,53 +46,108 @@ bool valid_name(const std::string& name) {
     });
 }
 
-} // namespace
+// NAME of a file named libduet_NAME.so, or "" when it is not one.
+std::string name_of(const std::string& file) {
+    const std::string prefix = plugin_prefix, suffix = plugin_suffix;
+    if (file.size() <= prefix.size() + suffix.size() || file.rfind(prefix, 0) != 0 ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return "";
+    const std::string name =
+        file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+    return valid_name(name) ? name : "";
+}
 
-std::vector<fs::path> plugin_search_dirs() {
-    std::vector<fs::path> dirs;
+// The backends Duet ships: the only names loaded from a directory. Any other plugin runs only
+// when DUET_BACKEND_PATH names its file.
+bool shipped(const std::string& name) {
+    return name == "cuda" || name == "opencl";
+}
+
+void refuse(PluginPath& p, const std::string& entry, const std::string& why) {
+    p.refused.push_back("DUET_BACKEND_PATH entry " + entry + " refused: " + why);
+    log().warn("{}", p.refused.back());
+}
+
+// One entry of DUET_BACKEND_PATH: an absolute directory, or an absolute libduet_NAME.so.
+void add_entry(PluginPath& p, const std::string& e) {
+    if (!fs::path(e).is_absolute())
+        return refuse(p, e,
+                      "it is relative, so it would load whatever lies there in the directory "
+                      "runapp is started from; give an absolute path");
+    std::error_code ec;
+    const bool dir = fs::is_directory(e, ec);
+    if (!dir && fs::path(e).extension() == plugin_suffix) {
+        const std::string name = name_of(fs::path(e).filename().string());
+        std::string why;
+        if (name.empty())
+            return refuse(p, e, "a plugin file must be named libduet_NAME.so");
+        if (!check_trusted_path(e, TrustRule{"DUET_BACKEND_PATH", false, true}, &why))
+            return refuse(p, e, why);
+        p.files.emplace_back(name, fs::path(e));
+        return;
+    }
+    if (!dir)
+        return refuse(p, e,
+                      "it is not a directory; plugins are looked for next to libduet instead. "
+                      "Fix the path or unset it");
+    std::string why;
+    if (!check_trusted_path(e, TrustRule{"DUET_BACKEND_PATH", true, true}, &why))
+        return refuse(p, e, why);
+    p.dirs.emplace_back(e);
+}
+
+PluginPath parse_plugin_path() {
+    PluginPath p;
     if (const char* env = std::getenv("DUET_BACKEND_PATH")) {
         std::stringstream ss(env);
-        for (std::string d; std::getline(ss, d, ':');) {
-            if (d.empty())
-                continue;
-            std::error_code ec;
-            if (!fs::is_directory(d, ec)) {
-                static std::once_flag said;
-                std::call_once(said, [&] {
-                    log().warn("DUET_BACKEND_PATH names {}, which is not a directory; plugins are "
-                               "looked for next to libduet instead. Fix the path or unset it",
-                               d);
-                });
-            }
-            dirs.emplace_back(d);
-        }
+        for (std::string e; std::getline(ss, e, ':');)
+            if (!e.empty())
+                add_entry(p, e);
     }
+    // libduet's own directories are as trusted as libduet itself.
     const fs::path lib = library_dir();
     if (!lib.empty()) {
-        dirs.push_back(lib / "duet");
-        dirs.push_back(lib);
+        p.dirs.push_back(lib / "duet");
+        p.dirs.push_back(lib);
     }
-    return dirs;
+    return p;
+}
+
+} // namespace
+
+const PluginPath& plugin_path() {
+    static const PluginPath p = parse_plugin_path();
+    return p;
 }
 
 std::vector<std::string> discover_plugins() {
     std::set<std::string> names;
-    const std::string prefix = plugin_prefix, suffix = plugin_suffix;
-    for (const auto& d : plugin_search_dirs()) {
+    for (const auto& [name, file] : plugin_path().files)
+        names.insert(name);
+    for (const auto& d : plugin_path().dirs) {
+        std::error_code ec;
+        for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator();
+             it.increment(ec))
+            if (const std::string name = name_of(it->path().filename().string()); shipped(name))
+                names.insert(name);
+    }
+    return {names.begin(), names.end()};
+}
+
+std::vector<std::string> unshipped_plugins() {
+    std::vector<std::string> out;
+    for (const auto& d : plugin_path().dirs) {
         std::error_code ec;
         for (auto it = fs::directory_iterator(d, ec); !ec && it != fs::directory_iterator();
              it.increment(ec)) {
-            const std::string f = it->path().filename().string();
-            if (f.size() <= prefix.size() + suffix.size() || f.rfind(prefix, 0) != 0 ||
-                f.compare(f.size() - suffix.size(), suffix.size(), suffix) != 0)
-                continue;
-            const std::string name =
-                f.substr(prefix.size(), f.size() - prefix.size() - suffix.size());
-            if (valid_name(name))
-                names.insert(name);
+            const std::string name = name_of(it->path().filename().string());
+            if (!name.empty() && !shipped(name))
+                out.push_back(it->path().string() +
+                              " not loaded: Duet loads only its own backends (cuda, opencl) from "
+                              "a directory; name the file itself in DUET_BACKEND_PATH to load it");
         }
     }
-    return {names.begin(), names.end()};
+    return out;
 }
 
 LoadedBackend load_plugin(const std::string& name) {
@@ -98,13 +156,14 @@ LoadedBackend load_plugin(const std::string& name) {
     const std::string file = plugin_file(name);
     std::string looked;
     fs::path found;
-    for (const auto& d : plugin_search_dirs()) {
+    for (const auto& [named, path] : plugin_path().files)
+        if (named == name && found.empty())
+            found = path;
+    for (const auto& d : plugin_path().dirs) {
         looked += (looked.empty() ? "" : ", ") + d.string();
         std::error_code ec;
-        if (fs::exists(d / file, ec)) {
+        if (found.empty() && shipped(name) && fs::exists(d / file, ec))
             found = d / file;
-            break;
-        }
     }
     if (found.empty()) {
         l.report.reason = "plugin " + file + " not found (looked in " + looked +

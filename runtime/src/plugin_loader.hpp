@@ -3,6 +3,7 @@
 // and opening one into a Backend with its report.
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <duet/backend/backend.hpp>
@@ -16,12 +17,24 @@ struct LoadedBackend {
     Backend* backend = nullptr; // never destroyed: drivers may be gone at static destruction
 };
 
-// DUET_BACKEND_PATH's directories (a wrong one is warned about once), then libduet's own
-// directory's duet/ and the directory itself.
-std::vector<std::filesystem::path> plugin_search_dirs();
+// Where plugins come from: DUET_BACKEND_PATH's trusted directories, then libduet's own
+// directory's duet/ and the directory itself; the plugins DUET_BACKEND_PATH names by file; and
+// each entry refused, with the reason (each also warned about once).
+struct PluginPath {
+    std::vector<std::filesystem::path> dirs;
+    std::vector<std::pair<std::string, std::filesystem::path>> files; // NAME, libduet_NAME.so
+    std::vector<std::string> refused;
+};
 
-// The NAME of every libduet_NAME.so in the search directories, sorted, each once.
+// DUET_BACKEND_PATH, read and checked once.
+const PluginPath& plugin_path();
+
+// The NAME of every plugin that may load: the shipped backends (cuda, opencl) found in the
+// directories, and the plugins named by file. Sorted, each once.
 std::vector<std::string> discover_plugins();
+
+// A note for each libduet_NAME.so of another name in the directories, which is not loaded.
+std::vector<std::string> unshipped_plugins();
 
 // Finds libduet_NAME.so, checks it, opens it, checks its ABI and creates its backend. Never
 // throws: a plugin that is missing, damaged or fails is a report with a reason and no backend.

@@ -63,46 +63,30 @@ bool create_missing(const fs::path& dir, std::string* why) {
     return true;
 }
 
-} // namespace
-
-bool make_private_dir(const std::string& dir, std::string* why) {
-    if (dir.empty())
-        return fail(why, "no directory");
-    const fs::path abs = fs::absolute(fs::path(dir)).lexically_normal();
-    if (!create_missing(abs, why))
-        return false;
-    // A symbolic link on the way is followed by every later open: one that someone else owns
-    // can be pointed at their own directory after the checks below have passed.
-    const uid_t me_link = ::geteuid();
+// A symbolic link on the way is followed by every later open: one that someone else owns can
+// be pointed at their own directory after the checks have passed. Checked on the path as given
+// (not lexically normalised): in "LINK/../x" the kernel follows LINK before "..".
+bool links_trusted(const fs::path& given, const std::string& what, const std::string& fix,
+                   std::string* why) {
+    const uid_t me = ::geteuid();
     fs::path prefix;
-    for (const auto& part : abs) {
+    for (const auto& part : given) {
         prefix /= part;
         struct stat ls {};
-        if (::lstat(prefix.c_str(), &ls) == 0 && S_ISLNK(ls.st_mode) && ls.st_uid != me_link &&
+        if (::lstat(prefix.c_str(), &ls) == 0 && S_ISLNK(ls.st_mode) && ls.st_uid != me &&
             ls.st_uid != 0)
-            return fail(why, dir + " goes through the symbolic link " + prefix.string() +
+            return fail(why, what + " goes through the symbolic link " + prefix.string() +
                                  ", owned by uid " + std::to_string(ls.st_uid) +
-                                 ": they could point it at a directory of theirs. Point "
-                                 "DUET_CACHE_DIR at a directory of your own");
+                                 ": they could point it elsewhere. " + fix);
     }
-    char real[PATH_MAX];
-    if (!::realpath(abs.c_str(), real))
-        return fail(why, "cannot resolve " + abs.string() + ": " + err(errno));
+    return true;
+}
+
+// Every ancestor of the real path `rp` is owned by the user or root and, when group or others
+// can write it, sticky (as /tmp is).
+bool ancestors_trusted(const fs::path& rp, const std::string& what, const std::string& variable,
+                       std::string* why) {
     const uid_t me = ::geteuid();
-    const fs::path rp(real);
-    struct stat st {};
-    if (::lstat(real, &st) != 0 || !S_ISDIR(st.st_mode))
-        return fail(why, dir + " is not a directory");
-    if (st.st_uid != me)
-        return fail(why, dir + " is owned by uid " + std::to_string(st.st_uid) +
-                             ", not by you (uid " + std::to_string(me) +
-                             "): someone else could plant files there. Point DUET_CACHE_DIR at a "
-                             "directory of your own");
-    if (st.st_mode & (S_IWGRP | S_IWOTH))
-        return fail(why, dir +
-                             " is writable by group or others: someone else could plant files "
-                             "there. Fix: chmod 700 " +
-                             std::string(real));
     for (fs::path p = rp.parent_path(); !p.empty(); p = p.parent_path()) {
         struct stat a {};
         if (::lstat(p.c_str(), &a) != 0)
@@ -110,15 +94,66 @@ bool make_private_dir(const std::string& dir, std::string* why) {
         const bool owner_ok = a.st_uid == me || a.st_uid == 0;
         const bool others_write = a.st_mode & (S_IWGRP | S_IWOTH);
         if (!owner_ok || (others_write && !(a.st_mode & S_ISVTX)))
-            return fail(why, dir + " lies under " + p.string() +
+            return fail(why, what + " lies under " + p.string() +
                                  ", which someone else can change (owner uid " +
                                  std::to_string(a.st_uid) + ", mode " + octal(a.st_mode) +
-                                 "): they could swap the directory. Point DUET_CACHE_DIR "
-                                 "at a directory of your own");
+                                 "): they could swap it. Point " + variable +
+                                 " at a path of your own");
         if (p == p.parent_path())
             break;
     }
     return true;
+}
+
+} // namespace
+
+bool check_trusted_path(const std::string& path, const TrustRule& rule, std::string* why) {
+    if (path.empty())
+        return fail(why, "no path");
+    const fs::path given = fs::absolute(fs::path(path));
+    if (!links_trusted(given, path, "Point " + rule.variable + " at a path of your own", why))
+        return false;
+    char real[PATH_MAX];
+    if (!::realpath(given.c_str(), real))
+        return fail(why, "cannot resolve " + given.string() + ": " + err(errno));
+    const uid_t me = ::geteuid();
+    struct stat st {};
+    if (::lstat(real, &st) != 0 || (rule.directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)))
+        return fail(why,
+                    path + (rule.directory ? " is not a directory" : " is not a regular file"));
+    if (st.st_uid != me && !(rule.root_may_own && st.st_uid == 0))
+        return fail(why, path + " is owned by uid " + std::to_string(st.st_uid) +
+                             ", not by you (uid " + std::to_string(me) +
+                             (rule.root_may_own ? ") or root" : ")") +
+                             ": someone else could plant files there. Point " + rule.variable +
+                             " at a path of your own");
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+        return fail(why, path +
+                             " is writable by group or others: someone else could plant files "
+                             "there. Fix: chmod " +
+                             (rule.directory ? "700 " : "go-w ") + std::string(real));
+    return ancestors_trusted(fs::path(real), path, rule.variable, why);
+}
+
+bool check_links(const std::string& path, const std::string& fix, std::string* why) {
+    return links_trusted(fs::absolute(fs::path(path)), path, fix, why);
+}
+
+bool make_private_dir(const std::string& dir, std::string* why, const std::string& variable) {
+    if (dir.empty())
+        return fail(why, "no directory");
+    const fs::path given = fs::absolute(fs::path(dir));
+    // Links are judged before anything is created through them; the directories are then made
+    // where the kernel resolves the path ("LINK/../x" is beside LINK's target, not beside LINK).
+    if (!links_trusted(given, dir, "Point " + variable + " at a path of your own", why))
+        return false;
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(given, ec);
+    if (ec)
+        return fail(why, "cannot resolve " + given.string() + ": " + ec.message());
+    if (!create_missing(real, why))
+        return false;
+    return check_trusted_path(dir, TrustRule{variable, true, false}, why);
 }
 
 std::optional<std::string> read_private_file(const std::string& path, std::size_t max_bytes,
@@ -140,6 +175,9 @@ std::optional<std::string> read_private_file(const std::string& path, std::size_
         fail(why, path + " is not a regular file (a FIFO, device or directory)");
     } else if (st.st_uid != ::geteuid()) {
         fail(why, path + " is not owned by you");
+    } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        fail(why, path + " is writable by group or others (mode " + octal(st.st_mode) +
+                      "): someone else could change it. Fix: chmod go-w " + path);
     } else if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
         fail(why, path + " is " + std::to_string(st.st_size) + " bytes, more than the " +
                       std::to_string(max_bytes) + " such a file may hold");

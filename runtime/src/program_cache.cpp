@@ -6,11 +6,14 @@
 // not read the key cannot make one that loads. PoCL's binaries hold native code, so an entry
 // that does not authenticate is a miss and is rebuilt, never handed to a driver. The directory
 // must be private (private_files.cpp); otherwise the run goes on uncached, with one warning.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -245,12 +248,53 @@ void ProgramCache::remove(const std::string& key) const {
         ::unlink(path_for(key).c_str()); // unlink removes a link itself, never its target
 }
 
+namespace {
+
+bool all_of_class(std::string_view s, int (*is)(int)) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [&](char c) {
+        return is(static_cast<unsigned char>(c)) != 0;
+    });
+}
+
+// The names of Duet's own temporary files in the cache directory, which a process killed while
+// writing leaves behind: ".KEY.bin.XXXXXX" and ".tuned.json.XXXXXX" (write_private_file), and
+// ".cache.key.new.PID" with its own ".cache.key.new.PID.XXXXXX". Nothing else matches.
+bool duet_temp_name(std::string_view f) {
+    if (f.size() < 2 || f[0] != '.')
+        return false;
+    f.remove_prefix(1);
+    const std::string_view key_tmp = "cache.key.new.";
+    if (f.substr(0, key_tmp.size()) == key_tmp && all_of_class(f.substr(key_tmp.size()), isdigit))
+        return true;
+    if (f.size() < 8 || f[f.size() - 7] != '.' || !all_of_class(f.substr(f.size() - 6), isalnum))
+        return false;
+    const std::string_view base = f.substr(0, f.size() - 7);
+    if (base == "tuned.json")
+        return true;
+    if (base.size() > 4 && base.substr(base.size() - 4) == ".bin")
+        return all_of_class(base.substr(0, base.size() - 4), isxdigit);
+    return base.size() > 1 && base[0] == '.' && base.substr(1, key_tmp.size()) == key_tmp &&
+           all_of_class(base.substr(1 + key_tmp.size()), isdigit);
+}
+
+} // namespace
+
 std::vector<ProgramCache::Entry> ProgramCache::list() const {
     std::vector<Entry> out;
     if (dir_.empty())
         return out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
+        if (duet_temp_name(e.path().filename().string())) {
+            struct stat st {};
+            // Only a regular file of the user's own: never a link, never someone else's file.
+            if (::lstat(e.path().c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                st.st_uid == ::geteuid())
+                out.push_back({e.path().string(),
+                               "(unfinished write of an interrupted run: cache clear removes it)",
+                               static_cast<std::uint64_t>(st.st_size), false, true});
+            continue;
+        }
         if (e.path().extension() != ".bin")
             continue;
         Entry en;
@@ -277,7 +321,7 @@ std::vector<ProgramCache::Entry> ProgramCache::list() const {
 std::size_t ProgramCache::clear() const {
     std::size_t n = 0;
     for (const auto& e : list())
-        if (e.duet_entry && ::unlink(e.path.c_str()) == 0)
+        if ((e.duet_entry || e.unfinished) && ::unlink(e.path.c_str()) == 0)
             ++n;
     return n;
 }

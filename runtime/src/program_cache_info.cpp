@@ -12,7 +12,7 @@ ProgramCacheStatus program_cache_status() {
 std::vector<CachedProgram> program_cache_list() {
     std::vector<CachedProgram> out;
     for (const auto& e : ProgramCache::instance().list())
-        out.push_back({e.path, e.description, e.bytes, e.duet_entry});
+        out.push_back({e.path, e.description, e.bytes, e.duet_entry, e.unfinished});
     return out;
 }
 

@@ -19,14 +19,16 @@ struct ProgramCacheStatus {
 struct CachedProgram {
     std::string path, description;
     std::uint64_t bytes = 0;
-    bool duet_entry = false; // a Duet entry by its header (only those are ever removed)
+    bool duet_entry = false; // a Duet entry by its header (removed by clear)
+    bool unfinished = false; // Duet's own temporary file left by a killed write (removed)
 };
 
 // The cache in DUET_CACHE_DIR, else $XDG_CACHE_HOME/duet, else ~/.cache/duet.
 ProgramCacheStatus program_cache_status();
 // Every file in it.
 std::vector<CachedProgram> program_cache_list();
-// Removes every Duet entry (never other files or links); returns how many.
+// Removes every Duet entry and unfinished temporary file (never other files or links); returns
+// how many.
 std::size_t program_cache_clear();
 
 } // namespace duet

@@ -42,6 +42,8 @@ std::vector<Device*> devices();
 int global_index(const Device& dev);
 // What every backend found, including the ones that found nothing.
 std::vector<BackendReport> backend_reports();
+// Each DUET_BACKEND_PATH entry refused and each plugin left unloaded, with the reason.
+std::vector<std::string> plugins_refused();
 // Picks a device. The forms, tried in this order:
 //   "opencl:portable-computing-language/cpu-..."  a stable id (device_id.hpp, runapp list's
 //                        "stable id" column): the same device whatever else is installed; the

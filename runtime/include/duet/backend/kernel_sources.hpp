@@ -24,5 +24,7 @@ std::vector<SourceFile> kernel_files(Language lang);
 std::vector<std::string> kernel_names(Language lang);
 // Names of the kernels a source text defines (`__kernel void x` / `extern "C" __global__ void x`).
 std::vector<std::string> kernels_defined_in(const std::string& text, Language lang);
+// The header an `#include "NAME"` line names, or nothing for any other line.
+std::optional<std::string> included_name(const std::string& line);
 
 } // namespace duet

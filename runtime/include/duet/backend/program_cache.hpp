@@ -16,7 +16,8 @@ class ProgramCache {
     struct Entry {
         std::string path, description;
         std::uint64_t bytes = 0;
-        bool duet_entry = false; // a Duet entry by its header (only those are ever removed)
+        bool duet_entry = false; // a Duet entry by its header (removed by clear)
+        bool unfinished = false; // Duet's own temporary file left by a killed write (removed)
     };
     // The process-wide cache in DUET_CACHE_DIR, else $XDG_CACHE_HOME/duet, else ~/.cache/duet.
     static ProgramCache& instance();
