@@ -102,16 +102,22 @@ int find_ordinal(int local_index, const std::string& pci_bus_id, const std::stri
     return ordinal;
 }
 
+// The device selected and a stream of its own (cudaStreamCreate, as Duet's queue).
+std::shared_ptr<State> open_stream(int ordinal) {
+    auto s = std::make_shared<State>();
+    s->ordinal = ordinal;
+    check(cudaSetDevice(ordinal), "cudaSetDevice");
+    check(cudaStreamCreate(&s->stream), "cudaStreamCreate");
+    return s;
+}
+
 RawPatterns raw_cuda_patterns(int local_index, const std::string& pci_bus_id,
                               const std::string& name, int items, int iters) {
     RawPatterns raw;
     const int ordinal = find_ordinal(local_index, pci_bus_id, name, raw.skipped, raw.note);
     if (ordinal < 0)
         return raw;
-    auto s = std::make_shared<State>();
-    s->ordinal = ordinal;
-    check(cudaSetDevice(ordinal), "cudaSetDevice");
-    check(cudaStreamCreate(&s->stream), "cudaStreamCreate");
+    auto s = open_stream(ordinal);
     float* out = nullptr;
     check(cudaMalloc(&out, sizeof(float) * std::size_t(items)), "cudaMalloc");
     std::shared_ptr<float> out_guard(out, [](float* p) { cudaFree(p); });
@@ -152,10 +158,7 @@ RawPath raw_cuda(int local_index, const std::string& pci_bus_id, const std::stri
     if (ordinal < 0)
         return path;
 
-    auto s = std::make_shared<State>();
-    s->ordinal = ordinal;
-    check(cudaSetDevice(ordinal), "cudaSetDevice");
-    check(cudaStreamCreate(&s->stream), "cudaStreamCreate");
+    auto s = open_stream(ordinal);
     check(cudaEventCreateWithFlags(&s->start, cudaEventDefault), "cudaEventCreateWithFlags");
     check(cudaEventCreateWithFlags(&s->end, cudaEventDefault), "cudaEventCreateWithFlags");
 

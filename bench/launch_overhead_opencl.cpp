@@ -105,16 +105,31 @@ std::shared_ptr<State> make_state(const Found& found, const char* source, const 
 
 } // namespace
 
-RawPath raw_opencl(int local_index, const std::string& platform, const std::string& name) {
-    RawPath path;
+namespace {
+
+// The device and `kernel` from `source` on it, or null with `skipped` saying why; `note`
+// names what the raw side runs on.
+std::shared_ptr<State> open_device(int local_index, const std::string& platform,
+                                   const std::string& name, const char* source, const char* kernel,
+                                   std::string& skipped, std::string& note) {
     const auto devices = all_devices();
     const Found* found = find_device(devices, local_index, platform, name);
     if (!found) {
-        path.skipped = "raw OpenCL: no device named '" + name + "' on platform '" + platform + "'";
-        return path;
+        skipped = "raw OpenCL: no device named '" + name + "' on platform '" + platform + "'";
+        return nullptr;
     }
-    path.note = "raw OpenCL on " + found->platform_name + " / " + found->device_name;
-    auto s = make_state(*found, kernel_opencl, kernel_name);
+    note = "raw OpenCL on " + found->platform_name + " / " + found->device_name;
+    return make_state(*found, source, kernel);
+}
+
+} // namespace
+
+RawPath raw_opencl(int local_index, const std::string& platform, const std::string& name) {
+    RawPath path;
+    auto s = open_device(local_index, platform, name, kernel_opencl, kernel_name, path.skipped,
+                         path.note);
+    if (!s)
+        return path;
 
     const auto finish = [s] { check(clFinish(s->queue), "clFinish"); };
     path.methods.push_back(
@@ -149,14 +164,10 @@ RawPath raw_opencl(int local_index, const std::string& platform, const std::stri
 RawPatterns raw_opencl_patterns(int local_index, const std::string& platform,
                                 const std::string& name, int items, int iters) {
     RawPatterns raw;
-    const auto devices = all_devices();
-    const Found* found = find_device(devices, local_index, platform, name);
-    if (!found) {
-        raw.skipped = "raw OpenCL: no device named '" + name + "' on platform '" + platform + "'";
+    auto s =
+        open_device(local_index, platform, name, busy_opencl, busy_name, raw.skipped, raw.note);
+    if (!s)
         return raw;
-    }
-    raw.note = "raw OpenCL on " + found->platform_name + " / " + found->device_name;
-    auto s = make_state(*found, busy_opencl, busy_name);
     cl_int err = CL_SUCCESS;
     cl_mem out = clCreateBuffer(s->context, CL_MEM_READ_WRITE, sizeof(float) * std::size_t(items),
                                 nullptr, &err);

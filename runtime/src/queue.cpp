@@ -29,6 +29,18 @@ std::string dims_string(const std::array<std::size_t, 3>& v, int dims) {
     return s;
 }
 
+// The debug line of a launch: the local size passed and where it came from.
+void log_launch(const Kernel& kernel, const Range& range, const Device& device,
+                const std::array<std::size_t, 3>& local) {
+    const bool driver = range.driver_chooses_local();
+    log().debug("launch {} over {} on {}: local size {} ({})", kernel.name(), range.to_string(),
+                device.label(),
+                driver ? std::string("left to the driver") : dims_string(local, range.dims()),
+                range.has_local() ? "the app's"
+                : driver          ? "Range::driver_local"
+                                  : "Duet's default rule, default_local_size");
+}
+
 } // namespace
 
 Event Queue::write_bytes(Buffer& dst, const void* src, std::size_t bytes, std::size_t offset,
@@ -69,12 +81,7 @@ Event Queue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
         : driver          ? std::array<std::size_t, 3>{0, 0, 0}
                           : default_local_size(range, kernel.max_work_group_size());
     if (log().should_log(spdlog::level::debug))
-        log().debug("launch {} over {} on {}: local size {} ({})", kernel.name(), range.to_string(),
-                    device().label(),
-                    driver ? std::string("left to the driver") : dims_string(local, range.dims()),
-                    range.has_local() ? "the app's"
-                    : driver          ? "Range::driver_local"
-                                      : "Duet's default rule, default_local_size");
+        log_launch(kernel, range, device(), local);
     // Built only when a check fails: a launch is a hot path.
     const auto doing = [&] {
         return "launching " + kernel.name() + " over " + range.to_string() +

@@ -51,14 +51,10 @@ TEST_CASE("conformance: kernels as people write them, loaded by their own names"
         SUBCASE(dev->label().c_str()) {
             auto q = dev->create_queue();
             const auto opts = idiom_options();
-            std::unique_ptr<duet::Kernel> triad;
-            try {
-                triad = dev->load_kernel(cuda(*dev) ? idioms::triad_float : "triad", opts);
-            } catch (const duet::Error& e) {
-                if (!conformance::compiler_missing(e))
-                    throw;
+            auto triad =
+                conformance::load_or_skip(*dev, cuda(*dev) ? idioms::triad_float : "triad", opts);
+            if (!triad)
                 continue;
-            }
             check_triad(*dev, *q, *triad);
 
             // A block-sized dot product: CUDA's block size is a template argument and its
@@ -106,14 +102,9 @@ TEST_CASE("conformance: CUDA functors and double instantiations by name") {
         SUBCASE(dev->label().c_str()) {
             auto q = dev->create_queue();
             const auto opts = idiom_options();
-            std::unique_ptr<duet::Kernel> map;
-            try {
-                map = dev->load_kernel(idioms::map_scale, opts);
-            } catch (const duet::Error& e) {
-                if (!conformance::compiler_missing(e))
-                    throw;
+            auto map = conformance::load_or_skip(*dev, idioms::map_scale, opts);
+            if (!map)
                 continue;
-            }
             const int n = 500;
             std::vector<float> in(n, 2.f), out(n, 0.f);
             auto din = dev->alloc<float>(n), dout = dev->alloc<float>(n);

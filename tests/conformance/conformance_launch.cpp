@@ -22,14 +22,9 @@ duet::BuildOptions iota_program() {
 TEST_CASE("conformance: the driver chooses the local size, and a group size is suggested") {
     for (auto* dev : conformance::every_device()) {
         SUBCASE(dev->label().c_str()) {
-            std::unique_ptr<duet::Kernel> k;
-            try {
-                k = dev->load_kernel("fill_iota", iota_program());
-            } catch (const duet::Error& e) {
-                if (!conformance::compiler_missing(e))
-                    throw;
+            auto k = conformance::load_or_skip(*dev, "fill_iota", iota_program());
+            if (!k)
                 continue;
-            }
             auto q = dev->create_queue();
             // 1000 work-items: no power of two above 8 divides it; the driver's choice is its own
             // (OpenCL: any size that divides; CUDA: the occupancy block that divides).
@@ -84,14 +79,9 @@ TEST_CASE("conformance: vector widths and device-type bits") {
 TEST_CASE("conformance: a pinned host buffer is a kernel argument the kernel writes") {
     for (auto* dev : conformance::every_device()) {
         SUBCASE(dev->label().c_str()) {
-            std::unique_ptr<duet::Kernel> k;
-            try {
-                k = dev->load_kernel("fill_iota", iota_program());
-            } catch (const duet::Error& e) {
-                if (!conformance::compiler_missing(e))
-                    throw;
+            auto k = conformance::load_or_skip(*dev, "fill_iota", iota_program());
+            if (!k)
                 continue;
-            }
             const int n = 64;
             auto host = dev->alloc_host(n * sizeof(int));
             if (!host->device_buffer()) {
