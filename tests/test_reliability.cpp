@@ -227,6 +227,9 @@ TEST_CASE("reliability: an unusable cache directory means no cache; a missing on
         INFO(off.err);
         CHECK(contains(off.err, "clBuildProgram("));
         CHECK_FALSE(contains(off.err, "clCreateProgramWithBinary("));
+        // Every launch's debug line names the local size passed and where it came from.
+        CHECK(contains(off.err, "launch vecadd"));
+        CHECK(contains(off.err, ": local size "));
         const auto on = runapp(
             small_vecadd,
             {{"DUET_CACHE_DIR", (t.path / "on").string()}, {"DUET_LOG_LEVEL", "debug"}}, t.path);

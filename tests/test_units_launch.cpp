@@ -1,7 +1,12 @@
 // Pure rules of launches and builds, no device: which argument a short argument list left out,
-// the compiler options BuildOptions refuses, and the driver-chosen local size of a Range.
+// the compiler options BuildOptions refuses, the driver-chosen local size of a Range, and
+// kernel files read beside the executable.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -106,4 +111,18 @@ TEST_CASE("Range: the driver chooses the local size when asked") {
     r.local(16);                 // an explicit size replaces the driver's choice
     CHECK_FALSE(r.driver_chooses_local());
     CHECK_THROWS_AS(r.validate(), duet::Error);
+}
+
+TEST_CASE("KernelSources::from_files: relative paths beside the executable when asked") {
+    namespace fs = std::filesystem;
+    const fs::path exe_dir = fs::read_symlink("/proc/self/exe").parent_path();
+    const std::string name = "duet_from_files_test_" + std::to_string(::getpid()) + ".cl";
+    { std::ofstream(exe_dir / name) << "kernel void k() {}"; }
+    const auto s = duet::KernelSources::from_files(name, "", duet::KernelSources::Base::executable);
+    CHECK(s.opencl == "kernel void k() {}");
+    CHECK(s.origin == (exe_dir / name).string());
+    fs::remove(exe_dir / name);
+    // The default stays the current directory, where the file is not.
+    if (fs::current_path() != exe_dir)
+        CHECK_THROWS_AS(duet::KernelSources::from_files(name, ""), duet::Error);
 }
