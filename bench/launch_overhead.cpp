@@ -8,6 +8,8 @@
 // event per launch and without one, and every difference is printed.
 //
 //   duet_launch_overhead [--launches N] [--reps R] [--warmup W] [--device SPEC]... [--json]
+//   duet_launch_overhead --patterns [...]   launch + finish, launch + small read
+//   (launch_patterns.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -346,6 +348,9 @@ void print_table(const std::vector<DeviceResult>& results, const Options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--patterns")
+            return duet_bench::run_patterns(argc, argv);
     const Options o = parse(argc, argv);
     std::vector<duet::Device*> devices;
     try {

@@ -17,6 +17,15 @@ __global__ void duet_bench_empty_raw(int n) {
     (void)n;
 }
 
+// The busy kernel of the launch patterns, as launch_overhead.hpp's busy_cuda.
+__global__ void duet_bench_busy_raw(float* out, int iters) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float y = 1.0f, x = (float)i * 1e-7f;
+    for (int k = 0; k < iters; ++k)
+        y = y * 0.9999999f + x;
+    out[i] = y;
+}
+
 void check(cudaError_t rc, const char* call) {
     if (rc != cudaSuccess)
         throw std::runtime_error(std::string("raw CUDA: ") + call + " failed with " +
@@ -63,14 +72,16 @@ std::string raw_cuda_probe() {
            " device(s) but none was selected through Duet's CUDA backend";
 }
 
-RawPath raw_cuda(int local_index, const std::string& pci_bus_id, const std::string& name) {
-    RawPath path;
+// The ordinal of the device Duet calls cuda:`local_index` (by PCI bus id when known), or -1
+// with `skipped` saying why; `note` names what the raw side runs on.
+int find_ordinal(int local_index, const std::string& pci_bus_id, const std::string& name,
+                 std::string& skipped, std::string& note) {
     int count = 0;
     const cudaError_t rc = cudaGetDeviceCount(&count);
     if (rc != cudaSuccess || count == 0) {
-        path.skipped = std::string("raw CUDA: no CUDA device at run time (cudaGetDeviceCount: ") +
-                       (rc != cudaSuccess ? cudaGetErrorName(rc) : "0 devices") + ")";
-        return path;
+        skipped = std::string("raw CUDA: no CUDA device at run time (cudaGetDeviceCount: ") +
+                  (rc != cudaSuccess ? cudaGetErrorName(rc) : "0 devices") + ")";
+        return -1;
     }
     int ordinal = local_index;
     if (!pci_bus_id.empty()) {
@@ -79,20 +90,75 @@ RawPath raw_cuda(int local_index, const std::string& pci_bus_id, const std::stri
             ordinal = by_bus;
     }
     if (ordinal < 0 || ordinal >= count) {
-        path.skipped =
+        skipped =
             "raw CUDA: no device " + std::to_string(ordinal) + " among " + std::to_string(count);
-        return path;
+        return -1;
     }
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
-    path.note = "raw CUDA on device " + std::to_string(ordinal) + " (" + prop.name + ")";
+    note = "raw CUDA on device " + std::to_string(ordinal) + " (" + prop.name + ")";
     if (name != prop.name)
-        path.note += "; Duet calls it " + name;
+        note += "; Duet calls it " + name;
+    return ordinal;
+}
 
+// The device selected and a stream of its own (cudaStreamCreate, as Duet's queue).
+std::shared_ptr<State> open_stream(int ordinal) {
     auto s = std::make_shared<State>();
     s->ordinal = ordinal;
     check(cudaSetDevice(ordinal), "cudaSetDevice");
     check(cudaStreamCreate(&s->stream), "cudaStreamCreate");
+    return s;
+}
+
+RawPatterns raw_cuda_patterns(int local_index, const std::string& pci_bus_id,
+                              const std::string& name, int items, int iters) {
+    RawPatterns raw;
+    const int ordinal = find_ordinal(local_index, pci_bus_id, name, raw.skipped, raw.note);
+    if (ordinal < 0)
+        return raw;
+    auto s = open_stream(ordinal);
+    float* out = nullptr;
+    check(cudaMalloc(&out, sizeof(float) * std::size_t(items)), "cudaMalloc");
+    std::shared_ptr<float> out_guard(out, [](float* p) { cudaFree(p); });
+    const auto launch = [s, out, items, iters] {
+        float* o = out;
+        int k = iters;
+        void* args[] = {&o, &k};
+        check(cudaLaunchKernel(reinterpret_cast<const void*>(&duet_bench_busy_raw),
+                               dim3(unsigned(items / busy_local)), dim3(busy_local), args, 0,
+                               s->stream),
+              "cudaLaunchKernel");
+    };
+    raw.ways.push_back({"raw", "raw cudaLaunchKernel + cudaStreamSynchronize / memcpy + sync",
+                        [s, out_guard, launch](int n) {
+                            check(cudaSetDevice(s->ordinal), "cudaSetDevice");
+                            for (int i = 0; i < n; ++i) {
+                                launch();
+                                check(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize");
+                            }
+                        },
+                        [s, out_guard, out, launch](int n) {
+                            check(cudaSetDevice(s->ordinal), "cudaSetDevice");
+                            float result = 0;
+                            for (int i = 0; i < n; ++i) {
+                                launch();
+                                check(cudaMemcpyAsync(&result, out, sizeof result,
+                                                      cudaMemcpyDeviceToHost, s->stream),
+                                      "cudaMemcpyAsync");
+                                check(cudaStreamSynchronize(s->stream), "cudaStreamSynchronize");
+                            }
+                        }});
+    return raw;
+}
+
+RawPath raw_cuda(int local_index, const std::string& pci_bus_id, const std::string& name) {
+    RawPath path;
+    const int ordinal = find_ordinal(local_index, pci_bus_id, name, path.skipped, path.note);
+    if (ordinal < 0)
+        return path;
+
+    auto s = open_stream(ordinal);
     check(cudaEventCreateWithFlags(&s->start, cudaEventDefault), "cudaEventCreateWithFlags");
     check(cudaEventCreateWithFlags(&s->end, cudaEventDefault), "cudaEventCreateWithFlags");
 

@@ -220,6 +220,20 @@ TEST_CASE("reliability: an unusable cache directory means no cache; a missing on
         const auto clear = runapp({"cache", "clear"}, env, t.path);
         CHECK(clear.code == 0);
         CHECK(contains(clear.out, "cache is off"));
+        // Built from source once: no binary read back and built again as a second program
+        // (which only a cache needs), as a first build with a cache does.
+        const auto off =
+            runapp(small_vecadd, {{"DUET_CACHE_DIR", ""}, {"DUET_LOG_LEVEL", "debug"}}, t.path);
+        INFO(off.err);
+        CHECK(contains(off.err, "clBuildProgram("));
+        CHECK_FALSE(contains(off.err, "clCreateProgramWithBinary("));
+        // Every launch's debug line names the local size passed and where it came from.
+        CHECK(contains(off.err, "launch vecadd"));
+        CHECK(contains(off.err, ": local size "));
+        const auto on = runapp(
+            small_vecadd,
+            {{"DUET_CACHE_DIR", (t.path / "on").string()}, {"DUET_LOG_LEVEL", "debug"}}, t.path);
+        CHECK(contains(on.err, "clCreateProgramWithBinary("));
     }
 }
 

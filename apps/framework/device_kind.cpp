@@ -5,12 +5,14 @@
 
 namespace duet::apps {
 
+// By the one type a device is shown as (DeviceInfo::device_type), not by every bit it
+// reports: Oclgrind reports CPU and GPU at once and is shaped for as a GPU.
 bool is_cpu(const DeviceInfo& info) {
-    return info.is_cpu();
+    return info.device_type == DeviceType::cpu;
 }
 
 bool is_gpu(const DeviceInfo& info) {
-    return info.is_gpu();
+    return info.device_type == DeviceType::gpu;
 }
 
 KernelLanguage kernel_language(const DeviceInfo& info) {

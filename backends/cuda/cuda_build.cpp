@@ -20,7 +20,7 @@
 #include "cuda_device.hpp"
 #include "cuda_fatbins.hpp"
 #include "cuda_nvrtc.hpp"
-#include "cuda_nvrtc_flags.hpp"
+#include "cuda_nvrtc_args.hpp"
 
 namespace duet::cuda {
 
@@ -111,6 +111,40 @@ std::string some_kernel_names() {
     return s;
 }
 
+// The lowered names of a build with name expressions are an entry of their own.
+std::string lowered_names_key(const std::string& key) {
+    return ProgramCache::key({key, "lowered names"});
+}
+
+// Lowered names as "expression\tsymbol" lines beside the image they belong to.
+void store_lowered_names(const ProgramCache& cache, const std::string& key,
+                         const std::vector<std::pair<std::string, std::string>>& names,
+                         const std::string& description) {
+    std::string text;
+    for (const auto& [expression, symbol] : names)
+        text += expression + '\t' + symbol + '\n';
+    cache.store(key, std::vector<unsigned char>(text.begin(), text.end()),
+                description + " | lowered names");
+}
+
+// False when the entry is missing or malformed (the build is then made again).
+bool load_lowered_names(const ProgramCache& cache, const std::string& key,
+                        std::vector<std::pair<std::string, std::string>>& names) {
+    const auto data = cache.load(key);
+    if (!data)
+        return false;
+    const std::string text(data->begin(), data->end());
+    for (std::size_t at = 0; at < text.size();) {
+        const auto end = text.find('\n', at);
+        const auto tab = text.find('\t', at);
+        if (end == std::string::npos || tab == std::string::npos || tab > end)
+            return false;
+        names.emplace_back(text.substr(at, tab - at), text.substr(tab + 1, end - tab - 1));
+        at = end + 1;
+    }
+    return !names.empty();
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -140,7 +174,8 @@ std::unique_ptr<Kernel> CudaDevice::do_load_kernel(const std::string& name,
         const char* kernel_dir = std::getenv("DUET_KERNEL_DIR");
         // The embedded build is exactly the file with no defines and no fast math; anything
         // else (or sources being edited in DUET_KERNEL_DIR) needs compiling.
-        if (options.defines.empty() && !options.fast_math && !(kernel_dir && *kernel_dir))
+        if (options.defines.empty() && !options.fast_math && options.cuda_options.empty() &&
+            options.instantiations.empty() && !(kernel_dir && *kernel_dir))
             source.fatbin = find_embedded_fatbin(source.origin);
     }
     return load_from(source, name, options);
@@ -214,18 +249,19 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
                                                         bool& cache_hit, bool& from_memory) {
     const Nvrtc& nv = Nvrtc::instance();
     const Target target = nvrtc_target(limits_, nv, label());
-    // The flags the embedded code was built with (cuda_nvrtc_flags.hpp), then the defines.
-    std::vector<std::string> args = nvrtc_base_flags(target.arch);
-    for (const auto& [n, v] : options.defines)
-        args.push_back("-D" + n + (v.empty() ? "" : "=" + v));
-    if (options.fast_math)
-        args.push_back("--use_fast_math");
+    // The flags the embedded code was built with (cuda_nvrtc_flags.hpp), then the defines and
+    // the app's options; the name expressions to lower (cuda_nvrtc_args.hpp).
+    const std::vector<std::string> args = nvrtc_build_flags(target.arch, options);
+    const std::vector<std::string> expressions = nvrtc_name_expressions(name, options, source.text);
     const std::string flags = join(args);
+    std::string names_text;
+    for (const auto& e : expressions)
+        names_text += e + '\n';
     std::string header_text;
     const auto headers = nvrtc_headers(header_text);
 
     const std::string memory_key =
-        "nvrtc:" + ProgramCache::key({source.origin, source.text, flags, header_text});
+        "nvrtc:" + ProgramCache::key({source.origin, source.text, flags, header_text, names_text});
     if (auto it = modules_.find(memory_key); it != modules_.end()) {
         from_memory = true;
         return it->second;
@@ -235,40 +271,56 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
         std::to_string(limits_.cc_major) + "." + std::to_string(limits_.cc_minor);
     const std::string driver = version_string(driver_version_);
     auto& cache = ProgramCache::instance();
-    const std::string key =
-        ProgramCache::key({"cuda", source.text, flags, info_.name, cc, driver, duet::version,
-                           "nvrtc " + nv.version(), info_.platform_version, header_text});
-    std::shared_ptr<CudaModule> module;
-    if (auto image = cache.load(key)) {
-        // PTX is loaded as a C string: make sure a cached one is terminated.
-        if (!target.cubin && (image->empty() || image->back() != 0))
-            image->push_back(0);
-        try {
-            module = std::make_shared<CudaModule>(*this, image->data(), source.origin, flags,
-                                                  kernels_defined_in(source.text, Language::cuda));
-            cache_hit = true;
-        } catch (const Error& e) {
-            duet::log().info("cuda: cached build of {} did not load ({}); rebuilding",
-                             source.origin, e.what());
-            cache.remove(key);
-        }
-    }
+    const std::string key = ProgramCache::key({"cuda", source.text, flags, info_.name, cc, driver,
+                                               duet::version, "nvrtc " + nv.version(),
+                                               info_.platform_version, header_text, names_text});
+    std::shared_ptr<CudaModule> module =
+        cached_module(source, key, flags, !target.cubin, !expressions.empty());
+    cache_hit = module != nullptr;
     if (!module) {
         const std::string what = "building kernel " + name + " from " + source.origin + " for " +
                                  label() + " (" + limits_.sm() + ") with NVRTC " + nv.version() +
                                  " and options \"" + flags + "\"";
-        NvrtcOutput out = nv.compile(source.text, source.origin, headers, args, target.cubin, what);
+        NvrtcOutput out =
+            nv.compile(source.text, source.origin, headers, args, target.cubin, what, expressions);
         if (!out.log.empty())
             duet::log().info("cuda: NVRTC messages for {}:\n{}", source.origin, out.log);
         module = std::make_shared<CudaModule>(*this, out.image.data(), source.origin, flags,
-                                              kernels_defined_in(source.text, Language::cuda));
+                                              kernels_defined_in(source.text, Language::cuda),
+                                              out.lowered_names);
         // Stored only once it has loaded: the cache never holds a build the driver refused.
-        cache.store(key, out.image,
-                    "cuda " + source.origin + " " + flags + " | " + info_.name + " | CUDA " +
-                        driver);
+        const std::string description =
+            "cuda " + source.origin + " " + flags + " | " + info_.name + " | CUDA " + driver;
+        if (!out.lowered_names.empty())
+            store_lowered_names(cache, lowered_names_key(key), out.lowered_names, description);
+        cache.store(key, out.image, description);
     }
     modules_.emplace(memory_key, module);
     return module;
+}
+
+std::shared_ptr<CudaModule> CudaDevice::cached_module(const ModuleSource& source,
+                                                      const std::string& key,
+                                                      const std::string& flags, bool ptx,
+                                                      bool lowered) {
+    auto& cache = ProgramCache::instance();
+    std::vector<std::pair<std::string, std::string>> names;
+    auto image = cache.load(key);
+    if (!image || (lowered && !load_lowered_names(cache, lowered_names_key(key), names)))
+        return nullptr;
+    // PTX is loaded as a C string: make sure a cached one is terminated.
+    if (ptx && (image->empty() || image->back() != 0))
+        image->push_back(0);
+    try {
+        return std::make_shared<CudaModule>(*this, image->data(), source.origin, flags,
+                                            kernels_defined_in(source.text, Language::cuda),
+                                            std::move(names));
+    } catch (const Error& e) {
+        duet::log().info("cuda: cached build of {} did not load ({}); rebuilding", source.origin,
+                         e.what());
+        cache.remove(key);
+        return nullptr;
+    }
 }
 
 } // namespace duet::cuda

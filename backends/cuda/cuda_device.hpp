@@ -59,6 +59,10 @@ class CudaDevice final : public Device {
     std::shared_ptr<CudaModule> compiled_module(const ModuleSource& source, const std::string& name,
                                                 const BuildOptions& options, bool& cache_hit,
                                                 bool& from_memory);
+    // The module of the disk cache's entry `key` (with its lowered names when `lowered` is
+    // set), or null when there is none or it does not load (then the entry is removed).
+    std::shared_ptr<CudaModule> cached_module(const ModuleSource& source, const std::string& key,
+                                              const std::string& flags, bool ptx, bool lowered);
 
     DeviceInfo info_;
     DeviceLimits limits_;

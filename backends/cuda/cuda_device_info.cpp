@@ -133,6 +133,10 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     i.vendor = "NVIDIA Corporation";
     i.device_type = DeviceType::gpu;
     i.type = device_type_name(i.device_type);
+    i.device_type_bits = device_type_bit(DeviceType::gpu);
+    // A CUDA thread is scalar (the warp is the vector): width 1 for every type it supports.
+    i.native_vector_width = {1, 1, 1, 1, 1, 1, 1};
+    i.preferred_vector_width = i.native_vector_width;
     i.platform = "CUDA";
     i.platform_version = version_string(runtime_version);
     i.driver_version = version_string(driver_version);

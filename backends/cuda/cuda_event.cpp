@@ -2,28 +2,77 @@
 // so host overheads (launch latency, staging of pageable copies) are not counted.
 #include "cuda_event.hpp"
 
+#include <mutex>
+#include <vector>
+
 #include "cuda_check.hpp"
 
 namespace duet::cuda {
 
-CudaEvent::CudaEvent(int ordinal) : ordinal_(ordinal) {
+namespace {
+
+// Events of finished operations, kept for the next ones: a timed operation would otherwise
+// create and destroy two events (four driver calls, and a cudaSetDevice) besides its own call.
+// Reusing one is safe once its CudaEvent is gone: no one can wait on it any more, and recording
+// it again replaces whatever it held. Per device (events belong to its context), bounded.
+constexpr std::size_t pooled_per_device = 256;
+std::mutex pool_mutex;
+std::vector<std::vector<cudaEvent_t>>& pool() {
+    // Never destroyed: at exit the CUDA runtime may already be gone.
+    static auto* p = new std::vector<std::vector<cudaEvent_t>>();
+    return *p;
+}
+
+// A timing event of device `ordinal` (current): a pooled one, else a new one.
+cudaEvent_t take_event(int ordinal) {
+    {
+        std::lock_guard lock(pool_mutex);
+        auto& p = pool();
+        if (static_cast<std::size_t>(ordinal) < p.size() && !p[ordinal].empty()) {
+            const cudaEvent_t e = p[ordinal].back();
+            p[ordinal].pop_back();
+            return e;
+        }
+    }
+    cudaEvent_t e = nullptr;
     // cudaEventDefault keeps timing on (cudaEventDisableTiming would make elapsed_ms fail).
-    DUET_CUDA_CHECK(cudaEventCreateWithFlags(&start_, cudaEventDefault),
+    DUET_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault),
                     "creating a timing event on cuda:" + std::to_string(ordinal));
-    const cudaError_t rc = traced(cudaEventCreateWithFlags(&end_, cudaEventDefault),
-                                  "cudaEventCreateWithFlags(&end_, cudaEventDefault)");
-    if (rc != cudaSuccess) {
-        DUET_CUDA_RELEASE(cudaEventDestroy(start_));
-        fail(rc, "cudaEventCreateWithFlags",
-             "creating a timing event on cuda:" + std::to_string(ordinal));
+    return e;
+}
+
+void give_back(int ordinal, cudaEvent_t e) noexcept {
+    try {
+        std::lock_guard lock(pool_mutex);
+        auto& p = pool();
+        if (p.size() <= static_cast<std::size_t>(ordinal))
+            p.resize(static_cast<std::size_t>(ordinal) + 1);
+        if (p[ordinal].size() < pooled_per_device) {
+            p[ordinal].push_back(e);
+            return;
+        }
+    } catch (...) {
+        // Out of memory for the pool: destroy the event instead.
+    }
+    // Destroying an event that is still pending is allowed: CUDA frees it once it completes.
+    DUET_CUDA_RELEASE(cudaEventDestroy(e));
+}
+
+} // namespace
+
+CudaEvent::CudaEvent(int ordinal) : ordinal_(ordinal) {
+    start_ = take_event(ordinal);
+    try {
+        end_ = take_event(ordinal);
+    } catch (...) {
+        give_back(ordinal, start_);
+        throw;
     }
 }
 
 CudaEvent::~CudaEvent() {
-    // Destroying an event that is still pending is allowed: CUDA frees it once it completes.
-    DUET_CUDA_RELEASE(cudaSetDevice(ordinal_));
-    DUET_CUDA_RELEASE(cudaEventDestroy(start_));
-    DUET_CUDA_RELEASE(cudaEventDestroy(end_));
+    give_back(ordinal_, start_);
+    give_back(ordinal_, end_);
 }
 
 void CudaEvent::record_start(cudaStream_t stream) {

@@ -8,7 +8,8 @@ namespace duet::cuda {
 
 class CudaEvent final : public EventImpl {
   public:
-    // Creates both events on device `ordinal` (which must be current).
+    // Takes both events on device `ordinal` (which must be current) from the device's pool of
+    // released ones, creating them when it is empty; the destructor gives them back.
     explicit CudaEvent(int ordinal);
     ~CudaEvent() override;
     CudaEvent(const CudaEvent&) = delete;

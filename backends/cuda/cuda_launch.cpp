@@ -30,6 +30,26 @@ std::string kernel_on_device(const CudaKernel& k) {
     return "kernel " + k.name() + " on " + k.device().label();
 }
 
+// CUDA has no driver-chosen block: for Range::driver_local, the occupancy API's block size for
+// the launch's dynamic shared memory, as the largest power of two up to it that divides the
+// global size (in 2-D and 3-D, Duet's default rule within it).
+std::array<std::size_t, 3> occupancy_block(const CudaKernel& kernel, const Range& range,
+                                           std::span<const KernelArg> args) {
+    std::size_t shared = 0;
+    for (const auto& a : args)
+        if (a.kind == KernelArg::Kind::local)
+            shared = round_up(shared, local_alignment) + a.size;
+    const std::size_t suggested = kernel.suggested_group_size(shared);
+    if (range.dims() > 1)
+        return default_local_size(range, suggested);
+    std::size_t block = 1;
+    while (block * 2 <= suggested)
+        block *= 2;
+    while (block > 1 && range.global()[0] % block != 0)
+        block /= 2;
+    return {block, 1, 1};
+}
+
 } // namespace
 
 LaunchContract launch_contract_of(const CudaKernel& kernel) {
@@ -48,9 +68,12 @@ LaunchContract launch_contract_of(const CudaKernel& kernel) {
     return c;
 }
 
-LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
-                       const std::array<std::size_t, 3>& local, std::span<const KernelArg> args) {
+void plan_launch(CudaKernel& kernel, const Range& range, const std::array<std::size_t, 3>& asked,
+                 std::span<const KernelArg> args, LaunchPlan& plan) {
     const CudaDevice& dev = kernel.device();
+    // Zeros: the driver's choice (Range::driver_local).
+    const std::array<std::size_t, 3> local =
+        asked[0] == 0 ? occupancy_block(kernel, range, args) : asked;
     // Built only when a check fails: launches are frequent, failures are not.
     const auto where = [&] {
         return "launching " + kernel_on_device(kernel) + " over " + range.to_string() +
@@ -58,7 +81,6 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
                     ? ""
                     : " (local size " + dims_string(local, range.dims()) + " chosen)");
     };
-    LaunchPlan plan;
     plan.block = dim3(static_cast<unsigned>(local[0]), static_cast<unsigned>(local[1]),
                       static_cast<unsigned>(local[2]));
     plan.grid = dim3(static_cast<unsigned>(range.global()[0] / local[0]),
@@ -72,10 +94,13 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
     const bool locals_as_shared = locals_beyond_params(kernel.signature(), args);
 
     // Sized up front: argv holds addresses of these elements, which must not move.
+    bool tile_maps = false;
+    for (const auto& a : args)
+        tile_maps |= a.kind == KernelArg::Kind::tile_map;
     plan.argv.resize(args.size());
     plan.pointers.resize(args.size());
     plan.offsets.resize(args.size());
-    plan.maps.resize(args.size());
+    plan.maps.resize(tile_maps ? args.size() : 0); // 128 bytes each: only when used
     std::size_t shared = 0, k = 0;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const KernelArg& a = args[i];
@@ -130,7 +155,6 @@ LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
     plan.shared_bytes = shared;
     if (shared > 0)
         kernel.allow_dynamic_shared(shared);
-    return plan;
 }
 
 } // namespace duet::cuda

@@ -46,10 +46,12 @@ struct LaunchPlan {
 LaunchContract launch_contract_of(const CudaKernel& kernel);
 
 // Converts a launch the runtime has checked against launch_contract_of(kernel), with `local`
-// its block. Usage Errors for what only CUDA knows: buffers of another backend or device, local
-// offsets past duet_local_t, shared memory past the device's opt-in. The kernel's device must
-// be current (an opt-in for large shared memory may be set).
-LaunchPlan plan_launch(CudaKernel& kernel, const Range& range,
-                       const std::array<std::size_t, 3>& local, std::span<const KernelArg> args);
+// its block (zeros: Range::driver_local, the block then comes from the occupancy API). Usage Errors
+// for what only CUDA knows: buffers of another backend or device, local offsets past duet_local_t,
+// shared memory past the device's opt-in. The kernel's device must be current (an opt-in for large
+// shared memory may be set). `plan` is the queue's own, reused from launch to launch: its vectors
+// keep their capacity, so a launch allocates nothing once the queue has seen as many arguments.
+void plan_launch(CudaKernel& kernel, const Range& range, const std::array<std::size_t, 3>& local,
+                 std::span<const KernelArg> args, LaunchPlan& plan);
 
 } // namespace duet::cuda

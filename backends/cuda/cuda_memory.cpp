@@ -38,7 +38,7 @@ CudaBuffer::CudaBuffer(CudaDevice& device, std::size_t bytes) : device_(&device)
 }
 
 CudaBuffer::~CudaBuffer() {
-    if (!ptr_)
+    if (!ptr_ || !owned_) // a mapped host buffer's view: its HostBuffer frees it
         return;
     // cudaFree waits for work that may still use the memory, so no explicit sync is needed.
     DUET_CUDA_RELEASE(cudaSetDevice(device_->ordinal()));
@@ -50,10 +50,18 @@ CudaHostBuffer::CudaHostBuffer(CudaDevice& device, std::size_t bytes) : bytes_(b
         return;
     device.activate();
     // Portable: pinned for every device's context, so one host buffer can feed all GPUs.
-    const cudaError_t rc = traced(cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable),
-                                  "cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable)");
+    // Mapped: kernels may also reach it directly (device_buffer()).
+    const cudaError_t rc =
+        traced(cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable | cudaHostAllocMapped),
+               "cudaHostAlloc(&ptr_, bytes, cudaHostAllocPortable | cudaHostAllocMapped)");
     if (rc == cudaSuccess) {
         pinned_ = true;
+        void* device_ptr = nullptr;
+        if (traced(cudaHostGetDevicePointer(&device_ptr, ptr_, 0), "cudaHostGetDevicePointer") ==
+            cudaSuccess)
+            view_ = std::make_unique<CudaBuffer>(device, device_ptr, bytes);
+        else
+            (void)cudaGetLastError(); // pinned, not mapped: transfers still work
         return;
     }
     (void)cudaGetLastError();

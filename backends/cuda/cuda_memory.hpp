@@ -1,6 +1,7 @@
 #pragma once
 // Device memory (cudaMalloc) and page-locked host memory (cudaHostAlloc).
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include <duet/device.hpp>
@@ -14,6 +15,9 @@ class CudaBuffer final : public Buffer {
   public:
     // Allocates `bytes`; over the device's total or free memory is an Error naming both.
     CudaBuffer(CudaDevice& device, std::size_t bytes);
+    // A view of memory owned elsewhere (a mapped host buffer's device pointer): not freed here.
+    CudaBuffer(CudaDevice& device, void* mapped, std::size_t bytes)
+        : device_(&device), ptr_(mapped), bytes_(bytes), owned_(false) {}
     ~CudaBuffer() override;
     CudaBuffer(const CudaBuffer&) = delete;
     CudaBuffer& operator=(const CudaBuffer&) = delete;
@@ -26,6 +30,7 @@ class CudaBuffer final : public Buffer {
     CudaDevice* device_;
     void* ptr_ = nullptr;
     std::size_t bytes_;
+    bool owned_ = true;
 };
 
 // Pinned host memory; plain host memory (pinned() false) when pinning fails.
@@ -39,11 +44,14 @@ class CudaHostBuffer final : public HostBuffer {
     void* data() override { return ptr_; }
     std::size_t size() const override { return bytes_; }
     bool pinned() const override { return pinned_; }
+    // The mapped memory's device pointer as a buffer (cudaHostAllocMapped), when pinned.
+    const Buffer* device_buffer() const override { return view_.get(); }
 
   private:
     void* ptr_ = nullptr;
     std::size_t bytes_;
     bool pinned_ = false;
+    std::unique_ptr<CudaBuffer> view_;
 };
 
 // `buf` as a CudaBuffer; a buffer of another backend is a usage Error naming `role` and `who`

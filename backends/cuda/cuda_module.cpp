@@ -2,6 +2,8 @@
 // gives context-independent handles through the runtime, so the plugin never links libcuda.
 #include "cuda_module.hpp"
 
+#include <cuda_runtime.h> // cudaOccupancyMaxPotentialBlockSize (a template over the kernel)
+
 #include <algorithm>
 
 #include "cuda_check.hpp"
@@ -10,9 +12,11 @@
 namespace duet::cuda {
 
 CudaModule::CudaModule(const CudaDevice& device, const void* image, std::string origin,
-                       std::string build_options, std::vector<std::string> declared_kernels)
+                       std::string build_options, std::vector<std::string> declared_kernels,
+                       std::vector<std::pair<std::string, std::string>> lowered_names)
     : ordinal_(device.ordinal()), origin_(std::move(origin)),
-      build_options_(std::move(build_options)), declared_kernels_(std::move(declared_kernels)) {
+      build_options_(std::move(build_options)), declared_kernels_(std::move(declared_kernels)),
+      lowered_names_(std::move(lowered_names)) {
     // No JIT or library options: the driver keeps its own copy of the image, and with lazy
     // loading (the default since CUDA 12.2) a kernel is loaded into the context on first use.
     DUET_CUDA_CHECK(cudaLibraryLoadData(&library_, image, nullptr, nullptr, 0, nullptr, nullptr, 0),
@@ -22,6 +26,13 @@ CudaModule::CudaModule(const CudaDevice& device, const void* image, std::string 
 CudaModule::~CudaModule() {
     DUET_CUDA_RELEASE(cudaSetDevice(ordinal_));
     DUET_CUDA_RELEASE(cudaLibraryUnload(library_));
+}
+
+const std::string& CudaModule::symbol(const std::string& name) const {
+    for (const auto& [expression, lowered] : lowered_names_)
+        if (expression == name)
+            return lowered;
+    return name;
 }
 
 std::vector<std::string> CudaModule::kernel_names() const {
@@ -59,8 +70,8 @@ std::vector<std::string> CudaModule::loaded_kernel_names() const {
 CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, std::string name)
     : device_(&device), module_(std::move(module)), name_(std::move(name)) {
     const cudaError_t rc =
-        traced(cudaLibraryGetKernel(&kernel_, module_->handle(), name_.c_str()),
-               "cudaLibraryGetKernel(&kernel_, module_->handle(), name_.c_str())");
+        traced(cudaLibraryGetKernel(&kernel_, module_->handle(), module_->symbol(name_).c_str()),
+               "cudaLibraryGetKernel(&kernel_, module_->handle(), symbol)");
     if (rc == cudaErrorSymbolNotFound || rc == cudaErrorSharedObjectSymbolNotFound) {
         (void)cudaGetLastError();
         std::string message = "kernel " + name_ + " is not in module " + module_->origin();
@@ -70,7 +81,9 @@ CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, s
                 message += " " + n;
             message += ")";
         }
-        message += "; CUDA kernels must be declared extern \"C\" __global__ to be found by name";
+        message += "; a kernel is found by its plain name when declared extern \"C\" "
+                   "__global__, else by its C++ name (\"ns::kernel\", \"dot<double>\"), "
+                   "which must be named in the source the module was built from";
         throw Error(ErrorKind::not_found, "cuda", "cudaLibraryGetKernel", static_cast<long>(rc),
                     cudaGetErrorName(rc), message);
     }
@@ -145,6 +158,18 @@ void CudaKernel::allow_dynamic_shared(std::size_t dynamic_bytes) {
     while (current < max_dynamic &&
            !dynamic_shared_limit_.compare_exchange_weak(current, max_dynamic)) {
     }
+}
+
+std::size_t CudaKernel::suggested_group_size(std::size_t dynamic_local_bytes) const {
+    device_->activate();
+    const_cast<CudaKernel*>(this)->allow_dynamic_shared(dynamic_local_bytes); // checks the limit
+    int min_grid = 0, block = 0;
+    DUET_CUDA_CHECK(
+        cudaOccupancyMaxPotentialBlockSize(
+            &min_grid, &block, reinterpret_cast<const void*>(kernel_), dynamic_local_bytes),
+        "asking the occupancy API for a block size of kernel " + name_ + " with " +
+            bytes_string(dynamic_local_bytes) + " of dynamic shared memory on " + device_->label());
+    return static_cast<std::size_t>(std::max(block, 1));
 }
 
 } // namespace duet::cuda

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <duet/backend/launch_checks.hpp>
@@ -21,8 +22,11 @@ class CudaModule {
   public:
     // Loads `image` (cudaLibraryLoadData copies it). `origin` names it in messages ("matmul.cu");
     // `declared_kernels` (from the source text) stand in when the library cannot list its own.
+    // `lowered_names` maps the name expressions the image was built with ("dot<double>") to
+    // their symbols in it.
     CudaModule(const CudaDevice& device, const void* image, std::string origin,
-               std::string build_options, std::vector<std::string> declared_kernels);
+               std::string build_options, std::vector<std::string> declared_kernels,
+               std::vector<std::pair<std::string, std::string>> lowered_names = {});
     ~CudaModule();
     CudaModule(const CudaModule&) = delete;
     CudaModule& operator=(const CudaModule&) = delete;
@@ -32,6 +36,9 @@ class CudaModule {
     const std::string& build_options() const { return build_options_; }
     // Names of the kernels in the library, for "not in module" messages (empty if unknown).
     std::vector<std::string> kernel_names() const;
+    // The symbol a kernel is looked up by: the lowered name of a name expression the module
+    // was built with, else `name` itself (an extern "C" kernel).
+    const std::string& symbol(const std::string& name) const;
 
   private:
     std::vector<std::string> loaded_kernel_names() const;
@@ -40,6 +47,7 @@ class CudaModule {
     cudaLibrary_t library_ = nullptr;
     std::string origin_, build_options_;
     std::vector<std::string> declared_kernels_;
+    std::vector<std::pair<std::string, std::string>> lowered_names_;
 };
 
 // One kernel of a CudaModule, with the attributes launches are checked against.
@@ -56,6 +64,9 @@ class CudaKernel final : public Kernel {
     double build_ms() const override { return build_ms_; }
     Provenance provenance() const override { return provenance_; }
     const std::string& build_options() const override { return module_->build_options(); }
+    // cudaOccupancyMaxPotentialBlockSize for this kernel with `dynamic_local_bytes` of dynamic
+    // shared memory per block (over the device's opt-in limit: a usage Error).
+    std::size_t suggested_group_size(std::size_t dynamic_local_bytes) const override;
 
     // Records how the kernel was obtained, once load_kernel knows.
     void set_build_facts(double build_ms, Provenance provenance) {

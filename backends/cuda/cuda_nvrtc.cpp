@@ -34,6 +34,8 @@ using GetErrorStringFn = const char* (*)(nvrtcResult);
 using VersionFn = nvrtcResult (*)(int*, int*);
 using NumArchsFn = nvrtcResult (*)(int*);
 using ArchsFn = nvrtcResult (*)(int*);
+using AddNameFn = nvrtcResult (*)(nvrtcProgram, const char*);
+using LoweredNameFn = nvrtcResult (*)(nvrtcProgram, const char*, const char**);
 
 } // namespace
 
@@ -52,6 +54,8 @@ struct Nvrtc::Api {
     VersionFn version = nullptr;
     NumArchsFn num_archs = nullptr; // optional (CUDA 11.2+)
     ArchsFn archs = nullptr;        // optional
+    AddNameFn add_name = nullptr;   // nvrtcAddNameExpression (CUDA 8+)
+    LoweredNameFn lowered_name = nullptr;
 
     std::string error(nvrtcResult rc) const {
         const char* s = error_string ? error_string(rc) : nullptr;
@@ -131,7 +135,9 @@ const Nvrtc& Nvrtc::instance() {
                     resolve(handle, "nvrtcGetPTXSize", api->ptx_size) &&
                     resolve(handle, "nvrtcGetPTX", api->ptx) &&
                     resolve(handle, "nvrtcGetErrorString", api->error_string) &&
-                    resolve(handle, "nvrtcVersion", api->version);
+                    resolve(handle, "nvrtcVersion", api->version) &&
+                    resolve(handle, "nvrtcAddNameExpression", api->add_name) &&
+                    resolve(handle, "nvrtcGetLoweredName", api->lowered_name);
     const std::string path = loaded_path(handle, name);
     if (!ok) {
         dlclose(handle);
@@ -166,7 +172,8 @@ const Nvrtc& Nvrtc::instance() {
 NvrtcOutput Nvrtc::compile(const std::string& source, const std::string& program_name,
                            const std::vector<SourceFile>& headers,
                            const std::vector<std::string>& options, bool cubin,
-                           const std::string& what) const {
+                           const std::string& what,
+                           const std::vector<std::string>& name_expressions) const {
     const Api& a = *api_;
     std::vector<const char*> header_texts, header_names;
     for (const auto& h : headers) {
@@ -183,6 +190,12 @@ NvrtcOutput Nvrtc::compile(const std::string& source, const std::string& program
     const auto destroy = [&a](nvrtcProgram* p) { a.destroy(p); };
     std::unique_ptr<nvrtcProgram, decltype(destroy)> guard(&prog, destroy);
 
+    for (const auto& n : name_expressions) {
+        rc = a.add_name(prog, n.c_str());
+        if (rc != nvrtc_success)
+            throw Error(ErrorKind::usage, "cuda", "nvrtcAddNameExpression", rc, a.error(rc),
+                        what + ": the name expression \"" + n + "\" was refused");
+    }
     std::vector<const char*> argv;
     for (const auto& o : options)
         argv.push_back(o.c_str());
@@ -202,6 +215,16 @@ NvrtcOutput Nvrtc::compile(const std::string& source, const std::string& program
         throw Error(ErrorKind::build, "cuda", "nvrtcCompileProgram", rc, a.error(rc), what,
                     out.log.empty() ? "(NVRTC gave no log)" : out.log);
 
+    for (const auto& n : name_expressions) {
+        const char* lowered = nullptr;
+        rc = a.lowered_name(prog, n.c_str(), &lowered);
+        log().debug("cuda: nvrtcGetLoweredName({}) -> {} {}", n, rc, lowered ? lowered : "");
+        if (rc != nvrtc_success || !lowered)
+            throw Error(ErrorKind::build, "cuda", "nvrtcGetLoweredName", rc, a.error(rc),
+                        what + ": the name expression \"" + n +
+                            "\" names no __global__ function of the source");
+        out.lowered_names.emplace_back(n, lowered);
+    }
     std::size_t size = 0;
     rc = cubin ? a.cubin_size(prog, &size) : a.ptx_size(prog, &size);
     if (rc == nvrtc_success && size > 0) {

@@ -2,6 +2,7 @@
 // NVRTC, CUDA's run-time compiler, opened with dlopen on first use: the plugin loads (and
 // reports devices) where NVRTC is not installed, and only a kernel that needs compiling fails.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <duet/backend/kernel_sources.hpp>
@@ -12,6 +13,8 @@ namespace duet::cuda {
 struct NvrtcOutput {
     std::vector<unsigned char> image; // CUBIN, or NUL-terminated PTX when compiled for compute_XX
     std::string log;                  // warnings (the log of a failure goes into the Error)
+    // Each name expression asked for and its lowered (mangled) name in the image.
+    std::vector<std::pair<std::string, std::string>> lowered_names;
 };
 
 class Nvrtc {
@@ -29,11 +32,14 @@ class Nvrtc {
 
     // Compiles `source` (named `program_name` in diagnostics) with `headers` available to
     // #include "name". `cubin` selects the output: CUBIN for -arch=sm_XX, PTX for compute_XX.
+    // Each of `name_expressions` ("dot<double>", "ns::kernel") is instantiated and its lowered
+    // name returned (nvrtcAddNameExpression, nvrtcGetLoweredName).
     // A compile error is Error(build) with message `what` and NVRTC's log as the build log.
     NvrtcOutput compile(const std::string& source, const std::string& program_name,
                         const std::vector<SourceFile>& headers,
                         const std::vector<std::string>& options, bool cubin,
-                        const std::string& what) const;
+                        const std::string& what,
+                        const std::vector<std::string>& name_expressions = {}) const;
 
     struct Api; // the function pointers, resolved with dlsym
 

@@ -190,7 +190,8 @@ Event CudaQueue::do_launch(Kernel& kernel, const Range& range,
     // launch_contract() has made sure the kernel is one of this device's.
     auto* k = static_cast<CudaKernel*>(&kernel);
     device_.activate();
-    LaunchPlan plan = plan_launch(*k, range, local, args);
+    LaunchPlan& plan = plan_;
+    plan_launch(*k, range, local, args, plan);
     return enqueue([&] {
         const auto what = [&] {
             return "launching kernel " + k->name() + " over " + range.to_string() + " (grid " +

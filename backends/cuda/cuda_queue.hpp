@@ -5,6 +5,8 @@
 #include <duet/backend/launch_checks.hpp>
 #include <duet/device.hpp>
 
+#include "cuda_launch.hpp"
+
 namespace duet::cuda {
 
 class CudaBuffer;
@@ -49,6 +51,8 @@ class CudaQueue final : public Queue {
     // With timing off, the one Event every operation returns (it waits for the device): made
     // once, so a launch costs a reference count rather than two allocations.
     Event untimed_;
+    // The launch being planned, reused by every launch (a Queue serves one thread at a time).
+    LaunchPlan plan_;
 };
 
 } // namespace duet::cuda

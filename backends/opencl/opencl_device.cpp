@@ -74,7 +74,7 @@ std::unique_ptr<HostBuffer> OpenclDevice::alloc_host(std::size_t bytes) {
         cl::Buffer b(context(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
         cl::CommandQueue q(context(), device_);
         void* p = q.enqueueMapBuffer(b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes);
-        return std::make_unique<OpenclHostBuffer>(q, b, p, bytes);
+        return std::make_unique<OpenclHostBuffer>(q, b, p, bytes, this);
     } catch (const cl::Error& e) {
         rethrow(e, "allocating " + std::to_string(bytes) + " bytes of pinned host memory for " +
                        where());
@@ -125,7 +125,8 @@ std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
         return std::make_unique<OpenclKernel>(std::move(k), name, entry, max_wg, ms,
                                               in_memory          ? Provenance::memory_cache
                                               : entry->cache_hit ? Provenance::disk_cache
-                                                                 : Provenance::compiled);
+                                                                 : Provenance::compiled,
+                                              device_);
     } catch (const cl::Error& e) {
         if (e.err() == CL_INVALID_KERNEL_NAME) {
             std::string names;

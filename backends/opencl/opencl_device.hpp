@@ -12,37 +12,63 @@
 namespace duet::opencl {
 
 struct ProgramEntry;
+class OpenclHostBuffer;
 
 // Device memory: a cl::Buffer of the device's own context.
 class OpenclBuffer final : public Buffer {
   public:
-    OpenclBuffer(cl::Buffer b, std::size_t size, const void* owner)
-        : buffer_(std::move(b)), size_(size), owner_(owner) {}
+    // `host`: the pinned host buffer this is the kernel-argument view of (else null).
+    OpenclBuffer(cl::Buffer b, std::size_t size, const void* owner,
+                 OpenclHostBuffer* host = nullptr)
+        : buffer_(std::move(b)), size_(size), owner_(owner), host_(host) {}
     std::size_t size() const override { return size_; }
     const cl::Buffer& get() const { return buffer_; }
     const void* owner() const { return owner_; }
+    // The mapped host buffer behind this view, which a launch unmaps around the kernel.
+    OpenclHostBuffer* host() const { return host_; }
 
   private:
     cl::Buffer buffer_;
     std::size_t size_;
     const void* owner_; // the OpenclDevice that made it, to catch cross-device use
+    OpenclHostBuffer* host_;
 };
 
 // Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped for its lifetime.
 class OpenclHostBuffer final : public HostBuffer {
   public:
-    OpenclHostBuffer(cl::CommandQueue q, cl::Buffer b, void* ptr, std::size_t size)
-        : queue_(std::move(q)), buffer_(std::move(b)), ptr_(ptr), size_(size) {}
+    // `owner`: the device the buffer was made on (its kernels may take it as an argument).
+    OpenclHostBuffer(cl::CommandQueue q, cl::Buffer b, void* ptr, std::size_t size,
+                     const void* owner)
+        : queue_(std::move(q)), buffer_(b), ptr_(ptr), size_(size), view_(b, size, owner, this) {}
     ~OpenclHostBuffer() override;
     void* data() override { return ptr_; }
     std::size_t size() const override { return size_; }
     bool pinned() const override { return true; }
+    // The CL_MEM_ALLOC_HOST_PTR buffer itself: a launch that takes it unmaps it before the
+    // kernel and maps it again after (OpenCL forbids a kernel a mapped buffer), so data() is
+    // the kernel's result once the launch is done.
+    const Buffer* device_buffer() const override { return &view_; }
+    // Around a kernel that takes the buffer, on the launching queue (in order with it).
+    // (Once per launch, however many of its arguments name this buffer.)
+    void unmap_before(cl::CommandQueue& q) {
+        if (mapped_)
+            q.enqueueUnmapMemObject(buffer_, ptr_);
+        mapped_ = false;
+    }
+    void map_after(cl::CommandQueue& q) {
+        if (!mapped_)
+            ptr_ = q.enqueueMapBuffer(buffer_, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, size_);
+        mapped_ = true;
+    }
 
   private:
     cl::CommandQueue queue_;
     cl::Buffer buffer_;
     void* ptr_;
     std::size_t size_;
+    OpenclBuffer view_;
+    bool mapped_ = true;
 };
 
 // One OpenCL device with its own context (created on first use).
@@ -79,5 +105,8 @@ class OpenclDevice final : public Device {
 // Reads everything runapp info shows about a device.
 DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& device, int index,
                            const std::string& library);
+// Fills DeviceInfo's launch facts: every device-type bit of `type`, and the native and
+// preferred vector widths (opencl_launch_facts.cpp).
+void describe_launch_facts(const cl::Device& device, cl_device_type type, DeviceInfo& info);
 
 } // namespace duet::opencl

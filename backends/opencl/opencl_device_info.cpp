@@ -111,6 +111,7 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     query(d, CL_DEVICE_TYPE, type);
     i.device_type = device_type(type);
     i.type = device_type_name(i.device_type);
+    describe_launch_facts(d, type, i);
     i.platform = platform.getInfo<CL_PLATFORM_NAME>();
     i.platform_version = platform.getInfo<CL_PLATFORM_VERSION>();
     i.driver_version = query_string(d, CL_DRIVER_VERSION);

@@ -1,4 +1,5 @@
 // Program builds: from the on-disk cache when an entry loads, from source otherwise.
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 
@@ -31,6 +32,8 @@ std::string build_options(const BuildOptions& options) {
     if (options.fast_math)
         s += " -cl-fast-relaxed-math";
     s += " -cl-kernel-arg-info"; // parameter names and types for launch checks (kernel_signature)
+    for (const auto& o : options.opencl_options) // checked tokens (check_compiler_options)
+        s += " " + o;
     return s;
 }
 
@@ -87,6 +90,9 @@ bool binary_keeps_arg_info(OpenclDevice& dev, const std::vector<unsigned char>& 
                            const std::string& options) {
     try {
         std::vector<cl::Device> devs{dev.cl_device()};
+        log().debug("clCreateProgramWithBinary({} bytes, to see whether it keeps its argument "
+                    "information)",
+                    binary.size());
         cl::Program p(dev.context(), devs, cl::Program::Binaries{binary});
         p.build(devs, options.c_str());
         return keeps_arg_info(p);
@@ -141,6 +147,31 @@ KernelSignature kernel_signature(const cl::Kernel& k) {
     return sig;
 }
 
+std::size_t OpenclKernel::suggested_group_size(std::size_t dynamic_local_bytes) const {
+    try {
+        cl::Kernel& k = const_cast<cl::Kernel&>(kernel_); // the C++ wrapper's queries are not const
+        const std::size_t multiple = std::max<std::size_t>(
+            k.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_), 1);
+        const cl_ulong kernel_local = k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_);
+        const cl_ulong device_local = device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+        if (kernel_local + dynamic_local_bytes > device_local)
+            throw Error::usage("kernel " + name_ + ": " + std::to_string(dynamic_local_bytes) +
+                               " bytes of duet::local memory besides its own " +
+                               std::to_string(kernel_local) + " do not fit the device's " +
+                               std::to_string(device_local) + " bytes of local memory");
+        return max_wg_ >= multiple ? max_wg_ / multiple * multiple : max_wg_;
+    } catch (const cl::Error& e) {
+        rethrow(e, "asking the preferred work-group size of kernel " + name_);
+    }
+}
+
+namespace {
+// Stores a program built from source in the cache, where a program made from its binary keeps
+// the kernels' argument information (checked once per device).
+void store_binary(OpenclDevice& dev, const cl::Program& p, const std::string& key,
+                  const std::string& options, const std::string& origin);
+} // namespace
+
 std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string& source,
                                             const std::string& options, const std::string& origin) {
     const auto& info = dev.info();
@@ -192,28 +223,42 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
             rethrow(e, "building " + origin + " for " + dev.where());
         }
         entry->program = p;
-        try {
-            auto bins = p.getInfo<CL_PROGRAM_BINARIES>();
-            // Not cached where a program made from the binary would lose what the launch
-            // checks need (Intel's CPU runtime): built from source every time there.
-            if (!bins.empty() && !bins[0].empty() && dev.binaries_keep_arg_info < 0)
-                dev.binaries_keep_arg_info = binary_keeps_arg_info(dev, bins[0], options) ? 1 : 0;
-            if (!bins.empty() && !bins[0].empty() && dev.binaries_keep_arg_info == 0)
-                log().info("program binary of {} not cached: this driver drops the kernels' "
-                           "argument information from programs made from binaries",
-                           origin);
-            else if (!bins.empty() && !bins[0].empty())
-                cache.store(key, bins[0],
-                            "opencl " + origin + " " + options + " | " + info.name + " | " +
-                                info.driver_version);
-        } catch (const cl::Error& e) {
-            log().info("program binary of {} not available for caching: {}", origin,
-                       error_name(e.err()));
-        }
+        // With no cache (DUET_CACHE_DIR empty or unusable) nothing is stored, so the binary is
+        // neither read back nor built again to see whether it keeps its argument information.
+        if (cache.enabled())
+            store_binary(dev, p, key, options, origin);
     }
     entry->build_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return entry;
 }
+
+namespace {
+
+void store_binary(OpenclDevice& dev, const cl::Program& p, const std::string& key,
+                  const std::string& options, const std::string& origin) {
+    const auto& info = dev.info();
+    auto& cache = ProgramCache::instance();
+    try {
+        auto bins = p.getInfo<CL_PROGRAM_BINARIES>();
+        // Not cached where a program made from the binary would lose what the launch
+        // checks need (Intel's CPU runtime): built from source every time there.
+        if (!bins.empty() && !bins[0].empty() && dev.binaries_keep_arg_info < 0)
+            dev.binaries_keep_arg_info = binary_keeps_arg_info(dev, bins[0], options) ? 1 : 0;
+        if (!bins.empty() && !bins[0].empty() && dev.binaries_keep_arg_info == 0)
+            log().info("program binary of {} not cached: this driver drops the kernels' "
+                       "argument information from programs made from binaries",
+                       origin);
+        else if (!bins.empty() && !bins[0].empty())
+            cache.store(key, bins[0],
+                        "opencl " + origin + " " + options + " | " + info.name + " | " +
+                            info.driver_version);
+    } catch (const cl::Error& e) {
+        log().info("program binary of {} not available for caching: {}", origin,
+                   error_name(e.err()));
+    }
+}
+
+} // namespace
 
 } // namespace duet::opencl

@@ -32,15 +32,18 @@ KernelSignature kernel_signature(const cl::Kernel& k);
 class OpenclKernel final : public Kernel {
   public:
     OpenclKernel(cl::Kernel k, std::string name, std::shared_ptr<ProgramEntry> program,
-                 std::size_t max_wg, double build_ms, Provenance provenance)
+                 std::size_t max_wg, double build_ms, Provenance provenance, cl::Device device)
         : kernel_(std::move(k)), name_(std::move(name)), program_(std::move(program)),
           max_wg_(max_wg), build_ms_(build_ms), provenance_(provenance),
-          signature_(kernel_signature(kernel_)) {}
+          signature_(kernel_signature(kernel_)), device_(std::move(device)) {}
     const std::string& name() const override { return name_; }
     std::size_t max_work_group_size() const override { return max_wg_; }
     double build_ms() const override { return build_ms_; }
     Provenance provenance() const override { return provenance_; }
     const std::string& build_options() const override { return program_->options; }
+    // The largest multiple of CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE within the kernel's
+    // work-group limit, once the local memory fits (opencl_program.cpp).
+    std::size_t suggested_group_size(std::size_t dynamic_local_bytes) const override;
     cl::Kernel& get() { return kernel_; }
     const KernelSignature& signature() const { return signature_; }
     std::mutex& launch_mutex() { return launch_mutex_; }
@@ -53,6 +56,7 @@ class OpenclKernel final : public Kernel {
     double build_ms_;
     Provenance provenance_;
     KernelSignature signature_;
+    cl::Device device_;
     std::mutex launch_mutex_;
 };
 

@@ -192,7 +192,9 @@ Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
     cl::NDRange global = range.dims() == 1   ? cl::NDRange(g[0])
                          : range.dims() == 2 ? cl::NDRange(g[0], g[1])
                                              : cl::NDRange(g[0], g[1], g[2]);
-    cl::NDRange local = range.dims() == 1   ? cl::NDRange(l[0])
+    // A zero local size is the driver's choice (Range::driver_local): a NULL local size.
+    cl::NDRange local = l[0] == 0           ? cl::NullRange
+                        : range.dims() == 1 ? cl::NDRange(l[0])
                         : range.dims() == 2 ? cl::NDRange(l[0], l[1])
                                             : cl::NDRange(l[0], l[1], l[2]);
     // Arguments belong to one launch: set and enqueued under the kernel's lock, so another
@@ -227,10 +229,23 @@ Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
                                    "pass the buffer itself to an OpenCL kernel");
             }
         }
+        // Pinned host buffers taken as arguments: unmapped for the kernel, mapped again after.
+        for (const auto& a : args)
+            if (a.kind == KernelArg::Kind::buffer)
+                if (auto* host = static_cast<const OpenclBuffer*>(a.buffer)->host())
+                    host->unmap_before(queue_);
         cl::Event e;
         if (log().should_log(spdlog::level::debug))
-            log().debug("clEnqueueNDRangeKernel({}, {})", k->name(), range.to_string());
+            log().debug("clEnqueueNDRangeKernel({}, global {}, local {})", k->name(),
+                        range.to_string(),
+                        l[0] == 0 ? std::string("NULL")
+                                  : std::to_string(l[0]) + "x" + std::to_string(l[1]) + "x" +
+                                        std::to_string(l[2]));
         queue_.enqueueNDRangeKernel(k->get(), cl::NullRange, global, local, nullptr, event_slot(e));
+        for (const auto& a : args)
+            if (a.kind == KernelArg::Kind::buffer)
+                if (auto* host = static_cast<const OpenclBuffer*>(a.buffer)->host())
+                    host->map_after(queue_);
         return wrap(e);
     } catch (const cl::Error& err) {
         if (err.err() == CL_INVALID_KERNEL_ARGS)

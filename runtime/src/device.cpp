@@ -1,5 +1,6 @@
-// The Device's entry points that check before the backend builds: defines, once for all
-// backends (build_options.cpp's rule), so a define refused by one is refused by all.
+// The Device's entry points that check before the backend builds: defines, compiler options
+// and name expressions, once for all backends (build_options.cpp's rules), so what one backend
+// refuses every backend refuses.
 #include <duet/backend/build_options.hpp>
 #include <duet/device.hpp>
 
@@ -8,6 +9,9 @@ namespace duet {
 std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const BuildOptions& options) {
     for (const auto& [n, v] : options.defines)
         check_define(n, v);
+    check_compiler_options("cuda_options", options.cuda_options);
+    check_compiler_options("opencl_options", options.opencl_options);
+    check_name_expressions(options.instantiations);
     return do_load_kernel(name, options);
 }
 

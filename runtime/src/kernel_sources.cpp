@@ -213,13 +213,32 @@ std::vector<std::string> kernel_names(Language lang) {
     return {all.begin(), all.end()};
 }
 
-KernelSources KernelSources::from_files(const std::string& cl_path, const std::string& cu_path) {
+namespace {
+
+// `path` as from_files reads it: a relative one against the executable's directory when asked.
+std::string resolve(const std::string& path, KernelSources::Base base) {
+    if (path.empty() || path[0] == '/' || base == KernelSources::Base::current_directory)
+        return path;
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec)
+        throw Error::usage("cannot find the running program's directory to read " + path +
+                           " beside it (/proc/self/exe: " + ec.message() +
+                           "); give an absolute path");
+    return (exe.parent_path() / path).string();
+}
+
+} // namespace
+
+KernelSources KernelSources::from_files(const std::string& cl_path, const std::string& cu_path,
+                                        Base base) {
     KernelSources s;
-    if (!cl_path.empty())
-        s.opencl = read_file(cl_path);
-    if (!cu_path.empty())
-        s.cuda = read_file(cu_path);
-    s.origin = cl_path.empty() ? cu_path : cu_path.empty() ? cl_path : cl_path + ", " + cu_path;
+    const std::string cl = resolve(cl_path, base), cu = resolve(cu_path, base);
+    if (!cl.empty())
+        s.opencl = read_file(cl);
+    if (!cu.empty())
+        s.cuda = read_file(cu);
+    s.origin = cl.empty() ? cu : cu.empty() ? cl : cl + ", " + cu;
     return s;
 }
 

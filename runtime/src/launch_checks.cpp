@@ -76,6 +76,30 @@ std::string tile_map_problem(const TileMap& t) {
     return {};
 }
 
+// Whether `a` can be passed for `p` by kind (and by size where the kind is unknown).
+bool fits(const KernelParam& p, const KernelArg& a) {
+    using K = KernelParam::Kind;
+    switch (p.kind) {
+    case K::buffer:
+        return a.kind == KernelArg::Kind::buffer;
+    case K::local:
+        return a.kind == KernelArg::Kind::local;
+    case K::scalar:
+        return a.kind == KernelArg::Kind::scalar && (p.size == 0 || a.size == p.size);
+    default:
+        return p.size == 0 || passed_size(a) == p.size;
+    }
+}
+
+// The first parameter that the argument in its place does not fit; args.size() when they all
+// fit (then the arguments simply stop early).
+std::size_t first_misfit(const std::vector<KernelParam>& params, std::span<const KernelArg> args) {
+    for (std::size_t i = 0; i < args.size() && i < params.size(); ++i)
+        if (!fits(params[i], args[i]))
+            return i;
+    return args.size();
+}
+
 std::string named(const char* limit) {
     return *limit ? std::string(" (") + limit + ")" : std::string();
 }
@@ -97,7 +121,9 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
         if ((args[i].kind == KernelArg::Kind::buffer ||
              args[i].kind == KernelArg::Kind::tile_map) &&
             !args[i].buffer)
-            return "argument " + std::to_string(i) + " is a null buffer";
+            return "argument " + std::to_string(i) +
+                   " is a null buffer (or a HostBuffer the device cannot reach: its "
+                   "device_buffer() is null)";
         if (args[i].kind == KernelArg::Kind::tile_map)
             if (std::string p = tile_map_problem(args[i].tile); !p.empty())
                 return "argument " + std::to_string(i) + " is " + p;
@@ -109,10 +135,14 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
     const std::string counts = "the kernel takes " + std::to_string(params.size()) + " arguments " +
                                signature.to_string() + ", " + std::to_string(args.size()) +
                                " were given";
-    if (args.size() < params.size())
-        return "argument " + std::to_string(args.size()) + " (" +
-               param_string(params[args.size()]) + ") is not set: " + counts +
+    if (args.size() < params.size()) {
+        // The first parameter the arguments stop fitting is the one left out: those after it
+        // have moved up one place.
+        const std::size_t missing = first_misfit(params, args);
+        return "argument " + std::to_string(missing) + " (" + param_string(params[missing]) +
+               ") is not set: " + counts +
                "; pass every argument at every launch (none carry over from an earlier one)";
+    }
     if (args.size() > params.size())
         return counts;
     for (std::size_t i = 0; i < args.size(); ++i) {

@@ -2,6 +2,7 @@
 // backends, before the backend's do_* hook (and so any driver) sees it. A mistake is reported
 // with the numbers that make it one, in the same words on every backend.
 #include <duet/backend/launch_checks.hpp>
+#include <duet/backend/log.hpp>
 #include <duet/backend/transfer_checks.hpp>
 #include <duet/device.hpp>
 
@@ -26,6 +27,18 @@ std::string dims_string(const std::array<std::size_t, 3>& v, int dims) {
     for (int d = 1; d < dims; ++d)
         s += "x" + std::to_string(v[d]);
     return s;
+}
+
+// The debug line of a launch: the local size passed and where it came from.
+void log_launch(const Kernel& kernel, const Range& range, const Device& device,
+                const std::array<std::size_t, 3>& local) {
+    const bool driver = range.driver_chooses_local();
+    log().debug("launch {} over {} on {}: local size {} ({})", kernel.name(), range.to_string(),
+                device.label(),
+                driver ? std::string("left to the driver") : dims_string(local, range.dims()),
+                range.has_local() ? "the app's"
+                : driver          ? "Range::driver_local"
+                                  : "Duet's default rule, default_local_size");
 }
 
 } // namespace
@@ -59,20 +72,31 @@ Event Queue::fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_si
 }
 
 Event Queue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
-    const LaunchContract contract = launch_contract(kernel);
-    // The one default work-group rule, for every backend.
+    LaunchContract contract = launch_contract(kernel);
+    // The app's local size, the driver's choice (zeros: the backend asks its driver), or the
+    // one default work-group rule, for every backend.
+    const bool driver = range.driver_chooses_local();
     const std::array<std::size_t, 3> local =
         range.has_local() ? range.local_size()
+        : driver          ? std::array<std::size_t, 3>{0, 0, 0}
                           : default_local_size(range, kernel.max_work_group_size());
+    if (log().should_log(spdlog::level::debug))
+        log_launch(kernel, range, device(), local);
     // Built only when a check fails: a launch is a hot path.
     const auto doing = [&] {
         return "launching " + kernel.name() + " over " + range.to_string() +
-               (range.has_local()
+               (range.has_local() || driver
                     ? std::string()
                     : " (local size chosen: " + dims_string(local, range.dims()) + ")") +
                " on " + device().label();
     };
-    if (std::string problem = launch_range_problem(range, local, contract.limits); !problem.empty())
+    if (driver) { // only the global size is the app's to check; the driver sizes the groups
+        contract.limits.max_groups = {0, 0, 0};
+        contract.limits.max_group_items = 0;
+    }
+    if (std::string problem = launch_range_problem(
+            range, driver ? std::array<std::size_t, 3>{1, 1, 1} : local, contract.limits);
+        !problem.empty())
         throw Error::usage(doing() + ": " + problem);
 
     // Arguments that map onto parameters: all, except duet::local ones that become shared

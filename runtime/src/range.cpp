@@ -26,7 +26,9 @@ std::string Range::to_string() const {
         }
         return s;
     };
-    return dims_of(global_) + (has_local_ ? " / " + dims_of(local_) : "");
+    return dims_of(global_) + (has_local_      ? " / " + dims_of(local_)
+                               : driver_local_ ? std::string(" / driver's choice")
+                                               : std::string());
 }
 
 void Range::validate() const {

@@ -3,6 +3,7 @@
 // launches, user kernels, caches, timing, clear errors), written once and run on every device
 // of every backend. Only this header names backends: a test asks it which devices there are,
 // whether a compiler is missing, and gives user kernels in both languages.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,19 @@ inline bool compiler_missing(const duet::Error& e) {
         return false;
     MESSAGE("no run-time compiler, its checks skipped: " << e.what());
     return true;
+}
+
+// The kernel, or null when the device has no run-time compiler (its checks are then skipped,
+// compiler_missing says so); any other failure throws.
+inline std::unique_ptr<duet::Kernel> load_or_skip(duet::Device& dev, const std::string& name,
+                                                  const duet::BuildOptions& options) {
+    try {
+        return dev.load_kernel(name, options);
+    } catch (const duet::Error& e) {
+        if (!compiler_missing(e))
+            throw;
+        return nullptr;
+    }
 }
 
 inline bool contains(const std::string& text, const std::string& part) {

@@ -36,6 +36,10 @@ class HostBuffer {
     virtual std::size_t size() const = 0;
     // True when the memory really is page-locked (false: plain host memory as a fallback).
     virtual bool pinned() const = 0;
+    // The same memory as a kernel argument that the device reads and writes directly (OpenCL:
+    // the mapped CL_MEM_ALLOC_HOST_PTR buffer; CUDA: cudaHostAllocMapped's device pointer), or
+    // nullptr where the device cannot reach it. Passing the HostBuffer to launch() passes this.
+    virtual const Buffer* device_buffer() const { return {}; }
 };
 
 // A kernel's sources given by the app, one per language (either may be empty).
@@ -43,8 +47,14 @@ struct KernelSources {
     std::string opencl; // OpenCL C source text
     std::string cuda;   // CUDA C++ source text (compiled with NVRTC)
     std::string origin; // where the text came from, for messages ("my.cl", "<string>")
+    // What a relative path of from_files is relative to.
+    enum class Base {
+        current_directory, // the process's, as fopen takes it
+        executable         // the directory of the running program (an installed app's kernels)
+    };
     // Reads the files; a path that is empty is skipped, one that cannot be read is an Error.
-    static KernelSources from_files(const std::string& cl_path, const std::string& cu_path);
+    static KernelSources from_files(const std::string& cl_path, const std::string& cu_path,
+                                    Base base = Base::current_directory);
 };
 
 // How to build a kernel. Defines mean the same on both backends.
@@ -52,6 +62,14 @@ struct BuildOptions {
     std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
     bool fast_math = false; // off unless asked for, then on both backends
     KernelSources sources;  // empty: the kernel is looked up among Duet's own kernels
+    // Compiler options of one language, passed after Duet's own (docs/API.md lists both). Each
+    // is one token starting with '-' (a value attached: "-std=c++20"); options that write
+    // files, choose the target or load plugins are refused with a usage Error.
+    std::vector<std::string> cuda_options;   // NVRTC: "--extended-lambda", "-lineinfo"
+    std::vector<std::string> opencl_options; // clBuildProgram: "-cl-std=CL3.0", "-cl-mad-enable"
+    // CUDA: kernels named by C++ name expressions ("dot<double>", "ns::scale<float, 256>")
+    // compiled into the same program as the loaded one, so that one NVRTC build serves each.
+    std::vector<std::string> instantiations;
 };
 
 // A compiled kernel ready to launch. One Kernel may be launched from several threads at once
@@ -73,6 +91,15 @@ class Kernel {
     bool cache_hit() const { return provenance() != Provenance::compiled; }
     // Compiler options used, as the backend passed them.
     virtual const std::string& build_options() const = 0;
+    // A 1-D work-group size for this kernel on its device with `dynamic_local_bytes` of
+    // duet::local memory per group, within max_work_group_size(): CUDA's occupancy API
+    // (cuOccupancyMaxPotentialBlockSize); OpenCL: the largest multiple of the kernel's
+    // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE within its limits. Local memory beyond the
+    // device's is a usage Error.
+    virtual std::size_t suggested_group_size(std::size_t dynamic_local_bytes = 0) const {
+        (void)dynamic_local_bytes;
+        return max_work_group_size();
+    }
 };
 
 class Device;

@@ -26,6 +26,23 @@ inline const char* device_type_name(DeviceType t) {
     }
 }
 
+// One bit per DeviceType, for DeviceInfo::device_type_bits.
+constexpr unsigned device_type_bit(DeviceType t) {
+    return 1u << static_cast<unsigned>(t);
+}
+
+// Widths of a device's vectors per element type (OpenCL's CL_DEVICE_*_VECTOR_WIDTH_*): how
+// many elements of that type one vector operation handles; 0 when the type is not supported.
+struct VectorWidths {
+    int i8 = 0;  // char
+    int i16 = 0; // short
+    int i32 = 0; // int
+    int i64 = 0; // long
+    int f16 = 0; // half
+    int f32 = 0; // float
+    int f64 = 0; // double
+};
+
 // The kernel sources a device's backend builds: OpenCL C (compiled at run time) or CUDA C++.
 enum class KernelLanguage { opencl_c, cuda };
 
@@ -99,8 +116,23 @@ struct DeviceInfo {
     // Backend-specific facts as ordered label/value pairs (extensions, cache sizes, ...).
     std::vector<std::pair<std::string, std::string>> details;
 
-    bool is_cpu() const { return device_type == DeviceType::cpu; }
-    bool is_gpu() const { return device_type == DeviceType::gpu; }
+    // ---- Launch facts: vector widths and every device-type bit ------------------------------
+    // CL_DEVICE_NATIVE_VECTOR_WIDTH_* (the hardware's vectors) and
+    // CL_DEVICE_PREFERRED_VECTOR_WIDTH_* (what the compiler prefers kernels to use); CUDA:
+    // 1 for every supported type (a thread is scalar; the warp is the vector).
+    VectorWidths native_vector_width;
+    VectorWidths preferred_vector_width;
+    // Every type the device reports, as device_type_bit(...) bits: a device may report several
+    // (Oclgrind reports CPU, GPU, Accelerator and Default at once). device_type holds one of
+    // them (GPU before CPU before Accelerator); 0 means "only device_type is known".
+    unsigned device_type_bits = 0;
+    // True when the device reports type `t` (among several, when it reports several).
+    bool has_type(DeviceType t) const {
+        return device_type_bits ? (device_type_bits & device_type_bit(t)) != 0 : device_type == t;
+    }
+    bool is_cpu() const { return has_type(DeviceType::cpu); }                 // the CPU bit
+    bool is_gpu() const { return has_type(DeviceType::gpu); }                 // the GPU bit
+    bool is_accelerator() const { return has_type(DeviceType::accelerator); } // that bit
     // "opencl:0", "cuda:1"
     std::string id() const { return backend + ":" + std::to_string(local_index); }
     // Theoretical peak memory bandwidth in GB/s from clock and bus width, 0 when unknown.

@@ -13,6 +13,7 @@
 namespace duet {
 
 class Buffer;
+class HostBuffer;
 
 // A request for `bytes` of local (OpenCL) / dynamic shared (CUDA) memory as a kernel argument.
 struct LocalMemory {
@@ -59,6 +60,9 @@ struct KernelArg {
         if constexpr (std::is_base_of_v<Buffer, T>) {
             a.kind = Kind::buffer;
             a.buffer = &v;
+        } else if constexpr (std::is_base_of_v<HostBuffer, T>) {
+            a.kind = Kind::buffer; // host memory the device reaches: its device_buffer()
+            a.buffer = v.device_buffer();
         } else if constexpr (std::is_same_v<T, LocalMemory>) {
             a.kind = Kind::local;
             a.size = v.bytes;

@@ -22,6 +22,16 @@ class Range {
     Range& local(std::size_t x, std::size_t y = 1, std::size_t z = 1) {
         local_ = {x, y, z};
         has_local_ = true;
+        driver_local_ = false;
+        return *this;
+    }
+    // Lets the driver choose the local size (OpenCL: a NULL local size; CUDA, which has no such
+    // choice: the occupancy API's block size, Kernel::suggested_group_size). The global size
+    // then need not be a multiple of anything on OpenCL.
+    Range& driver_local() {
+        local_ = {1, 1, 1};
+        has_local_ = false;
+        driver_local_ = true;
         return *this;
     }
     // The same global size rounded up to a multiple of the local size in every dimension
@@ -32,9 +42,11 @@ class Range {
     const std::array<std::size_t, 3>& global() const { return global_; }
     const std::array<std::size_t, 3>& local_size() const { return local_; }
     bool has_local() const { return has_local_; }
+    // True after driver_local(): the driver, not Duet's default rule, chooses the local size.
+    bool driver_chooses_local() const { return driver_local_; }
     std::size_t global_items() const { return global_[0] * global_[1] * global_[2]; }
     std::size_t local_items() const { return local_[0] * local_[1] * local_[2]; }
-    // "1024x768 / 16x16" for messages.
+    // "1024x768 / 16x16", "1000 / driver's choice" for messages.
     std::string to_string() const;
     // Throws a usage Error when a size is zero or global is not a multiple of local.
     void validate() const;
@@ -44,6 +56,7 @@ class Range {
     std::array<std::size_t, 3> local_{1, 1, 1};
     int dims_;
     bool has_local_ = false;
+    bool driver_local_ = false;
 };
 
 } // namespace duet

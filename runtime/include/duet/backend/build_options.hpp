@@ -1,6 +1,7 @@
 #pragma once
 // Compile-time defines as both backends pass them to their compilers.
 #include <string>
+#include <vector>
 
 namespace duet {
 
@@ -9,5 +10,19 @@ namespace duet {
 // options, e.g. "-include FILE"), no quotes or backslashes, no leading '-' except a negative
 // number. The one rule both backends apply, so a define accepted by one is accepted by both.
 void check_define(const std::string& name, const std::string& value);
+
+} // namespace duet
+
+namespace duet {
+
+// Throws a usage Error unless every option in `options` (BuildOptions::cuda_options or
+// opencl_options, named `field` in messages) is one token of printable ASCII starting with '-'
+// and none is one of the options that write files, choose the target architecture or load
+// compiler plugins (-o, --output-*, -save-temps, -load, -Xclang, -fplugin, -arch, ...).
+void check_compiler_options(const char* field, const std::vector<std::string>& options);
+
+// Throws a usage Error unless every name expression is printable ASCII without quotes or
+// backslashes (a C++ id-expression such as "dot<double>" or "ns::scale<float, 256>").
+void check_name_expressions(const std::vector<std::string>& names);
 
 } // namespace duet

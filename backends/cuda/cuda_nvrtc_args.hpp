@@ -1,0 +1,113 @@
+// What NVRTC is given for one build of an app's or Duet's kernel at run time: the options
+// (Duet's own from cuda_nvrtc_flags.hpp, the defines, fast math, the app's cuda_options) and the
+// name expressions whose lowered (mangled) names the loaded program is searched by. Apart from
+// cuda_build.cpp so that a test can compile kernels exactly as the plugin does, without a GPU.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include <duet/device.hpp>
+
+#include "cuda_nvrtc_flags.hpp"
+
+namespace duet::cuda {
+
+// Duet's flags, then -DNAME=VALUE, fast math and the app's options (checked by
+// Device::load_kernel). An app's -std=... replaces Duet's -std=c++17 (NVRTC takes one).
+inline std::vector<std::string> nvrtc_build_flags(const std::string& arch,
+                                                  const BuildOptions& options) {
+    std::vector<std::string> args = nvrtc_base_flags(arch);
+    const auto is_std = [](const std::string& o) {
+        return o.rfind("-std=", 0) == 0 || o.rfind("--std=", 0) == 0;
+    };
+    if (std::any_of(options.cuda_options.begin(), options.cuda_options.end(), is_std))
+        args.erase(std::remove_if(args.begin(), args.end(), is_std), args.end());
+    for (const auto& [n, v] : options.defines)
+        args.push_back("-D" + n + (v.empty() ? "" : "=" + v));
+    if (options.fast_math)
+        args.push_back("--use_fast_math");
+    args.insert(args.end(), options.cuda_options.begin(), options.cuda_options.end());
+    return args;
+}
+
+// The identifier a name expression ends in: "scale" for "ns::scale<float, 256>".
+inline std::string expression_identifier(const std::string& expression) {
+    std::string s = expression.substr(0, expression.find('<'));
+    if (const auto colons = s.rfind("::"); colons != std::string::npos)
+        s = s.substr(colons + 2);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.pop_back();
+    return s;
+}
+
+// True when `word` occurs in `text` as a whole identifier.
+inline bool has_identifier(const std::string& text, const std::string& word) {
+    const auto ident = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    for (auto at = text.find(word); !word.empty() && at != std::string::npos;
+         at = text.find(word, at + 1)) {
+        const bool starts = at == 0 || !ident(text[at - 1]);
+        const bool ends = at + word.size() == text.size() || !ident(text[at + word.size()]);
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+// `text` without its // and /* */ comments (a comment may say "extern \"C\"").
+inline void strip_comments(std::string& text) {
+    for (auto c = text.find("//"); c != std::string::npos; c = text.find("//", c)) {
+        const auto end = text.find('\n', c);
+        text.erase(c, end == std::string::npos ? std::string::npos : end - c);
+    }
+    for (auto c = text.find("/*"); c != std::string::npos; c = text.find("/*", c)) {
+        const auto end = text.find("*/", c);
+        text.erase(c, end == std::string::npos ? std::string::npos : end + 2 - c);
+    }
+}
+
+// True when `text` declares `name` as an extern "C" kernel (`extern "C" __global__ void
+// name(`, attributes between): found by its plain name, nothing to lower.
+inline bool declared_extern_c(const std::string& text, const std::string& name) {
+    const auto ident = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    for (auto at = text.find(name); !name.empty() && at != std::string::npos;
+         at = text.find(name, at + 1)) {
+        auto after = at + name.size();
+        while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after])))
+            ++after;
+        if ((at > 0 && ident(text[at - 1])) || after >= text.size() || text[after] != '(')
+            continue;
+        // The declaration's start: after the previous ';', '}' or '{'.
+        const auto start = text.find_last_of(";{}", at);
+        std::string head = text.substr(start == std::string::npos ? 0 : start + 1,
+                                       at - (start == std::string::npos ? 0 : start + 1));
+        strip_comments(head);
+        if (head.find("extern \"C\"") != std::string::npos &&
+            head.find("__global__") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+// The name expressions NVRTC lowers for a build of `text` loading `name`: the app's
+// instantiations, and `name` itself unless the source declares it extern "C" (found by its
+// plain name) or does not mention it (then the load reports what the module has). Sorted and
+// unique, so that loading any of them asks for the same build.
+inline std::vector<std::string> nvrtc_name_expressions(const std::string& name,
+                                                       const BuildOptions& options,
+                                                       const std::string& text) {
+    std::vector<std::string> names = options.instantiations;
+    if (!declared_extern_c(text, name) && has_identifier(text, expression_identifier(name)))
+        names.push_back(name);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+}
+
+} // namespace duet::cuda
