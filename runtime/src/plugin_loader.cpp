@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 
 #include <duet/backend/elf_check.hpp>
+#include <duet/backend/library_path.hpp>
 #include <duet/backend/log.hpp>
 
 namespace duet::detail {
@@ -95,6 +96,10 @@ std::vector<std::string> discover_plugins() {
 LoadedBackend load_plugin(const std::string& name) {
     LoadedBackend l;
     l.report.name = name;
+    if (std::string why = library_path_problem(); !why.empty()) { // fail closed
+        l.report.reason = std::move(why);
+        return l;
+    }
     const std::string file = plugin_file(name);
     std::string looked;
     fs::path found;

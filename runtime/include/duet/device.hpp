@@ -126,8 +126,12 @@ class Queue {
     template <class T> Event read(const Buffer& src, std::vector<T>& dst, bool blocking = true) {
         return read_bytes(src, dst.data(), dst.size() * sizeof(T), 0, blocking);
     }
-    // Fills `count` elements of type T with `value`.
+    // Fills `count` elements of type T with `value`; a count whose bytes overflow size_t is a
+    // usage Error.
     template <class T> Event fill(Buffer& dst, const T& value, std::size_t count) {
+        if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
+            throw Error::usage("a fill of " + std::to_string(count) + " elements of " +
+                               std::to_string(sizeof(T)) + " bytes overflows size_t");
         return fill_bytes(dst, &value, sizeof(T), count * sizeof(T));
     }
 
