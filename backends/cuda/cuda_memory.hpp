@@ -14,6 +14,8 @@ class CudaBuffer final : public Buffer {
   public:
     // Allocates `bytes`; over the device's total or free memory is an Error naming both.
     CudaBuffer(CudaDevice& device, std::size_t bytes);
+    // A view: `bytes` of `parent` from byte `offset` (checked by the caller), not freed here.
+    CudaBuffer(const CudaBuffer& parent, std::size_t offset, std::size_t bytes);
     ~CudaBuffer() override;
     CudaBuffer(const CudaBuffer&) = delete;
     CudaBuffer& operator=(const CudaBuffer&) = delete;
@@ -26,6 +28,7 @@ class CudaBuffer final : public Buffer {
     CudaDevice* device_;
     void* ptr_ = nullptr;
     std::size_t bytes_;
+    bool owned_ = true; // false for a view
 };
 
 // Pinned host memory; plain host memory (pinned() false) when pinning fails.

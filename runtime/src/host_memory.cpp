@@ -36,8 +36,7 @@ std::uint64_t number_in(const std::string& file) {
 }
 
 // limit - usage of the cgroup at `dir` and each ancestor up to `root`, the smallest.
-std::uint64_t cgroup_room(std::string root, std::string dir, const char* limit,
-                          const char* usage) {
+std::uint64_t cgroup_room(std::string root, std::string dir, const char* limit, const char* usage) {
     std::uint64_t room = unknown;
     for (;;) {
         const std::uint64_t l = number_in(root + dir + "/" + limit);

@@ -201,7 +201,8 @@ std::string launch_range_problem(const Range& range, const std::array<std::size_
     }
     if (limits.max_total && items > limits.max_total)
         return std::to_string(items) + " work-items in all, over the " +
-               std::to_string(limits.max_total) + " this backend launches at once; split the work "
+               std::to_string(limits.max_total) +
+               " this backend launches at once; split the work "
                "into several launches";
     if (limits.max_group_items && group > limits.max_group_items)
         return "work-groups of " + std::to_string(group) +
