@@ -21,7 +21,9 @@ std::size_t guard_zone_bytes(std::size_t bytes, std::size_t align);
 class GuardedOutput {
   public:
     // Allocates `used_bytes` with a zone on each side, writes the zones' pattern and poisons
-    // the output (0xFF, as poison()). On a backend without views the zone is after the end only.
+    // the output (0xFF, as poison()). On a backend without views, and on a checking device
+    // (Device::checker_reports(), which reports accesses before the buffer itself), the zone is
+    // after the end only.
     GuardedOutput(Device& dev, Queue& q, std::size_t used_bytes);
     // What kernels and downloads get: the output itself.
     Buffer& buffer() { return view_ ? *view_ : *whole_; }
