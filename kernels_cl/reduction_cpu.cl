@@ -62,10 +62,9 @@
     T sum = tail;                                                                                  \
     for (int l = 0; l < CPU_VW; ++l)                                                               \
         sum += lanes[l];                                                                           \
-    if (ls == 1) {                                                                                 \
-        out[get_group_id(0)] = sum;                                                                \
-        return;                                                                                    \
-    }                                                                                              \
+    /* Every work-item reaches the barrier, groups of one too: PoCL 3.1 hangs (groups of 2 to 16) \
+       or loses sums (32 and up) when the barrier follows an early return, even one the whole     \
+       group takes (if (ls == 1) return;), which OpenCL allows. */                                \
     sdata[lid] = sum;                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     if (lid == 0) {                                                                                \

@@ -191,33 +191,9 @@ TEST_CASE("--verify full stays full: refused when asked for beyond the limit, sa
     CHECK(verify_level(cfg, 1e13, 2e9, r, "matmul") == Verify::sample);
     CHECK(r.note.find("checked a sample") != std::string::npos);
     CHECK(verify_level(cfg, 1e6, 2e9, r, "matmul") == Verify::full);
-}
-
-TEST_CASE("guard zone: a kernel that writes one element past the end of its output fails") {
-    CHECK(guard_intact(std::vector<unsigned char>(16, 0xFF)));
-    CHECK(!guard_intact({0xFF, 0x00, 0xFF}));
-    // A user kernel that writes c[n] too.
-    duet::BuildOptions opts;
-    opts.sources.opencl = "__kernel void past_end(__global float* c, int n) {\n"
-                          "  int i = get_global_id(0); if (i <= n) c[i] = 1.0f; }\n";
-    opts.sources.origin = "<past_end>";
-    for (auto* dev : duet_test::devices_of("opencl")) {
-        SUBCASE(dev->label().c_str()) {
-            const int n = 1000;
-            auto k = dev->load_kernel("past_end", opts);
-            auto q = dev->create_queue();
-            auto c = alloc_guarded(*dev, n * sizeof(float));
-            poison(*q, *c);
-            q->launch(*k, duet::Range(1024).local(64), *c, n);
-            q->finish();
-            Result r;
-            r.verified = true;
-            r.pass = true;
-            check_guard(r, *q, *c, n * sizeof(float));
-            CHECK(!r.pass);
-            CHECK(r.note.find("wrote past the end") != std::string::npos);
-        }
-    }
+    // By default too, a full check of a few seconds is done: 1300^3 is past the limit, but a
+    // second or two of CPU time.
+    CHECK(verify_level(cfg, 1300.0 * 1300 * 1300, 2e9, r, "matmul") == Verify::full);
 }
 
 TEST_CASE("guard zone: a reduction pass that writes past its partial sums fails the app's run") {

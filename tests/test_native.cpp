@@ -121,7 +121,7 @@ TEST_CASE("native: x_cpu only where the row and its reference ran and passed; co
     all.push_back(ref);
     std::ostringstream csv;
     runapp::print_results(csv, all, runapp::Format::csv, nlohmann::json::object());
-    CHECK(csv.str().find(",x_cpu,native_copy_gbs\n") != std::string::npos);
+    CHECK(csv.str().find(",x_cpu,native_copy_gbs,checked\n") != std::string::npos);
     // The comparison: an "x CPU" column, the reference under the table, not as a device column.
     std::ostringstream table;
     runapp::print_comparison(table, all);

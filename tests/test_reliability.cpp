@@ -389,3 +389,17 @@ TEST_CASE("reliability: --timeout ends a run that takes longer with exit code 3"
     check_pass(r);
     CHECK_FALSE(contains(r.err, "timed out"));
 }
+
+TEST_CASE("reliability: the cpu reduction ends and passes with any work-group size") {
+    // Groups of 2 to 16 hung on PoCL 3.1 and larger ones lost sums while the kernel left groups
+    // of one early, before the barrier the others reach (kernels_cl/reduction_cpu.cl).
+    DUET_NEED_OPENCL();
+    TempDir t("cpu-reduction");
+    for (const char* local : {"2", "16", "64"}) {
+        const auto r = runapp({"reduction", "--variant", "cpu_i32,cpu_f32", "--size", "65537",
+                               "--local", local, "--reps", "2", "--warmup", "1", "--device",
+                               "opencl:0", "--timeout", "120"},
+                              {{"DUET_CACHE_DIR", (t.path / "cache").string()}}, t.path, 150);
+        check_pass(r);
+    }
+}

@@ -1,4 +1,4 @@
-// Files in the cache directory and kernel files (docs/SECURITY.md): temporary files a killed
+// Files in the cache directory and kernel files (docs/design/security.md): temporary files a killed
 // write left, names that hold terminal escapes, a tuned.json others can write, a cache path
 // through someone else's link and "..", and a kernel file that is someone else's link.
 #include <filesystem>

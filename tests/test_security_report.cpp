@@ -1,4 +1,4 @@
-// Hostile result files and outputs (docs/SECURITY.md): huge numbers, sparse grids and dense
+// Hostile result files and outputs (docs/design/security.md): huge numbers, sparse grids and dense
 // JSON that exhausted memory; fields that forged lines of the table and cells of the CSV; an
 // --output or --html that hung on a FIFO, ignored a full disk or overwrote its own input.
 #include <filesystem>

@@ -89,7 +89,9 @@ std::vector<Variant> select_variants(const App& app, const std::string& spec);
 } // namespace duet::apps
 
 // The helpers every app uses, one idea per header.
-#include "checks.hpp" // poisoned outputs, guard zones, verification, plausible figures
-#include "inputs.hpp" // sizes, seeded inputs, CPU references, defines
-#include "run.hpp"    // the steps every App::run shares, in one place
-#include "timing.hpp" // timed runs and which clock to believe
+#include "checks.hpp"    // poisoned outputs, verification, plausible figures
+#include "guard.hpp"     // guard zones on both sides of every checked output
+#include "inputs.hpp"    // sizes, seeded inputs, CPU references, defines
+#include "run.hpp"       // the steps every App::run shares, in one place
+#include "sum_check.hpp" // whole-output sums where only a sample is compared
+#include "timing.hpp"    // timed runs and which clock to believe

@@ -1,4 +1,4 @@
-// Honest results (checks.hpp): poisoned outputs, guard zones past their ends, how far --verify
+// Honest results (checks.hpp): poisoned outputs, how far --verify
 // full goes, what is compared, the input-perturbing test hook, and plausible ceilings.
 #include <algorithm>
 #include <atomic>
@@ -18,6 +18,8 @@ namespace duet::apps {
 namespace {
 // An explicit --verify full is honoured up to this much estimated CPU time, refused beyond.
 constexpr double max_full_check_s = 60;
+// The default --verify checks everything when that takes at most this much estimated CPU time.
+constexpr double auto_full_check_s = 4;
 
 } // namespace
 
@@ -61,33 +63,13 @@ void check_plausible(Result& r, const Ceiling& c) {
     r.note += std::string(r.note.empty() ? "" : "; ") + buf;
 }
 
-std::unique_ptr<Buffer> alloc_guarded(Device& dev, std::size_t bytes) {
-    return dev.alloc_bytes(bytes + guard_bytes);
-}
-
-bool guard_intact(const std::vector<unsigned char>& tail) {
-    return std::all_of(tail.begin(), tail.end(), [](unsigned char b) { return b == 0xFF; });
-}
-
-void check_guard(Result& r, Queue& q, const Buffer& buf, std::size_t used_bytes) {
-    if (buf.size() <= used_bytes)
-        return;
-    std::vector<unsigned char> tail(buf.size() - used_bytes);
-    q.read_bytes(buf, tail.data(), tail.size(), used_bytes);
-    if (guard_intact(tail))
-        return;
-    r.pass = false;
-    r.verified = true;
-    r.note += std::string(r.note.empty() ? "" : "; ") +
-              "FAIL: the kernel wrote past the end of the output (guard zone changed)";
-}
-
 Verify verify_level(const RunConfig& cfg, double work, double limit, Result& r,
                     const std::string& app) {
-    if (cfg.verify != Verify::full || work <= limit)
-        return cfg.verify;
     const double cores = std::max(1u, std::thread::hardware_concurrency());
     const double seconds = work / (1e9 * cores); // ~1 G multiply-adds per second per core
+    // Full whenever it is cheap: under the app's limit or a few seconds of CPU time on this host.
+    if (cfg.verify != Verify::full || work <= limit || seconds <= auto_full_check_s)
+        return cfg.verify;
     char cost[200];
     std::snprintf(cost, sizeof cost, "%.3g multiply-adds on the CPU, about %.0f s on %.0f cores",
                   work, seconds, cores);

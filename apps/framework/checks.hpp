@@ -1,5 +1,5 @@
 #pragma once
-// Honest results: poisoned outputs, guard zones past their ends, how far a check goes and what
+// Honest results: poisoned outputs, how far a check goes and what
 // it compares, the input-perturbing test hook, and the device's plausible ceilings.
 #include <cmath>
 #include <cstddef>
@@ -29,17 +29,10 @@ Ceiling plausible_ceiling(const DeviceInfo& info);
 // figure over it on the device's events but not on the host's takes the host's.
 void check_plausible(Result& r, const Ceiling& c);
 
-// Guard elements past the end of every checked output: allocate with alloc_guarded, poison the
-// whole buffer, and after the run check_guard fails the result when any guard byte changed.
-constexpr std::size_t guard_bytes = 256;
-std::unique_ptr<Buffer> alloc_guarded(Device& dev, std::size_t bytes);
-// True when bytes[used, size) are all 0xFF (the poison); false names a write past the end.
-bool guard_intact(const std::vector<unsigned char>& tail);
-void check_guard(Result& r, Queue& q, const Buffer& buf, std::size_t used_bytes);
 // The verification level to use at `work` CPU multiply-adds: cfg.verify, unless full is over
-// `limit`. Then, when the user asked for full (cfg.verify_explicit), full if the estimate is at
-// most a minute of CPU time, else a usage Error saying how long it would take; by default,
-// sample with a note in r.
+// `limit` and over a few seconds of estimated CPU time on this host. Then, when the user asked for
+// full (cfg.verify_explicit), full if the estimate is at most a minute of CPU time, else a usage
+// Error saying how long it would take; by default, sample with a note in r.
 Verify verify_level(const RunConfig& cfg, double work, double limit, Result& r,
                     const std::string& app);
 // The test hook RunConfig::perturb_input: changes the last element of input `which` on the device.

@@ -55,6 +55,13 @@ std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::s
     return std::max<std::size_t>(1, std::size_t(std::max(info.compute_units, 1)) * per_cu);
 }
 
+std::size_t loop_bound_items(const DeviceInfo& info, std::size_t iterations) {
+    if (info.max_loop_iterations < 2)
+        return 1;
+    const std::size_t per_item = info.max_loop_iterations / 2; // room for the tails' loops
+    return std::max<std::size_t>(1, (iterations + per_item - 1) / per_item);
+}
+
 std::vector<Shape> cpu_block_shapes(std::size_t rows, std::size_t cols, std::size_t items) {
     std::vector<Shape> out;
     for (std::size_t l = std::max<std::size_t>(items, 1); l >= 1; l /= 2) {

@@ -21,6 +21,9 @@ std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunC
 // Work-items for a step that gives each one a contiguous chunk: CPU_TASKS_PER_CU (4) per compute
 // unit, so that a core that finishes early takes another chunk; at least 1.
 std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::string& app);
+// The fewest work-items that share `iterations` loop iterations so that none runs more than
+// half the device's limit (DeviceInfo::max_loop_iterations); 1 where there is no limit.
+std::size_t loop_bound_items(const DeviceInfo& info, std::size_t iterations);
 
 // Work-groups of 1 x L work-items, L = `items` halving down to 1, each work-item a block of
 // rows x cols outputs: conv5x5's cpu step (a group is a column of blocks that one core runs in

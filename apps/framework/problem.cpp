@@ -3,6 +3,7 @@
 #include "problem.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <list>
 #include <map>
@@ -46,18 +47,17 @@ using InputKey = std::tuple<char, std::size_t, std::uint64_t, double, double>;
 // own arrays' arrival, only older ones are).
 class InputCache {
   public:
-    template <class T, class Make>
-    std::shared_ptr<const std::vector<T>> get(const InputKey& key, std::size_t n, Make make) {
+    std::shared_ptr<const void> get(const InputKey& key, std::size_t bytes,
+                                    const std::function<std::shared_ptr<const void>()>& make) {
         std::unique_lock lock(mutex_);
         for (auto it = entries_.begin(); it != entries_.end(); ++it)
             if (it->key == key) {
                 entries_.splice(entries_.end(), entries_, it); // most recent last
-                return std::static_pointer_cast<const std::vector<T>>(it->value);
+                return it->value;
             }
         lock.unlock(); // made on every core without holding others up
-        auto made = std::make_shared<const std::vector<T>>(make());
+        auto made = make();
         lock.lock();
-        const std::size_t bytes = n * sizeof(T);
         const std::uint64_t avail = host_memory_available();
         const std::size_t budget = avail > 0 ? std::size_t(avail / 4) : std::size_t{1} << 30;
         while (!entries_.empty() && held_ + bytes > budget) {
@@ -91,7 +91,7 @@ struct UploadEntry {
     const void* data = nullptr;
     std::size_t bytes = 0;
     std::shared_ptr<Buffer> buffer;
-    double h2d_ms = 0;
+    double event_ms = 0, host_ms = 0;
 };
 
 struct UploadCache {
@@ -151,16 +151,21 @@ std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) 
     return generate<int>(n, seed, [=](std::uint64_t b) { return uniform_int(b, lo, hi); });
 }
 
+std::shared_ptr<const void> detail::cached_input(
+    char kind, std::size_t n, std::uint64_t seed, double a, double b, std::size_t bytes,
+    const std::function<std::shared_ptr<const void>()>& make) {
+    return input_cache().get({kind, n, seed, a, b}, bytes, make);
+}
+
 std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed,
                                                          float lo, float hi) {
-    return input_cache().get<float>({'f', n, seed, lo, hi}, n,
-                                    [&] { return random_floats(n, seed, lo, hi); });
+    return shared_input<float>('f', n, seed, lo, hi,
+                               [&] { return random_floats(n, seed, lo, hi); });
 }
 
 std::shared_ptr<const std::vector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
                                                      int hi) {
-    return input_cache().get<int>({'i', n, seed, lo, hi}, n,
-                                  [&] { return random_ints(n, seed, lo, hi); });
+    return shared_input<int>('i', n, seed, lo, hi, [&] { return random_ints(n, seed, lo, hi); });
 }
 
 SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
@@ -173,11 +178,14 @@ SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
     std::erase_if(list, [&](const UploadEntry& e) { return e.tag != tag || e.host.expired(); });
     for (const auto& e : list)
         if (e.data == data && e.bytes == bytes && e.host.lock() == host)
-            return {e.buffer, e.h2d_ms, true};
+            return {e.buffer, e.event_ms, e.host_ms, true};
     std::shared_ptr<Buffer> buf = dev.alloc_bytes(bytes);
+    const auto t0 = std::chrono::steady_clock::now();
     const double ms = q.write_bytes(*buf, data, bytes).elapsed_ms();
-    list.push_back({tag, host, data, bytes, buf, ms});
-    return {buf, ms, false};
+    const double host_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    list.push_back({tag, host, data, bytes, buf, ms, host_ms});
+    return {buf, ms, host_ms, false};
 }
 
 void release_shared_uploads() {

@@ -3,6 +3,7 @@
 // filled by every core, kept for every variant and every device that runs the same problem, and
 // uploaded once per device. The host's work is never the bottleneck of a timing run.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,13 +30,31 @@ std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint
 std::shared_ptr<const std::vector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
                                                      int hi);
 
+// A shared input made by `make` (on every core, as it chooses), cached like shared_floats under
+// (kind, n, seed, a, b): for inputs of an app's own distribution.
+namespace detail {
+// The cache behind shared_floats and shared_input: the array of (kind, n, seed, a, b), of
+// `bytes`, made by `make` when not held.
+std::shared_ptr<const void> cached_input(char kind, std::size_t n, std::uint64_t seed, double a,
+                                         double b, std::size_t bytes,
+                                         const std::function<std::shared_ptr<const void>()>& make);
+} // namespace detail
+template <class T, class Make>
+std::shared_ptr<const std::vector<T>> shared_input(char kind, std::size_t n, std::uint64_t seed,
+                                                   double a, double b, Make&& make) {
+    return std::static_pointer_cast<const std::vector<T>>(
+        detail::cached_input(kind, n, seed, a, b, n * sizeof(T), [&] {
+            return std::shared_ptr<const void>(std::make_shared<const std::vector<T>>(make()));
+        }));
+}
+
 // Device copies of shared inputs, one per (device, host array), kept while the host array is
 // and while the device runs the same problem (`tag`): variants of one problem on one device
 // upload their inputs once. The first upload's transfer time is kept with the copy.
 struct SharedUpload {
     std::shared_ptr<Buffer> buffer;
-    double h2d_ms = 0;
-    bool reused = false; // this call found it uploaded already
+    double event_ms = 0, host_ms = 0; // the first upload's time on its event and the host's clock
+    bool reused = false;              // this call found it uploaded already
 };
 // The device copy of `host` on `dev` for problem `tag`, uploaded through `q` when not held.
 // Copies of another problem on `dev` are released first, so that two problems never share a

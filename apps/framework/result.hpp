@@ -30,8 +30,11 @@ struct Result {
     double tolerance = 0;   // allowed error
     std::string error_kind; // "abs" or "rel"
     bool verified = false;  // false with Verify::off
-    bool pass = false;      // verified and within tolerance (false when skipped or unverified)
-    bool skipped = false;   // the device cannot run this variant; `note` says why
+    // Only a sample of the outputs was compared with the reference (the whole output was still
+    // scanned for NaN/Inf and, where the app has them, its sums checked): "PASS (sample)".
+    bool sampled = false;
+    bool pass = false;    // verified and within tolerance (false when skipped or unverified)
+    bool skipped = false; // the device cannot run this variant; `note` says why
     std::uint64_t seed = 0;
     std::string note; // anything the reader must know (e.g. skipped, rounded sizes)
     // Speed-up over the native CPU reference of the same app and size (apps/native/): its median

@@ -19,6 +19,8 @@ void describe(Result& r, const Device& dev, const Kernel& k, const std::string& 
 StepRun::StepRun(Device& dev, const App& app, const Step& step, const RunConfig& cfg)
     : dev_(dev), app_(app), step_(step), cfg_(cfg), t0_(std::chrono::steady_clock::now()) {
     r.seed = cfg.seed;
+    heartbeat(); // a new step: the watchdog's clock starts again
+    reports_ = dev.checker_reports();
 }
 
 Kernel& StepRun::build(const BuildOptions& opts, std::vector<Shape> shapes) {
@@ -46,11 +48,9 @@ std::string StepRun::problem_tag() const {
     return app_.name() + "/" + dims_label(cfg_.size) + "/" + std::to_string(cfg_.seed);
 }
 
-std::unique_ptr<Buffer> StepRun::output(std::size_t used_bytes) {
-    auto buf = alloc_guarded(dev_, used_bytes);
-    poison(queue(), *buf);
-    outputs_.emplace_back(buf.get(), used_bytes);
-    return buf;
+Buffer* StepRun::output(std::size_t used_bytes) {
+    outputs_.push_back(std::make_unique<GuardedOutput>(dev_, queue(), used_bytes));
+    return &outputs_.back()->buffer();
 }
 
 void StepRun::time(const std::function<std::pair<Event, Event>()>& launch) {
@@ -58,8 +58,19 @@ void StepRun::time(const std::function<std::pair<Event, Event>()>& launch) {
 }
 
 void StepRun::check_guards() {
-    for (const auto& [buf, used] : outputs_)
-        check_guard(r, queue(), *buf, used);
+    for (const auto& out : outputs_)
+        out->check(r, queue());
+    queue().finish();
+    if (const long long now = dev_.checker_reports(); reports_ >= 0 && now > reports_) {
+        r.pass = false;
+        r.verified = true;
+        note("FAIL: " + dev_.info().platform + " reported " + std::to_string(now - reports_) +
+             " error(s) or warning(s) during this run (its messages are on stderr)");
+    }
+}
+
+double StepRun::ceiling_gbs() const {
+    return plausible_ceiling(dev_.info()).gbs;
 }
 
 void StepRun::note(const std::string& text) {

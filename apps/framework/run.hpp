@@ -18,6 +18,7 @@
 #include "app.hpp"
 #include "auto_size.hpp"
 #include "problem.hpp"
+#include "timing.hpp"
 
 namespace duet::apps {
 
@@ -44,45 +45,56 @@ class StepRun {
     const Fitted& fitted() const { return fit_; }
 
     Queue& queue();
-    // Allocates a device copy of `host`, uploads it (timed: r.h2d_ms, r.h2d_bytes) and applies
-    // the test hook RunConfig::perturb_input to it: inputs are numbered in the order uploaded.
+    // Allocates a device copy of `host`, uploads it (timed, transfer_ms: r.h2d_ms, r.h2d_bytes) and
+    // applies the test hook RunConfig::perturb_input to it: inputs are numbered in the order
+    // uploaded.
     template <class T> std::unique_ptr<Buffer> upload(const std::vector<T>& host) {
         auto buf = dev_.alloc<T>(host.size());
-        r.h2d_ms += queue().write(*buf, host).elapsed_ms();
+        const auto t0 = std::chrono::steady_clock::now();
+        const double event_ms = queue().write(*buf, host).elapsed_ms();
+        const double bytes = double(host.size()) * sizeof(T);
+        r.h2d_ms += transfer_ms(event_ms, since_ms(t0), bytes, ceiling_gbs());
         r.h2d_bytes += double(host.size()) * sizeof(T);
         perturb(cfg_, inputs_++, queue(), *buf, sizeof(T));
         return buf;
     }
     // The device copy of a shared input (problem.hpp): uploaded once per device and problem and
-    // reused by the other variants, r.h2d_ms the first upload's time. With the perturbing test
-    // hook set, a private copy (the hook changes it on the device).
+    // reused by the other variants, r.h2d_ms the first upload's time (transfer_ms). With the
+    // perturbing test hook set, a private copy (the hook changes it on the device).
     template <class T>
     std::shared_ptr<Buffer> upload(const std::shared_ptr<const std::vector<T>>& host) {
         if (cfg_.perturb_input >= 0)
             return upload(*host);
+        const double bytes = double(host->size()) * sizeof(T);
         const auto up = upload_shared(dev_, queue(), problem_tag(), host, host->data(),
                                       host->size() * sizeof(T));
-        r.h2d_ms += up.h2d_ms;
-        r.h2d_bytes += double(host->size()) * sizeof(T);
+        r.h2d_ms += transfer_ms(up.event_ms, up.host_ms, bytes, ceiling_gbs());
+        r.h2d_bytes += bytes;
         ++inputs_;
         return up.buffer;
     }
-    // An output of `used_bytes` with a guard zone past its end, poisoned (alloc_guarded).
-    std::unique_ptr<Buffer> output(std::size_t used_bytes);
+    // An output of `used_bytes` with guard zones on both sides, poisoned (GuardedOutput); it
+    // lives as long as this StepRun (never null).
+    Buffer* output(std::size_t used_bytes);
     // The timed runs (time_runs): r.kernel_ms, r.host_ms, r.clock.
     void time(const std::function<std::pair<Event, Event>()>& launch);
-    // Downloads the first `n` elements of `buf` (timed: r.d2h_ms, r.d2h_bytes) into pinned host
-    // memory this thread reuses from run to run (download_space): a GiB output would otherwise
-    // fault in a GiB of new pages for every variant and cross the bus at pageable speed. Valid
-    // until the thread's next download from this device.
+    // Downloads the first `n` elements of `buf` (timed, transfer_ms: r.d2h_ms, r.d2h_bytes) into
+    // pinned host memory this thread reuses from run to run (download_space): a GiB output would
+    // otherwise fault in a GiB of new pages for every variant and cross the bus at pageable
+    // speed. Valid until the thread's next download from this device.
     template <class T> std::span<const T> download(const Buffer& buf, std::size_t n) {
         const auto space = download_space(dev_, n * sizeof(T));
-        r.d2h_ms = queue().read_bytes(buf, space.data(), n * sizeof(T)).elapsed_ms();
+        const auto t0 = std::chrono::steady_clock::now();
+        const double event_ms = queue().read_bytes(buf, space.data(), n * sizeof(T)).elapsed_ms();
+        r.d2h_ms = transfer_ms(event_ms, since_ms(t0), double(n) * sizeof(T), ceiling_gbs());
         r.d2h_bytes = double(n) * sizeof(T);
         return {reinterpret_cast<const T*>(space.data()), n};
     }
-    // Fails r when a kernel wrote past the end of any output (check_guard).
+    // Fails r when a kernel wrote outside any output (GuardedOutput::check), or when a checking
+    // device (Device::checker_reports) reported errors during this run.
     void check_guards();
+    // The device's plausible bytes per second (plausible_ceiling), for transfer_ms.
+    double ceiling_gbs() const;
     // Appends to the note ("; " between parts).
     void note(const std::string& text);
     // The result: the --size auto note of `model` when the size was the device's, the wall time.
@@ -98,7 +110,8 @@ class StepRun {
     std::unique_ptr<Queue> queue_;
     Fitted fit_;
     int inputs_ = 0;
-    std::vector<std::pair<const Buffer*, std::size_t>> outputs_;
+    long long reports_ = -1; // the device's checker_reports() when the run started
+    std::vector<std::unique_ptr<GuardedOutput>> outputs_;
 };
 
 } // namespace duet::apps

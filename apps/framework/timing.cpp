@@ -1,5 +1,6 @@
 // Timed runs and which clock to believe (timing.hpp).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,16 +15,52 @@ std::string ms_text(double v) {
     return buf;
 }
 
+namespace {
+std::atomic<std::chrono::steady_clock::rep> last_beat{0};
+
+// The warm-up runs, each waited for (a heartbeat each: one long kernel is progress too).
+void warm_up(Queue& q, const RunConfig& cfg,
+             const std::function<std::pair<Event, Event>()>& launch) {
+    for (int i = 0; i < cfg.warmup; ++i) {
+        launch();
+        q.finish();
+        heartbeat();
+    }
+    q.finish();
+}
+} // namespace
+
+void heartbeat() {
+    last_beat.store(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+std::chrono::steady_clock::time_point last_heartbeat() {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(last_beat.load()));
+}
+
+double transfer_ms(double event_ms, double host_ms, double bytes, double ceiling_gbs) {
+    const auto plausible = [&](double ms) {
+        return ms > 0 && (ceiling_gbs <= 0 || bytes / (ms * 1e6) <= ceiling_gbs);
+    };
+    if (!choose_clock({event_ms}, {host_ms}, 1).host && plausible(event_ms))
+        return event_ms;
+    return plausible(host_ms) ? host_ms : 0;
+}
+
+double since_ms(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 Stats time_runs(Queue& q, const RunConfig& cfg,
                 const std::function<std::pair<Event, Event>()>& launch) {
-    for (int i = 0; i < cfg.warmup; ++i)
-        launch();
-    q.finish();
+    warm_up(q, cfg, launch);
     std::vector<double> ms;
     ms.reserve(static_cast<std::size_t>(std::max(cfg.reps, 0)));
     for (int i = 0; i < cfg.reps; ++i) {
         auto [first, last] = launch();
         ms.push_back(Event::span_ms(first, last));
+        heartbeat();
     }
     q.finish();
     return summarize(std::move(ms));
@@ -31,9 +68,7 @@ Stats time_runs(Queue& q, const RunConfig& cfg,
 
 void time_runs(Result& r, Queue& q, const RunConfig& cfg,
                const std::function<std::pair<Event, Event>()>& launch) {
-    for (int i = 0; i < cfg.warmup; ++i)
-        launch();
-    q.finish();
+    warm_up(q, cfg, launch);
     std::vector<double> device, host;
     const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
     for (int i = 0; i < cfg.reps; ++i) {
@@ -41,6 +76,7 @@ void time_runs(Result& r, Queue& q, const RunConfig& cfg,
         auto [first, last] = launch();
         last.wait();
         const auto t1 = std::chrono::steady_clock::now();
+        heartbeat();
         host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         double d = std::nan("");
         try {

@@ -1,6 +1,7 @@
 #pragma once
 // Timed runs: warm-up, the timed launches on the device's events and the host's clock, and the
 // rule that says which clock to believe.
+#include <chrono>
 #include <functional>
 #include <string>
 #include <utility>
@@ -11,6 +12,11 @@
 #include "app.hpp"
 
 namespace duet::apps {
+
+// Progress for a watchdog (runapp's default one): a step started, a warm-up or timed run
+// finished. last_heartbeat() is the latest (the epoch before the first).
+void heartbeat();
+std::chrono::steady_clock::time_point last_heartbeat();
 
 // Runs `launch` cfg.warmup times untimed, then cfg.reps times; each call returns the first
 // and last Event of one run (the same Event for single-launch variants). Returns ms per run.
@@ -35,6 +41,13 @@ struct ClockChoice {
 };
 ClockChoice choose_clock(const std::vector<double>& device_ms, const std::vector<double>& host_ms,
                          int launches);
+
+// A blocking transfer of `bytes`: its event's time when choose_clock believes it against the
+// host's time around the call (a positive event that agrees with the host) and its figure is
+// within `ceiling_gbs` (0: none known), else the host's if that is within it, else 0: no figure.
+double transfer_ms(double event_ms, double host_ms, double bytes, double ceiling_gbs);
+// Milliseconds on the host clock since t0.
+double since_ms(std::chrono::steady_clock::time_point t0);
 
 // "1.234 ms": a time in a note, to four significant digits.
 std::string ms_text(double ms);

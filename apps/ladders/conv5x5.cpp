@@ -16,6 +16,7 @@
 
 #include "app.hpp"
 #include "auto_size.hpp"
+#include "conv5x5.hpp"
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
 #include "native/native.hpp"
@@ -154,6 +155,54 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& img
     return ref;
 }
 
+} // namespace
+
+// sum over x < len of get(clamp(x + s, 0, len - 1)), from `total` (the sum of all len values):
+// a shift drops |s| values at one end and repeats the value at the other end |s| times.
+template <class Get>
+static double shifted_sum(std::size_t len, long long s, double total, Get get) {
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(s < 0 ? -s : s), len);
+    for (std::size_t j = 0; j < k; ++j)
+        total += s > 0 ? get(len - 1) - get(j) : get(0) - get(len - 1 - j);
+    return total;
+}
+
+SumCheck conv5x5_sums(const std::vector<float>& img, const std::vector<float>& filter,
+                      std::size_t W, std::size_t H) {
+    std::vector<double> row_total(H, 0.0), col_total(W, 0.0);
+    for (std::size_t y = 0; y < H; ++y)
+        for (std::size_t x = 0; x < W; ++x) {
+            row_total[y] += img[y * W + x];
+            col_total[x] += img[y * W + x];
+        }
+    const auto clamped = [](long long v, std::size_t len) {
+        return static_cast<std::size_t>(std::clamp(v, 0LL, static_cast<long long>(len) - 1));
+    };
+    SumCheck s;
+    s.cols = W;
+    s.row_ref.assign(H, 0.0);
+    s.col_ref.assign(W, 0.0);
+    for (long long dy = 0; dy < 5; ++dy)
+        for (long long dx = 0; dx < 5; ++dx) {
+            const double f = filter[dy * 5 + dx];
+            for (std::size_t y = 0; y < H; ++y) {
+                const std::size_t gy = clamped(static_cast<long long>(y) + dy - 2, H);
+                s.row_ref[y] += f * shifted_sum(W, dx - 2, row_total[gy],
+                                                [&](std::size_t x) { return img[gy * W + x]; });
+            }
+            for (std::size_t x = 0; x < W; ++x) {
+                const std::size_t gx = clamped(static_cast<long long>(x) + dx - 2, W);
+                s.col_ref[x] += f * shifted_sum(H, dy - 2, col_total[gx],
+                                                [&](std::size_t y) { return img[y * W + gx]; });
+            }
+        }
+    s.row_tol.assign(H, sum_tolerance(W, tolerance_of(filter)));
+    s.col_tol.assign(W, sum_tolerance(H, tolerance_of(filter)));
+    return s;
+}
+
+namespace {
+
 class Conv5x5 final : public App {
   public:
     std::string name() const override { return "conv5x5"; }
@@ -187,6 +236,9 @@ class Conv5x5 final : public App {
         const int wi = static_cast<int>(W), hi = static_cast<int>(H);
         Result early; // an explicit --verify full too big to check is refused before anything runs
         verify_level(cfg, 25.0 * double(W) * H, 25.0 * double(full_check_limit), early, name());
+        // The image and the output on the host (and a CPU device's copies), before anything.
+        check_host_fits(2 * W * H, sizeof(float) * (is_cpu(dev.info()) ? 2 : 1),
+                        "conv5x5's image and output (and a CPU device's copies)");
         r.size_label = dims_label({W, H});
         const Geometry g = geometry_of(v.name, cfg);
         BuildOptions opts;
@@ -249,6 +301,8 @@ class Conv5x5 final : public App {
         if (r.verified) {
             const auto ref = reference(img, filter, W, H, cfg, r.note);
             compare_outputs(r, out, ref->indices, ref->value);
+            if ((r.sampled = ref->indices.size() < n))
+                check_sums(r, out, conv5x5_sums(img, filter, W, H));
             s.check_guards();
         }
         return s.finish(conv_model());
@@ -261,6 +315,7 @@ class Conv5x5 final : public App {
                                dims_label(cfg.size));
         const std::size_t W = cfg.size[0], H = cfg.size.size() == 2 ? cfg.size[1] : cfg.size[0];
         const std::size_t n = W * H;
+        check_host_fits(2 * n, sizeof(float), "conv5x5's image and output");
         Result r = native_result(name(), native_variant(variant), cfg.size, cfg);
         const auto img_in = shared_floats(n, cfg.seed), filter_in = shared_floats(25, cfg.seed + 1);
         const auto &img = *img_in, &filter = *filter_in;
@@ -277,6 +332,8 @@ class Conv5x5 final : public App {
         if (r.verified) {
             const auto ref = reference(img, filter, W, H, cfg, r.note);
             compare_outputs(r, out, ref->indices, ref->value);
+            if ((r.sampled = ref->indices.size() < n))
+                check_sums(r, out, conv5x5_sums(img, filter, W, H));
         }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();

@@ -81,6 +81,9 @@ class Matmul final : public App {
         const int mi = static_cast<int>(M), ni = static_cast<int>(N), ki = static_cast<int>(K);
         Result early; // an explicit --verify full too big to check is refused before anything runs
         verify_level(cfg, double(M) * N * K, full_check_limit, early, name());
+        // A, B and C on the host (and a CPU device's copies) together, before anything is made.
+        check_host_fits(M * K + K * N + M * N, sizeof(float) * (is_cpu(dev.info()) ? 2 : 1),
+                        "matmul's A, B and C (and a CPU device's copies)");
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
         for (const auto& d : cfg.defines) // best's plan (matmul.hpp): the host's, not the kernel's
@@ -213,6 +216,8 @@ class Matmul final : public App {
                 for (std::size_t t = 0; t < bound.size(); ++t)
                     bound[t] = tf32_entry_bound(ref->abs_sum[t], K, wgmma);
                 compare_outputs(r, c, ref->indices, ref->value, &bound);
+                if ((r.sampled = ref->indices.size() < M * N))
+                    check_sums(r, c, matmul_sums(a, b, M, N, K, true, wgmma));
                 char buf[320];
                 std::snprintf(buf, sizeof buf,
                               "TF32, not float32 (inputs %s): max |error| %.2e of sum|a*b| against "
@@ -227,6 +232,8 @@ class Matmul final : public App {
                 tc3_check(r, c, *ref, a, b, N, K);
             } else {
                 compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+                if ((r.sampled = ref->indices.size() < M * N))
+                    check_sums(r, c, matmul_sums(a, b, M, N, K));
             }
             s.check_guards();
         } else if (v.name == "tf32") {
@@ -246,6 +253,7 @@ class Matmul final : public App {
                           K = dims.size() == 3 ? dims[2] : dims[0];
         Result r; // the same refusal of a full check too big as a device row's
         verify_level(cfg, double(M) * N * K, full_check_limit, r, name());
+        check_host_fits(M * K + K * N + M * N, sizeof(float), "matmul's A, B and C");
         r = native_result(name(), native_variant(variant), {M, N, K}, cfg, native::sgemm_library());
         if (const auto w = native::sgemm_warning(); !w.empty())
             r.note = w;
@@ -263,6 +271,8 @@ class Matmul final : public App {
         if (r.verified) {
             const auto ref = reference(a, b, M, N, K, cfg, r.note);
             compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
+            if ((r.sampled = ref->indices.size() < M * N))
+                check_sums(r, c, matmul_sums(a, b, M, N, K));
         }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();

@@ -89,6 +89,51 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
     return ref;
 }
 
+// Row i's entries each have sum_k |a_ik b_kj| <= sum_k |a_ik| max_j |b_kj|, column j's
+// <= sum_k max_i |a_ik| |b_kj|: their bounds hold every entry of the row or column.
+SumCheck matmul_sums(const std::vector<float>& a, const std::vector<float>& b, std::size_t M,
+                     std::size_t N, std::size_t K, bool tf32, bool truncated) {
+    const auto bound = [&](double abs_sum) {
+        return tf32 ? tf32_entry_bound(abs_sum, K, truncated) : entry_bound(abs_sum, K);
+    };
+    std::vector<double> b_sum(K, 0.0), b_max(K, 0.0), a_sum(K, 0.0), a_max(K, 0.0);
+    for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < N; ++j) {
+            b_sum[k] += b[k * N + j];
+            b_max[k] = std::max(b_max[k], std::fabs(double(b[k * N + j])));
+        }
+    for (std::size_t i = 0; i < M; ++i)
+        for (std::size_t k = 0; k < K; ++k) {
+            a_sum[k] += a[i * K + k];
+            a_max[k] = std::max(a_max[k], std::fabs(double(a[i * K + k])));
+        }
+    SumCheck s;
+    s.cols = N;
+    s.row_ref.resize(M);
+    s.row_tol.resize(M);
+    parallel_for(M, 64, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            double sum = 0, abs_bound = 0;
+            for (std::size_t k = 0; k < K; ++k) {
+                sum += double(a[i * K + k]) * b_sum[k];
+                abs_bound += std::fabs(double(a[i * K + k])) * b_max[k];
+            }
+            s.row_ref[i] = sum;
+            s.row_tol[i] = sum_tolerance(N, bound(abs_bound));
+        }
+    });
+    s.col_ref.assign(N, 0.0);
+    s.col_tol.assign(N, 0.0);
+    for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < N; ++j) {
+            s.col_ref[j] += a_sum[k] * double(b[k * N + j]);
+            s.col_tol[j] += a_max[k] * std::fabs(double(b[k * N + j]));
+        }
+    for (double& t : s.col_tol)
+        t = sum_tolerance(M, bound(t));
+    return s;
+}
+
 // The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
 // error of the GPU's C, and (float32 = true) of float32 dot products of the same entries on the
 // CPU, in the kernels' order (k ascending, one multiply-add after the other).

@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include "sum_check.hpp"
+
 namespace duet::apps::matmul_ref {
 
 // How far a float dot product of length K may lie from the exact value, with sum_k |a_ik b_kj| =
@@ -31,6 +33,13 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
                                                    const std::vector<float>& b, std::size_t M,
                                                    std::size_t N, std::size_t K,
                                                    std::vector<std::size_t> indices);
+
+// The sums of every row and every column of C = A B, from A (B 1) and (1 A) B in double
+// precision (M K + K N multiply-adds), each within the tolerance of a sum of entries within their
+// bounds (entry_bound, or tf32_entry_bound with `tf32`; `truncated` as there): what a sampled
+// check adds so that a wrong entry outside the sample still fails.
+SumCheck matmul_sums(const std::vector<float>& a, const std::vector<float>& b, std::size_t M,
+                     std::size_t N, std::size_t K, bool tf32 = false, bool truncated = false);
 
 // The largest |c - ref| / sum|a b| over the checked entries of C (N columns, K deep): the GPU's
 // C, or (float32 = true) float32 dot products of the same entries on the CPU in the kernels' order.

@@ -1,5 +1,6 @@
 // reduction: the sum of n values through the classic ladder of M. Harris ("Optimizing Parallel
-// Reduction in CUDA"), in int32 (checked exactly) and float32 (checked against a stated bound).
+// Reduction in CUDA"), in int32 and float32, both checked exactly (reduction_floats: float values
+// whose sums are exact in any order, so a value the kernel lost fails the run).
 //
 // Variants: each of the nine steps exists for both types, named STEP_i32 and STEP_f32 (kernels
 // reduce_STEP_i32 / reduce_STEP_f32 in kernels_cl/reduction.cl and kernels_cu/reduction.cu).
@@ -32,33 +33,9 @@ struct Pass {
     std::size_t items, groups; // values reduced, work-groups launched (= values left)
 };
 
-// Additions any one element goes through in a pass (its depth in the pass's summation tree), for
-// the float bound. `any_order_group`: the group's own step may add in any order (sub-group
-// reductions are implementation-defined), so up to ls - 1 additions; otherwise a binary tree.
 // Values a work-item loads per grid-stride step: the kernels' RED_PER, 4 unless defined.
 std::size_t red_per(const RunConfig& cfg) {
     return define_or(cfg, "reduction", "RED_PER", 4);
-}
-
-std::size_t pass_depth(const Pass& p, Split split, std::size_t ls, std::size_t per,
-                       bool any_order_group) {
-    const std::size_t tree = any_order_group ? ls - 1 : std::countr_zero(ls);
-    switch (split) {
-    case Split::one:
-        return tree;
-    case Split::two:
-        return 1 + tree;
-    case Split::grid:
-    case Split::grid_atomic: {
-        // RED_PER values per step, and one more partial step at most.
-        const std::size_t per_item =
-            per * ((p.items + per * ls * p.groups - 1) / (per * ls * p.groups) + 1);
-        return per_item + tree + (split == Split::grid_atomic ? p.groups : 0);
-    }
-    case Split::chunk: // kernels_cl/reduction_cpu.cl: `per` is CPU_VW * CPU_ACC
-        return (p.items + per * ls * p.groups - 1) / (per * ls * p.groups) + 1 + 2 * per + ls;
-    }
-    return 0;
 }
 
 class Reduction final : public App {
@@ -115,15 +92,12 @@ class Reduction final : public App {
             const auto problem = reduction_problem<float>(n, cfg.seed);
             const auto& host = *problem.input;
             ref = problem.sums.ref;
-            const double abs_sum = problem.sums.abs_sum;
             float sum = 0;
             r.kernel_ms = r.host_ms = native::time_host(
                 cfg.warmup, cfg.reps, [&] { sum = native::reduce_f32(host.data(), n); });
             got = double(sum);
-            const std::size_t depth = native::reduce_f32_depth(n);
             r.error_kind = "abs";
-            r.tolerance = float_bound(depth, n, abs_sum);
-            r.note = "f32 bound: " + std::to_string(depth) + " additions per value";
+            r.tolerance = problem.slack;
         }
         r.bytes = double(n) * 4;
         r.verified = cfg.verify != Verify::off;
@@ -138,15 +112,6 @@ class Reduction final : public App {
     }
 
   private:
-    // Whatever the order, if every value goes through at most `depth` additions the computed
-    // float sum is within gamma_depth * sum|x| of the exact one (see run_typed's check); the double
-    // reference of n values adds its own tiny bound.
-    static double float_bound(std::size_t depth, std::size_t n, double abs_sum) {
-        const double u = std::ldexp(1.0, -24), ud = std::ldexp(1.0, -53);
-        const auto gamma = [](double k, double unit) { return k * unit / (1 - k * unit); };
-        return (gamma(double(depth), u) + gamma(double(n), ud)) * abs_sum;
-    }
-
     template <class T> Result run_typed(Device& dev, const Variant& v, const RunConfig& cfg) const {
         constexpr bool is_int = std::is_same_v<T, int>;
         StepRun s(dev, *this, v, cfg);
@@ -165,6 +130,9 @@ class Reduction final : public App {
                                " is outside 1 .. 2^31-1 values");
         if (cfg.local && (*cfg.local)[1] != 1)
             throw Error::usage("reduction is one-dimensional: give --local N, not a WxH shape");
+        // The values on the host (and a CPU device's copy), before anything is made.
+        check_host_fits(n, sizeof(T) * (is_cpu(info) ? 2 : 1),
+                        "reduction's values (and a CPU device's copy)");
         const bool chunk = step.split == Split::chunk; // any group size, 1 by default
         std::size_t ls = cfg.local ? (*cfg.local)[0] : chunk ? 1 : 256;
         if (!chunk && (ls < 2 || !std::has_single_bit(ls)))
@@ -244,12 +212,14 @@ class Reduction final : public App {
         r.local_label = std::to_string(local[0]);
 
         // ---- inputs and reference ----
-        // Ints in [-hi, hi] (reduction_int_range: no partial sum can overflow int32).
+        // Ints in [-hi, hi] (reduction_int_range: no partial sum can overflow int32); floats whose
+        // sums are exact in any order (reduction_problem<float>), so a lost value fails.
         const int hi = reduction_int_range(n);
         const auto problem = reduction_problem<T>(n, cfg.seed);
         const auto& host = problem.input;
         const std::int64_t exact = problem.sums.exact;
-        const double ref = problem.sums.ref, abs_sum = problem.sums.abs_sum;
+        const double ref = problem.sums.ref;
+        const double slack = problem.slack; // what the float sum may be off by
 
         // ---- the passes ----
         // Grid-stride steps launch enough groups to fill the device (about 2048 work-items per
@@ -267,10 +237,16 @@ class Reduction final : public App {
             std::size_t g = (m + per_group - 1) / per_group;
             if (grid)
                 g = passes.empty() ? std::min(g, cap) : 1;
-            if (chunk) // a few chunks per compute unit, then one group adds their sums
+            // A few chunks per compute unit (more where the device bounds loops), then one group
+            // adds their sums.
+            if (chunk) {
+                const std::size_t bound =
+                    (loop_bound_items(info, m / chunk_step + 1) + ls - 1) / ls;
                 g = passes.empty()
-                        ? std::min(g, std::max<std::size_t>(1, cpu_tasks(info, cfg, name()) / ls))
+                        ? std::min(g, std::max({std::size_t{1}, cpu_tasks(info, cfg, name()) / ls,
+                                                bound}))
                         : 1;
+            }
             passes.push_back({m, g});
             m = g;
             if (m == 1 || step.split == Split::grid_atomic)
@@ -279,14 +255,14 @@ class Reduction final : public App {
 
         auto din = s.upload(host);
         const bool atomic = step.split == Split::grid_atomic;
-        // The partial sums, each with a poisoned guard zone past its end (checked after the run).
+        // The partial sums, each with guard zones on both sides (checked after the run).
         // (Poisoned by a write, as every output: Oclgrind 21.10 reports reads of a buffer filled
         // with clEnqueueFillBuffer and then written by a kernel as uninitialised, and the second
         // pass reads exactly such a buffer.)
         const std::size_t part_count[2] = {atomic ? 1 : passes[0].groups,
                                            passes.size() > 1 ? passes[1].groups : 1};
-        std::unique_ptr<Buffer> part[2] = {s.output(part_count[0] * sizeof(T)),
-                                           s.output(part_count[1] * sizeof(T))};
+        Buffer* part[2] = {s.output(part_count[0] * sizeof(T)),
+                           s.output(part_count[1] * sizeof(T))};
         Queue& q = s.queue();
 
         std::vector<Range> ranges;
@@ -314,24 +290,13 @@ class Reduction final : public App {
 
         // ---- check ----
         r.error_kind = "abs";
-        if constexpr (is_int) {
-            r.tolerance = 0; // integer addition is exact and (see above) cannot overflow
-        } else {
-            // Float: whatever the order, if every value goes through at most D additions the
-            // computed sum is within gamma_D * sum|x| of the exact one (Higham, "Accuracy and
-            // Stability of Numerical Algorithms", 4.2), gamma_D = D*u / (1 - D*u), u = 2^-24.
-            // D is the depth of this variant's summation tree: per pass, the grid-stride chain of
-            // a work-item, the group's tree (log2 of the group size, or up to size - 1 where a
-            // sub-group reduction adds in an unspecified order) and, for the atomic step, the chain
-            // of group sums. A double reference adds its own (tiny) bound. The bound is loose for
-            // catching a few lost elements; the int ladder runs the same code exactly for that.
-            std::size_t depth = 0;
-            for (const Pass& p : passes)
-                depth +=
-                    pass_depth(p, step.split, ls, chunk ? chunk_step : red_per(cfg), subgroups);
-            r.tolerance = float_bound(depth, n, abs_sum);
-            r.note += "f32 bound: " + std::to_string(depth) + " additions per value; ";
-        }
+        // Integer addition is exact and (see above) cannot overflow; the float values are
+        // chosen so that their float sum is exact too, in any order (reduction_floats).
+        r.tolerance = slack;
+        if constexpr (!is_int)
+            r.note += slack == 0 ? "f32 values: multiples of a power of two whose sums are exact; "
+                                 : "f32 values +-1/2 (sums exact unless a partial sum reaches "
+                                   "2^23); ";
         r.verified = cfg.verify != Verify::off;
         r.pass = true;
         if (r.verified) {

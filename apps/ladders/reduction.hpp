@@ -42,6 +42,7 @@ struct ReductionSums {
 template <class T> struct ReductionProblem {
     std::shared_ptr<const std::vector<T>> input;
     ReductionSums sums;
+    double slack = 0; // what a float sum may be off by: 0, exact in any order (see the .cpp)
 };
 template <class T> ReductionProblem<T> reduction_problem(std::size_t n, std::uint64_t seed);
 // The ints' range [-hi, hi]: hi * n <= INT32_MAX, so no partial sum of any subset, in any order,

@@ -67,8 +67,7 @@ class VecAdd final : public App {
         BuildOptions opts;
         opts.defines = cfg.defines;
         const bool cpu = v.name == "cpu"; // one work-item per group, a chunk each
-        if (cpu)
-            add_cpu_width(opts, dev.info(), cfg);
+        const std::size_t width = cpu ? add_cpu_width(opts, dev.info(), cfg) : 1;
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest that it does.
         if (cfg.local)
@@ -96,7 +95,8 @@ class VecAdd final : public App {
                 ? quads
                 : std::min<std::size_t>(quads, std::size_t(dev.info().compute_units) * 2048);
         const std::size_t items = v.name == "naive" ? n
-                                  : cpu             ? cpu_tasks(dev.info(), cfg, name())
+                                  : cpu             ? std::max(cpu_tasks(dev.info(), cfg, name()),
+                                                               loop_bound_items(dev.info(), n / width + 1))
                                                     : grid;
         Range range = Range(round_up(items, local[0])).local(local[0]);
         r.local_label = std::to_string(local[0]);
@@ -157,6 +157,16 @@ class VecAdd final : public App {
         const auto idx = check_indices(c.size(), cfg.verify, cfg.seed);
         compare_each(r, c, idx.size(), [&](std::size_t t) { return idx[t]; },
                      [&](std::size_t t) { return ref(idx[t]); });
+        if (!(r.sampled = r.verified && idx.size() < c.size()))
+            return;
+        // The rest as sums of 64: each must equal the sum of the correctly rounded adds.
+        SumCheck sums;
+        sums.cols = 64;
+        sums.row_ref.assign((c.size() + 63) / 64, 0.0);
+        sums.row_tol.assign(sums.row_ref.size(), 0.0);
+        for (std::size_t i = 0; i < c.size(); ++i)
+            sums.row_ref[i / 64] += ref(i);
+        check_sums(r, c, sums);
     }
 };
 

@@ -137,13 +137,6 @@ float reduce_f32(const float* x, std::size_t n) {
     return s;
 }
 
-std::size_t reduce_f32_depth(std::size_t n) {
-    const std::size_t threads = threads_for(n, 1 << 18);
-    // A lane's chain over the thread's part (and the tail), the lanes added in turn, the threads'
-    // sums added in turn.
-    return (n / threads + 1) / lanes + 1 + 1 + lanes + threads;
-}
-
 std::int32_t reduce_i32(const std::int32_t* x, std::size_t n) {
     const unsigned threads = threads_for(n, 1 << 18);
     std::vector<std::int32_t> partial(threads);

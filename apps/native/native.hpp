@@ -36,8 +36,6 @@ Stats time_host(int warmup, int reps, const std::function<void()>& body);
 void vecadd(const float* a, const float* b, float* c, std::size_t n);
 float reduce_f32(const float* x, std::size_t n);
 std::int32_t reduce_i32(const std::int32_t* x, std::size_t n);
-// Additions any one value goes through in reduce_f32 of n values (the float bound's depth).
-std::size_t reduce_f32_depth(std::size_t n);
 // 5x5 convolution with clamp-to-edge borders, row-major W x H; filter is 5x5 row-major.
 void conv5x5(const float* img, const float* filter, float* out, std::size_t W, std::size_t H);
 // C = A * B, row-major, A M x K, B K x N: cblas_sgemm when the build found OpenBLAS, else a

@@ -18,6 +18,7 @@ Result App::run_native(const RunConfig& cfg, const std::string& variant) const {
 Result native_result(const std::string& app, const std::string& variant,
                      const std::vector<std::size_t>& dims, const RunConfig& cfg,
                      const std::string& library) {
+    heartbeat(); // a new row: the watchdog's clock starts again
     Result r;
     r.app = app;
     r.variant = variant;

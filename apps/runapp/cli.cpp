@@ -152,7 +152,9 @@ options:
   --variant NAME[,NAME]|all --local WxH[,WxH]    work-group shape(s)
   --reps N (10)             --warmup N (2)       --verify full|sample|off (full)
   --format table|json|csv   --output FILE        --seed N (42)
-  --define NAME=VALUE       --timeout SECONDS    --quiet (no progress lines on a terminal)
+  --define NAME=VALUE       --quiet (no progress lines on a terminal)
+  --timeout SECONDS         end the run after SECONDS in all (0: never); by default it ends
+                            when nothing finished for 600 s (DUET_IDLE_TIMEOUT_S)
   --reference               run: add the native CPU reference rows and the "x CPU" speed-ups
                             (compare always has them): OpenBLAS sgemm or a blocked loop for
                             matmul, threaded vector loops for the others, and the host's native
@@ -294,8 +296,9 @@ Cli parse(int argc, char** argv) {
             } else if (name == "--timeout") {
                 char* end = nullptr;
                 c.timeout_s = std::strtod(v.c_str(), &end);
-                if (!end || *end || !(c.timeout_s > 0) || c.timeout_s > 86400)
-                    throw Error::usage("--timeout '" + v + "': give seconds, more than 0");
+                if (!end || *end || !(c.timeout_s >= 0) || c.timeout_s > 86400)
+                    throw Error::usage("--timeout '" + v +
+                                       "': give seconds, 0 (no limit) up to 86400");
             } else
                 throw Error::usage("unknown option '" + name + "' (see runapp --help)");
             continue;

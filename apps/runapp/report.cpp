@@ -163,7 +163,8 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
                 prev_name[d] = v;
             }
             std::string check = "PASS";
-            for (const char* worst : {"FAIL", "IMPLAUSIBLE", "SKIPPED", "UNCHECKED"})
+            for (const char* worst :
+                 {"FAIL", "IMPLAUSIBLE", "SKIPPED", "UNCHECKED", "PASS (sample)"})
                 if (std::find(checks.begin(), checks.end(), worst) != checks.end()) {
                     check = worst;
                     break;

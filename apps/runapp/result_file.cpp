@@ -228,6 +228,7 @@ Result row_from_json(const json& j) {
         bad("field 'status' is '" + status +
             "', expected pass, fail, skipped, unverified or implausible");
     }
+    r.sampled = text(j, "checked") == "sample";
     if (status == "pass" || status == "unverified")
         if (!(ms > 0))
             bad("a row that ran (status " + status + ") has no kernel time");

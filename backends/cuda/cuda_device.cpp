@@ -38,6 +38,20 @@ std::unique_ptr<Buffer> CudaDevice::alloc_bytes(std::size_t bytes) {
     return std::make_unique<CudaBuffer>(*this, bytes);
 }
 
+std::unique_ptr<Buffer> CudaDevice::view(const Buffer& parent, std::size_t offset,
+                                         std::size_t bytes) {
+    const CudaBuffer& cb = as_cuda_buffer(parent, "a view's parent", label());
+    if (&cb.device() != this)
+        throw Error::usage("a view's parent buffer belongs to " + cb.device().label() + ", not " +
+                           label());
+    if (bytes == 0 || offset > parent.size() || bytes > parent.size() - offset ||
+        offset % view_alignment() != 0)
+        throw Error::usage("a view of " + std::to_string(bytes) + " bytes at offset " +
+                           std::to_string(offset) + " does not fit a buffer of " +
+                           std::to_string(parent.size()) + " bytes on " + label());
+    return std::make_unique<CudaBuffer>(cb, offset, bytes);
+}
+
 std::unique_ptr<HostBuffer> CudaDevice::alloc_host(std::size_t bytes) {
     return std::make_unique<CudaHostBuffer>(*this, bytes);
 }

@@ -26,6 +26,10 @@ class CudaDevice final : public Device {
     const DeviceInfo& info() const override { return info_; }
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
+    // A pointer into one of this device's buffers, not freed by the view.
+    std::unique_ptr<Buffer> view(const Buffer& parent, std::size_t offset,
+                                 std::size_t bytes) override;
+    std::size_t view_alignment() const override { return 256; } // cudaMalloc's alignment
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
 
     int ordinal() const { return info_.local_index; }

@@ -37,8 +37,12 @@ CudaBuffer::CudaBuffer(CudaDevice& device, std::size_t bytes) : device_(&device)
                     request + " (" + bytes_string(free) + " free of " + bytes_string(total) + ")");
 }
 
+CudaBuffer::CudaBuffer(const CudaBuffer& parent, std::size_t offset, std::size_t bytes)
+    : device_(parent.device_), ptr_(static_cast<char*>(parent.ptr_) + offset), bytes_(bytes),
+      owned_(false) {}
+
 CudaBuffer::~CudaBuffer() {
-    if (!ptr_ || !owned_) // a mapped host buffer's view: its HostBuffer frees it
+    if (!ptr_ || !owned_) // a view: its owner frees it
         return;
     // cudaFree waits for work that may still use the memory, so no explicit sync is needed.
     DUET_CUDA_RELEASE(cudaSetDevice(device_->ordinal()));

@@ -18,6 +18,8 @@ class CudaBuffer final : public Buffer {
     // A view of memory owned elsewhere (a mapped host buffer's device pointer): not freed here.
     CudaBuffer(CudaDevice& device, void* mapped, std::size_t bytes)
         : device_(&device), ptr_(mapped), bytes_(bytes), owned_(false) {}
+    // A view: `bytes` of `parent` from byte `offset` (checked by the caller), not freed here.
+    CudaBuffer(const CudaBuffer& parent, std::size_t offset, std::size_t bytes);
     ~CudaBuffer() override;
     CudaBuffer(const CudaBuffer&) = delete;
     CudaBuffer& operator=(const CudaBuffer&) = delete;
@@ -30,7 +32,7 @@ class CudaBuffer final : public Buffer {
     CudaDevice* device_;
     void* ptr_ = nullptr;
     std::size_t bytes_;
-    bool owned_ = true;
+    bool owned_ = true; // false for a view (of a mapped host buffer or of another buffer)
 };
 
 // Pinned host memory; plain host memory (pinned() false) when pinning fails.

@@ -66,6 +66,37 @@ std::unique_ptr<Buffer> OpenclDevice::alloc_bytes(std::size_t bytes) {
     }
 }
 
+std::unique_ptr<Buffer> OpenclDevice::view(const Buffer& parent, std::size_t offset,
+                                           std::size_t bytes) {
+    const auto* ob = dynamic_cast<const OpenclBuffer*>(&parent);
+    if (!ob || ob->owner() != this)
+        throw Error::usage("a view's parent buffer belongs to another device or backend, not " +
+                           where());
+    if (bytes == 0 || offset > parent.size() || bytes > parent.size() - offset ||
+        offset % view_alignment() != 0)
+        throw Error::usage("a view of " + std::to_string(bytes) + " bytes at offset " +
+                           std::to_string(offset) + " does not fit a buffer of " +
+                           std::to_string(parent.size()) + " bytes at an alignment of " +
+                           std::to_string(view_alignment()) + " bytes on " + where());
+    const cl_buffer_region region{offset, bytes};
+    cl_int err = CL_SUCCESS;
+    cl_mem sub = clCreateSubBuffer(ob->get()(), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+                                   &region, &err);
+    if (err != CL_SUCCESS)
+        rethrow(cl::Error(err, "clCreateSubBuffer"),
+                "making a view of " + std::to_string(bytes) + " bytes on " + where());
+    return std::make_unique<OpenclBuffer>(cl::Buffer(sub), bytes, this);
+}
+
+std::size_t OpenclDevice::view_alignment() const {
+    cl_uint bits = 0;
+    if (clGetDeviceInfo(device_(), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits, nullptr) !=
+            CL_SUCCESS ||
+        bits < 8)
+        return 4096;
+    return bits / 8;
+}
+
 std::unique_ptr<HostBuffer> OpenclDevice::alloc_host(std::size_t bytes) {
     if (bytes == 0)
         throw Error::usage("cannot allocate 0 bytes of pinned host memory");

@@ -79,6 +79,13 @@ class OpenclDevice final : public Device {
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
+    // A sub-buffer (clCreateSubBuffer) of one of this device's buffers.
+    std::unique_ptr<Buffer> view(const Buffer& parent, std::size_t offset,
+                                 std::size_t bytes) override;
+    // CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes: a sub-buffer's origin must be a multiple of it.
+    std::size_t view_alignment() const override;
+    // Oclgrind's count of the errors and warnings it printed (opencl_checker.cpp); -1 elsewhere.
+    long long checker_reports() const override;
 
     const cl::Device& cl_device() const { return device_; }
     cl::Context& context();

@@ -106,6 +106,11 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     i.kernel_language = KernelLanguage::opencl_c;
     i.local_index = index;
     i.name = query_string(d, CL_DEVICE_NAME);
+    // Mesa's gallivm (llvmpipe, under rusticl) ends every loop of a kernel once the work-item
+    // has run LP_MAX_TGSI_LOOP_ITERATIONS (65535) iterations of its loops together: a vecadd
+    // chunk of 2^19 floats came back half written.
+    if (i.name.rfind("llvmpipe", 0) == 0)
+        i.max_loop_iterations = 65535;
     i.vendor = query_string(d, CL_DEVICE_VENDOR);
     cl_device_type type = 0;
     query(d, CL_DEVICE_TYPE, type);

@@ -171,6 +171,12 @@ LaunchContract OpenclQueue::launch_contract(Kernel& kernel) const {
     c.limits.max_local = info.max_work_item_sizes;
     c.limits.max_group_items = std::min(k.max_work_group_size(), info.max_work_group_size);
     c.limits.max_local_bytes = info.local_mem_bytes;
+    // Sizes OpenCL allows (size_t) but implementations do not handle: PoCL aborts, faults or
+    // executes an illegal instruction on 2^33 work-items in one dimension, 2^40, 2^62, or
+    // 2^31 x 2^31. Each dimension below 2^32 (what a uint holds) and 2^40 in all: more than
+    // any device runs in one launch of minutes.
+    c.limits.max_global = 0xFFFFFFFFu;
+    c.limits.max_total = std::size_t{1} << 40;
     c.limits.local_name = "CL_DEVICE_MAX_WORK_ITEM_SIZES";
     c.limits.group_items_name = "CL_KERNEL_WORK_GROUP_SIZE";
     return c;

@@ -15,4 +15,9 @@ std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const Build
     return do_load_kernel(name, options);
 }
 
+std::unique_ptr<Buffer> Device::view(const Buffer&, std::size_t, std::size_t) {
+    throw Error::unsupported("buffer views are not supported by " + info().backend + " (" +
+                             info().id() + ")");
+}
+
 } // namespace duet

@@ -216,10 +216,6 @@ std::string launch_range_problem(const Range& range, const std::array<std::size_
         if (group > max / local[d])
             return "the local sizes multiply to more than size_t holds";
         group *= local[d];
-        if (limits.max_global && g[d] > limits.max_global)
-            return "a global size of " + std::to_string(g[d]) + in +
-                   ", over the device's limit of " + std::to_string(limits.max_global) +
-                   " work-items per dimension";
         if (limits.max_local[d] && local[d] > limits.max_local[d])
             return "a local size of " + std::to_string(local[d]) + in +
                    ", over the device's limit of " + std::to_string(limits.max_local[d]) +
@@ -229,6 +225,16 @@ std::string launch_range_problem(const Range& range, const std::array<std::size_
                    ", over the device's limit of " + std::to_string(limits.max_groups[d]) +
                    named(limits.groups_name) + "; use a larger local size or fewer work-items";
     }
+    for (int d = 0; d < 3; ++d) // after the overflow checks of every dimension
+        if (limits.max_global && g[d] > limits.max_global)
+            return "a global size of " + std::to_string(g[d]) + " in " + axis[d] +
+                   ", over the device's limit of " + std::to_string(limits.max_global) +
+                   " work-items per dimension";
+    if (limits.max_total && items > limits.max_total)
+        return std::to_string(items) + " work-items in all, over the " +
+               std::to_string(limits.max_total) +
+               " this backend launches at once; split the work "
+               "into several launches";
     if (limits.max_group_items && group > limits.max_group_items)
         return "work-groups of " + std::to_string(group) +
                " work-items, over this kernel's limit of " +

@@ -1,7 +1,7 @@
 // Plugin loading: a backend is a module libduet_NAME.so exporting duet_backend_abi() and
 // duet_backend_create() (backend/backend.hpp). Plugins are looked for in DUET_BACKEND_PATH, then
 // next to libduet (lib/duet/, lib/). Loading a plugin runs its code, so DUET_BACKEND_PATH gets
-// the cache directory's trust checks (docs/SECURITY.md): absolute entries only, no directory or
+// the cache directory's trust checks (docs/design/security.md): absolute entries only, no directory or
 // file that someone else can change, and from a directory only the backends Duet ships; any
 // other plugin only when its file is named. A plugin that is missing or fails to load is a
 // backend with zero devices and a reason, never an exception.
@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 
 #include <duet/backend/elf_check.hpp>
+#include <duet/backend/library_path.hpp>
 #include <duet/backend/log.hpp>
 #include <duet/backend/private_files.hpp>
 
@@ -153,6 +154,10 @@ std::vector<std::string> unshipped_plugins() {
 LoadedBackend load_plugin(const std::string& name) {
     LoadedBackend l;
     l.report.name = name;
+    if (std::string why = library_path_problem(); !why.empty()) { // fail closed
+        l.report.reason = std::move(why);
+        return l;
+    }
     const std::string file = plugin_file(name);
     std::string looked;
     fs::path found;

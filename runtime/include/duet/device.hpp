@@ -153,8 +153,12 @@ class Queue {
     template <class T> Event read(const Buffer& src, std::vector<T>& dst, bool blocking = true) {
         return read_bytes(src, dst.data(), dst.size() * sizeof(T), 0, blocking);
     }
-    // Fills `count` elements of type T with `value`.
+    // Fills `count` elements of type T with `value`; a count whose bytes overflow size_t is a
+    // usage Error.
     template <class T> Event fill(Buffer& dst, const T& value, std::size_t count) {
+        if (count > std::numeric_limits<std::size_t>::max() / sizeof(T))
+            throw Error::usage("a fill of " + std::to_string(count) + " elements of " +
+                               std::to_string(sizeof(T)) + " bytes overflows size_t");
         return fill_bytes(dst, &value, sizeof(T), count * sizeof(T));
     }
 
@@ -193,6 +197,17 @@ class Device {
     virtual std::unique_ptr<Queue> create_queue(const QueueOptions& options = {}) = 0;
     // Allocates `bytes` of device memory; over the device's limit is an Error naming the limit.
     virtual std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) = 0;
+    // A buffer of `bytes` inside `parent` (a buffer of this device) from byte `offset`: kernels
+    // and transfers see its first byte at 0. It must not outlive `parent`. `offset` must be a
+    // multiple of view_alignment(); outside `parent` is a usage Error. The default: unsupported.
+    virtual std::unique_ptr<Buffer> view(const Buffer& parent, std::size_t offset,
+                                         std::size_t bytes);
+    // The alignment, in bytes, of a view's offset on this device.
+    virtual std::size_t view_alignment() const { return 4096; }
+    // Errors and warnings that a checking device (a simulator that checks every access, such
+    // as Oclgrind) has reported in this process so far; -1 when the device reports none this
+    // way. A run during which it grew did something wrong, whatever its output.
+    virtual long long checker_reports() const { return -1; }
     // Allocates page-locked host memory (falls back to plain memory, reported by pinned()).
     virtual std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) = 0;
     // Builds (or finds in the caches) and returns the named kernel. The defines are checked

@@ -108,7 +108,11 @@ struct DeviceInfo {
     int subgroup_width = 0;                // warp / wavefront / sub-group width (0 = unknown)
     int preferred_work_group_multiple = 0; // from a probe kernel or the warp size
     bool unified_memory = false;           // host and device share memory (CPUs, iGPUs)
-    DeviceCapabilities caps;               // what kernels may use; see DeviceCapabilities
+    // Loop iterations a work-item may run in all, over every loop of a kernel, before the
+    // implementation ends its loops early (0 = no limit): Mesa's llvmpipe (rusticl) stops at
+    // 65535, silently, which OpenCL does not allow; steps with long loops shape for it.
+    std::uint64_t max_loop_iterations = 0;
+    DeviceCapabilities caps; // what kernels may use; see DeviceCapabilities
     // The language of the kernels the backend builds, so apps choose sources and switches
     // without comparing backend names.
     KernelLanguage kernel_language = KernelLanguage::opencl_c;

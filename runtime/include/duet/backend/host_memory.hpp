@@ -6,8 +6,10 @@
 
 namespace duet {
 
-// MemAvailable from /proc/meminfo (sysinfo's free + buffer RAM where that file is missing),
-// in bytes; 0 when unknown.
+// What this process may still allocate, in bytes: the smallest of MemAvailable from
+// /proc/meminfo (sysinfo's free + buffer RAM where that file is missing), the room left by its
+// memory cgroup and their ancestors (v2 memory.max - memory.current, v1 memory.limit_in_bytes -
+// memory.usage_in_bytes) and by RLIMIT_AS (less VmSize); 0 when none is known.
 std::uint64_t host_memory_available();
 
 // "12.0 GiB" etc., for messages.

@@ -46,6 +46,7 @@ struct LaunchLimits {
     std::array<std::size_t, 3> max_local{0, 0, 0};  // work-items per group, per dimension
     std::array<std::size_t, 3> max_groups{0, 0, 0}; // work-groups (CUDA grid), per dimension
     std::size_t max_global = 0;                     // work-items per dimension
+    std::size_t max_total = 0;                      // work-items in all dimensions together
     std::size_t max_local_bytes = 0;                // duet::local bytes per launch (0: not here)
     // The backend's names for the limits, put after the numbers in messages ("maxThreadsDim").
     const char* local_name = "";
