@@ -68,6 +68,10 @@ TEST_CASE("runapp: help, version, list, doctor, cache") {
     CHECK(r.out.find("apps: vecadd, matmul, conv5x5, reduction") != std::string::npos);
     r = runapp("cache ls");
     CHECK(r.code == 0);
+    r = runapp("info --format json"); // the device profile's rows it matched, the plain one first
+    if (r.code == 0)
+        CHECK(nlohmann::json::parse(r.out)["Device profile"].get<std::string>().rfind("default",
+                                                                                      0) == 0);
     r = runapp("doctor --format json");
     CHECK((r.code == 0 || r.code == 3));
     CHECK(nlohmann::json::parse(r.out).contains("steps"));

@@ -4,6 +4,7 @@
 
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 
 namespace duet::apps {
 
@@ -14,7 +15,7 @@ std::size_t cpu_vector_width(const DeviceInfo& info, const RunConfig& cfg) {
                 throw Error::usage("CPU_VW=" + value + ": the cpu steps take 4, 8 or 16 floats");
             return std::stoul(value);
         }
-    if (kernel_language(info) != KernelLanguage::opencl_c)
+    if (!profile_of(info).takes_define("CPU_VW")) // kernels built for 8 (the CUDA twins)
         return 8;
     // The preferred width, else the native one: Intel's CPU runtime prefers 1 (it widens scalar
     // kernels across work-items itself) and reports its SIMD width (8 with AVX2) as native; the

@@ -22,6 +22,7 @@
 #include "auto_size.hpp"
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "matmul.hpp"
 #include "matmul_reference.hpp"
 #include "native/native.hpp"
@@ -87,7 +88,8 @@ class Matmul final : public App {
         // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory,
         // on any device; it checks the kernel's fragment arithmetic, not tensor cores.
         const bool tf32_emulated = v.name == "tf32" && define_or(cfg, "DUET_TF32_EMULATE", 0);
-        if (tf32_emulated && kernel_language(dev.info()) != KernelLanguage::opencl_c)
+        const DeviceProfile profile = profile_of(dev.info());
+        if (tf32_emulated && !profile.takes_define("DUET_TF32_EMULATE"))
             throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
                                "emulation); leave it out on " +
                                dev.info().id());
@@ -106,9 +108,10 @@ class Matmul final : public App {
             opts.defines.emplace_back("BEST_CLAMP", "1");
         if (plan.rows_out && !user_sets(cfg, {"BEST_ROWS_OUT"}))
             opts.defines.emplace_back("BEST_ROWS_OUT", "1");
-        if (v.name == "tf32" && !tf32_emulated &&
-            kernel_language(dev.info()) == KernelLanguage::opencl_c)
-            opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX
+        if (v.name == "tf32" && !tf32_emulated) // the profile's: PTX mma in OpenCL C
+            for (const auto& d : profile.defines_for("matmul", "tf32"))
+                if (!user_sets(cfg, {d.first}))
+                    opts.defines.push_back(d);
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
         // the edges themselves. The shape is the variant's own where the device allows it, else
         // the largest smaller one that fits (matmul_steps.cpp); naive takes --local as given.

@@ -19,8 +19,8 @@ const std::vector<Step>& matmul_steps();
 std::string tf32_unsupported(const DeviceInfo& info);
 // best's defines beyond its kernel's defaults for this device and an N x K B, those the user has
 // not set: BEST_UNALIGNED where rows are not 16-byte aligned (1: A's, K not a multiple of 4; 2:
-// B's, N not; 3: both); on NVIDIA's OpenCL, warp tiles and 16-deep tiles (the CUDA kernel's own
-// defaults).
+// B's, N not; 3: both); then the device profile's (NVIDIA's OpenCL on Hopper: warp tiles and
+// 16-deep tiles, the CUDA kernel's own defaults).
 Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K);
 
 // How best covers C (matmul_best_plan.cpp). Where rows are not 16-byte aligned, on copies of
@@ -47,14 +47,10 @@ struct BestPlan {
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);
-// NVIDIA's OpenCL (the OpenCL GPU that takes inline PTX, 32-wide warps, 48 KiB of local memory),
-// where best builds as the CUDA kernel does (matmul_steps.cpp).
-bool best_nv_opencl(const DeviceInfo& info);
-// What a plan's matmul_best_stream build sets over best's own defines, where it ran faster
-// (matmul_best_plan.cpp): warp tiles 8 threads wide (BEST_WTX 8, not 4) in CUDA over clamped
-// blocks; in NVIDIA's OpenCL over blocks all inside C (`all_inside`, its BEST_ALL_INSIDE build)
-// those, B's pairs of columns swapped in local memory (BEST_BSWAP 1) and the multiply-adds in
-// order 3 (BEST_ORDER). Nothing without a stream (or where a define is the user's: the launch).
+// What a plan's matmul_best_stream build sets over best's own defines, where it ran faster: the
+// device profile's defines over clamped blocks, or over blocks all inside C (`all_inside`)
+// unclamped (apps/profiles/device_profiles.json). Nothing without a stream (or where a define is
+// the user's: the launch).
 Defines best_stream_defines(const BestPlan& plan, const DeviceInfo& info, bool all_inside);
 // matmul_best_stream's rounds of whole blocks of C, `groups` a round, before the groups share the
 // rest: all but the last round and a half (kernels_cl/matmul_best_stream.cl).
@@ -67,8 +63,9 @@ std::pair<int, int> best_divisor(std::size_t d);
 bool best_all_inside(std::size_t Mi, std::size_t Ni, std::size_t Np, std::size_t Kp, std::size_t bm,
                      std::size_t bn, std::size_t bk);
 // The depth of best's tiles (BEST_BK) in a build with `defines`: theirs, else the kernel's
-// default, 16 in CUDA and 8 in OpenCL C (kernels_cu/matmul_best.cuh, kernels_cl/matmul_best.clh).
-std::size_t best_tile_depth(const Defines& defines, bool cuda);
+// default, 16 where `deep` (the device profile's tile_depth: kernels_cu/matmul_best.cuh) and 8
+// otherwise (kernels_cl/matmul_best.clh).
+std::size_t best_tile_depth(const Defines& defines, bool deep);
 // Whether `name` is one of best_plan's defines (the host's, never passed to a kernel).
 bool best_host_define(const std::string& name);
 // When a launch of rows x cols blocks in waves ends, in block times, on `cu` compute units that

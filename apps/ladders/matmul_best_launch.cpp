@@ -10,6 +10,7 @@
 
 #include "checks.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "matmul.hpp"
 #include "shape.hpp"
 
@@ -81,7 +82,7 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         if (std::find(opts.defines.begin(), opts.defines.end(), d) == opts.defines.end())
             build.push_back(d);
     const std::size_t bk = std::max<std::size_t>(
-        1, best_tile_depth(build, kernel_language(dev.info()) == KernelLanguage::cuda));
+        1, best_tile_depth(build, profile_of(dev.info()).best.tile_depth == 16));
     const bool all_inside = best_all_inside(Mi_, Ni_, Np_, Kp_, rows_, cols_, bk) && !plan.clamp;
     for (const auto& [name, value] : cfg.defines)
         if (name == "BEST_ALL_INSIDE" && value != "0" && !all_inside)
@@ -114,7 +115,7 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         // Every block inside C and K whole tiles: the OpenCL kernel leaves its checked loop out
         // (BEST_ALL_INSIDE, kernels_cl/matmul_best.clh), which NVIDIA's compiler runs faster.
         // (The CUDA twin has no such build: NVRTC held nothing of that loop through its own.)
-        if (all_inside && kernel_language(dev.info()) == KernelLanguage::opencl_c &&
+        if (all_inside && profile_of(dev.info()).takes_define("BEST_ALL_INSIDE") &&
             !user_sets(cfg, {"BEST_ALL_INSIDE"}))
             stream_opts.defines.emplace_back("BEST_ALL_INSIDE", "1");
         // The stream build's own tuning where it ran faster (best_stream_defines), over best's

@@ -32,9 +32,9 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
         throw duet::Error::usage("runapp compile takes one APP or FILE.cl/FILE.cu, not " +
                                  std::to_string(c.positional.size()));
     const std::string what = c.positional.empty() ? "" : c.positional[0];
-    for (auto& f : duet::kernel_files(duet::Language::opencl))
+    for (auto& f : duet::kernel_files(duet::KernelLanguage::opencl_c))
         (is_main(f.name, ".cl") ? cl : cl_headers).push_back(f);
-    for (auto& f : duet::kernel_files(duet::Language::cuda))
+    for (auto& f : duet::kernel_files(duet::KernelLanguage::cuda))
         (is_main(f.name, ".cu") ? cu : cu_headers).push_back(f);
     if (what.empty())
         return;

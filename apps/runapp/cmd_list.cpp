@@ -6,6 +6,7 @@
 
 #include "app.hpp"
 #include "commands.hpp"
+#include "device_profile.hpp"
 #include "output.hpp"
 
 namespace runapp {
@@ -57,7 +58,18 @@ std::string capability_list(const duet::DeviceCapabilities& c) {
     add(c.int64_atomics, "int64 atomics");
     add(c.inline_asm, "inline assembly");
     add(c.matrix_units, "matrix units");
+    add(c.device_scope_fence, "device-scope fence");
+    add(c.warpgroup_mma, "warpgroup mma");
+    add(c.simulator, "simulator");
     return s.empty() ? "-" : s;
+}
+
+// The rows of apps/profiles/device_profiles.json the device matched, in the order they apply.
+std::string profile_rows(const duet::DeviceInfo& info) {
+    std::string s;
+    for (const auto& r : duet::apps::profile_of(info).rows)
+        s += (s.empty() ? "" : " + ") + r;
+    return s;
 }
 
 std::string subgroup_sizes(const duet::DeviceCapabilities& c) {
@@ -229,6 +241,11 @@ int cmd_info(const Cli& c) {
                           : i.caps.timer_resolution_ns > 0
                               ? fmt("yes, %g ns resolution", i.caps.timer_resolution_ns)
                               : "yes"},
+        {"Compute capability",
+         i.caps.compute_major > 0
+             ? std::to_string(i.caps.compute_major) + "." + std::to_string(i.caps.compute_minor)
+             : "-"},
+        {"Device profile", profile_rows(i)},
     };
     if (i.memory_clock_mhz)
         rows.emplace_back("Memory clock", std::to_string(i.memory_clock_mhz) + " MHz");

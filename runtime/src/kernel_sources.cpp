@@ -28,14 +28,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_language(const std::string& name, Language lang) {
+bool is_language(const std::string& name, KernelLanguage lang) {
     const std::string ext = fs::path(name).extension().string();
-    return lang == Language::opencl ? ext == ".cl" || ext == ".clh" : ext == ".cu" || ext == ".cuh";
+    return lang == KernelLanguage::opencl_c ? ext == ".cl" || ext == ".clh"
+                                            : ext == ".cu" || ext == ".cuh";
 }
 
-bool is_main_file(const std::string& name, Language lang) {
+bool is_main_file(const std::string& name, KernelLanguage lang) {
     const std::string ext = fs::path(name).extension().string();
-    return lang == Language::opencl ? ext == ".cl" : ext == ".cu";
+    return lang == KernelLanguage::opencl_c ? ext == ".cl" : ext == ".cu";
 }
 
 std::string read_file(const fs::path& p) {
@@ -54,15 +55,15 @@ std::string read_file(const fs::path& p) {
     return ss.str();
 }
 
-std::vector<SourceFile> files_from_dir(const fs::path& root, Language lang) {
-    const fs::path dir = root / (lang == Language::opencl ? "kernels_cl" : "kernels_cu");
+std::vector<SourceFile> files_from_dir(const fs::path& root, KernelLanguage lang) {
+    const fs::path dir = root / (lang == KernelLanguage::opencl_c ? "kernels_cl" : "kernels_cu");
     std::vector<SourceFile> out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(fs::exists(dir) ? dir : root, ec))
         if (e.is_regular_file() && is_language(e.path().filename().string(), lang))
             out.push_back({e.path().filename().string(), read_file(e.path())});
     if (out.empty()) {
-        const char* ext = lang == Language::opencl ? ".cl/.clh" : ".cu/.cuh";
+        const char* ext = lang == KernelLanguage::opencl_c ? ".cl/.clh" : ".cu/.cuh";
         throw Error::not_found(
             "DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " + ext +
             " files in " + dir.string() + " and " + root.string() +
@@ -112,7 +113,7 @@ std::string expand_cl_includes(const SourceFile& file, const std::vector<SourceF
 
 } // namespace
 
-std::vector<SourceFile> kernel_files(Language lang) {
+std::vector<SourceFile> kernel_files(KernelLanguage lang) {
     if (const char* dir = std::getenv("DUET_KERNEL_DIR"); dir && *dir)
         return files_from_dir(dir, lang);
     std::vector<SourceFile> out;
@@ -124,7 +125,7 @@ std::vector<SourceFile> kernel_files(Language lang) {
     return out;
 }
 
-std::vector<std::string> kernels_defined_in(const std::string& text, Language lang) {
+std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang) {
     // Attributes may sit between the qualifier and the return type in OpenCL C.
     static const std::regex cl_re(
         R"((?:__kernel|\bkernel)\s+(?:__attribute__\s*\(\(.*?\)\)\s*)*void\s+(\w+)\s*\()");
@@ -132,20 +133,20 @@ std::vector<std::string> kernels_defined_in(const std::string& text, Language la
     static const std::regex cu_re(
         R"(__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\()");
     std::set<std::string> names;
-    const auto& re = lang == Language::opencl ? cl_re : cu_re;
+    const auto& re = lang == KernelLanguage::opencl_c ? cl_re : cu_re;
     for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
          ++it)
         names.insert((*it)[1].str());
     return {names.begin(), names.end()};
 }
 
-std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language lang) {
+std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang) {
     auto files = kernel_files(lang);
     for (auto& f : files)
         if (is_main_file(f.name, lang)) {
             const auto names = kernels_defined_in(f.text, lang);
             if (std::find(names.begin(), names.end(), kernel) != names.end()) {
-                if (lang == Language::opencl)
+                if (lang == KernelLanguage::opencl_c)
                     f.text = expand_cl_includes(f, files);
                 return std::move(f);
             }
@@ -155,14 +156,14 @@ std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language
     for (auto& f : files)
         if (is_main_file(f.name, lang) &&
             kernel.rfind(fs::path(f.name).stem().string() + "_", 0) == 0) {
-            if (lang == Language::opencl)
+            if (lang == KernelLanguage::opencl_c)
                 f.text = expand_cl_includes(f, files);
             return std::move(f);
         }
     return std::nullopt;
 }
 
-std::vector<std::string> kernel_names(Language lang) {
+std::vector<std::string> kernel_names(KernelLanguage lang) {
     std::set<std::string> all;
     for (const auto& f : kernel_files(lang))
         if (is_main_file(f.name, lang))
