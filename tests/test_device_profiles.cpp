@@ -41,7 +41,11 @@ TEST_CASE("profiles: the H100 through CUDA and through NVIDIA's OpenCL get their
     CHECK_FALSE(cuda.takes_define("WG")); // CUDA takes the group from blockDim
     const auto cl = duet::apps::profile_of(nvidia(duet::KernelLanguage::opencl_c, 9, 0));
     CHECK(cl.rows == Rows{"default", "OpenCL C kernels", "NVIDIA OpenCL with inline PTX",
+                          "NVIDIA OpenCL with inline PTX, 32-wide warps",
                           "NVIDIA Hopper (compute capability 9.0), OpenCL"});
+    CHECK(cl.defines_for("reduction", "atomic_f32") == D{{"DUET_RED_PTX_ATOMIC", "1"}});
+    CHECK(cl.defines_for("reduction", "unroll_last_f32") == D{{"DUET_RED_PTX_WARP", "1"}});
+    CHECK(cl.defines_for("reduction", "shuffle_f32").empty());
     CHECK(cl.defines_for("matmul", "best") == D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
     CHECK(cl.defines_for("conv5x5", "rows") == D{{"DUET_NV_LDG", "1"}});
     CHECK(cl.defines_for("matmul", "tf32") == D{{"DUET_TF32_PTX", "1"}});
@@ -62,6 +66,8 @@ TEST_CASE("profiles: a device without a measured row gets the plain default") {
     auto wide = nvidia(duet::KernelLanguage::opencl_c, 9, 0); // the H100 row assumes warps of 32
     wide.subgroup_width = 64;
     CHECK(duet::apps::profile_of(wide).defines_for("matmul", "best").empty());
+    CHECK(duet::apps::profile_of(wide).defines_for("reduction", "unroll_last_f32").empty());
+    CHECK(duet::apps::profile_of(wide).defines_for("reduction", "atomic_f32").size() == 1);
     duet::DeviceInfo pocl; // a CPU through PoCL
     pocl.vendor = "GenuineIntel";
     pocl.device_type = duet::DeviceType::cpu;

@@ -51,6 +51,17 @@ std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunC
     return w;
 }
 
+std::shared_ptr<const StepHooks> cpu_width_hooks() {
+    static const auto hooks = [] {
+        auto h = std::make_shared<StepHooks>();
+        h->defines = [](BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg) {
+            add_cpu_width(opts, info, cfg);
+        };
+        return h;
+    }();
+    return hooks;
+}
+
 std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::string& app) {
     const std::size_t per_cu = define_or(cfg, app, "CPU_TASKS_PER_CU", 4);
     return std::max<std::size_t>(1, std::size_t(std::max(info.compute_units, 1)) * per_cu);

@@ -192,8 +192,7 @@ class Conv5x5 final : public App {
         BuildOptions opts;
         opts.defines = cfg.defines;
         opts.defines.insert(opts.defines.end(), g.defines.begin(), g.defines.end());
-        if (v.name == "cpu")
-            add_cpu_width(opts, dev.info(), cfg);
+        add_step_defines(v, opts, dev.info(), cfg); // the cpu step's vector width
         // The device profile's defines for the step (rows: reads through the read-only cache
         // where OpenCL C takes inline PTX, kernels_cl/conv5x5.cl); a user's define of the same
         // name stands (DUET_NV_LDG=0 keeps plain loads, to compare).

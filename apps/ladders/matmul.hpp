@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "app.hpp"
+#include "matmul_reference.hpp"
+#include "run.hpp"
 #include "shape.hpp"
 
 namespace duet::apps {
@@ -105,5 +107,51 @@ class BestLaunch {
     std::unique_ptr<Kernel> edge_, sum_, copy_, stream_, stream_sum_;
     std::unique_ptr<Buffer> partial_, ap_, bp_, pieces_, counts_;
 };
+
+// ---- A step's own host code, beside its record (Step::hooks, read back as MatmulHooks) ----
+
+// One run of a matmul step as its hooks see it: C = A * B, A M x K, B K x N.
+struct MatmulProblem {
+    Device& dev;
+    const RunConfig& cfg;
+    StepRun& s;
+    std::size_t M, N, K;
+    int mi, ni, ki; // the same as the kernels take them
+};
+
+// A step's work on one problem, from before its build to its check. This base is every step's
+// that has no hooks: the kernel over C in whole work-groups, C checked against the float32 bound.
+class MatmulWork {
+  public:
+    using Timed = std::function<std::pair<Event, Event>()>;
+    explicit MatmulWork(MatmulProblem& p) : p_(p) {}
+    virtual ~MatmulWork() = default;
+    // Whether the record's needs are checked (tf32's emulation runs anywhere).
+    virtual bool needs_apply() const { return true; }
+    // The step's defines and checks for the build of `shapes` (opts holds the user's defines).
+    virtual void prepare(BuildOptions&, const std::vector<Shape>&) {}
+    // The timed launches of C = A * B by `kernel`, built with `opts` in shape `g`; `range` covers
+    // C in whole groups of g.
+    virtual Timed launch(Kernel& kernel, const Shape& g, const Range& range,
+                         const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
+    // C against the reference of its checked entries (r.verified).
+    virtual void check(Result& r, const std::vector<float>& c, const matmul_ref::Reference& ref,
+                       const std::vector<float>& a, const std::vector<float>& b);
+    // The note of a run whose C is not checked.
+    virtual void unverified(Result&) {}
+
+  protected:
+    MatmulProblem& p_;
+};
+
+// matmul's hooks on a step record: `begin` makes the step's work for a problem (empty: the base
+// MatmulWork's); `user_local`: --local is the step's work-group, as given (naive).
+struct MatmulHooks : StepHooks {
+    std::function<std::unique_ptr<MatmulWork>(MatmulProblem&)> begin{};
+    bool user_local = false;
+};
+// The hooks of best (matmul_best_step.cpp) and tf32 (matmul_tf32.cpp).
+std::shared_ptr<const StepHooks> best_hooks();
+std::shared_ptr<const StepHooks> tf32_hooks();
 
 } // namespace duet::apps

@@ -280,6 +280,13 @@ std::vector<Shape> cpu_shapes(const RunConfig& c, const DeviceInfo& info) {
 constexpr const char* tf32_note =
     "NVIDIA tensor cores with TF32 (compute capability 8.0+; OpenCL: NVIDIA's, inline PTX)";
 
+// naive: --local is its work-group, as given (or an error), never another one.
+std::shared_ptr<const StepHooks> naive_hooks() {
+    auto h = std::make_shared<MatmulHooks>();
+    h->user_local = true;
+    return h;
+}
+
 // A shape rule that depends on the run's defines only.
 ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
     return [shapes](const RunConfig& cfg, const DeviceInfo&) { return shapes(cfg); };
@@ -307,7 +314,8 @@ const std::vector<Step>& matmul_steps() {
         {.name = "naive",
          .kernel = "matmul_naive",
          .description = "one output per work-item from global memory (--local WxH)",
-         .shapes = rule(naive_shapes)},
+         .shapes = rule(naive_shapes),
+         .hooks = naive_hooks()},
         {.name = "tiled16",
          .kernel = "matmul_tiled16",
          .description = "16x16 tiles of A and B in local memory",
@@ -344,19 +352,22 @@ const std::vector<Step>& matmul_steps() {
              "128x256 block, 8x16 per work-item, double-buffered; K split or thin edges apart",
          .shapes = best_shapes,
          .tuning = TuneSpace{.params = {"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"},
-                             .points = best_points}},
+                             .points = best_points},
+         .hooks = best_hooks()},
         {.name = "tf32",
          .kernel = "matmul_tf32",
          .description = "tensor cores (mma.sync; CUDA on compute capability 9.0: wgmma fed by "
                         "TMA): TF32 inputs (10-bit mantissa), float sums; not float32",
          .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
-         .shapes = tf32_shapes},
+         .shapes = tf32_shapes,
+         .hooks = tf32_hooks()},
         {.name = "cpu",
          .kernel = "matmul_cpu",
          .description = "CPU-shaped, a BLAS's loops: K in blocks of 256, B's panel packed in "
                         "local memory, 6 rows x 2 vectors of C per work-item in registers, "
                         "16x4 of them per group",
-         .shapes = cpu_shapes},
+         .shapes = cpu_shapes,
+         .hooks = cpu_width_hooks()}, // the vector width its shapes assume
     };
     return steps;
 }

@@ -209,19 +209,14 @@ class Reduction final : public App {
                 subgroups = true;
             }
         }
-        // The float atomic: NVIDIA's OpenCL takes inline PTX, so atomic_f32 gets the red.global
-        // instruction CUDA's atomicAdd is (kernels_cl/reduction.cl); a user's 0 keeps the
-        // compare-and-swap loop, to compare.
-        if (profile.takes_define("DUET_RED_PTX_ATOMIC") && v.name == "atomic_f32" &&
-            info.caps.inline_asm && user_define("DUET_RED_PTX_ATOMIC") == opts.defines.end())
-            opts.defines.emplace_back("DUET_RED_PTX_ATOMIC", "1");
-        // The last six tree steps: NVIDIA's OpenCL takes inline PTX, so they synchronise the
-        // first warp with bar.warp.sync as CUDA's __syncwarp does, instead of the whole group
-        // (kernels_cl/reduction.cl, DUET_RED_LAST_WARP); a user's 0 keeps the barriers, to compare.
-        const bool last_warp = v.name.starts_with("unroll_") || v.name.starts_with("grid_stride");
-        if (profile.takes_define("DUET_RED_PTX_WARP") && last_warp && info.caps.inline_asm &&
-            info.subgroup_width == 32 && user_define("DUET_RED_PTX_WARP") == opts.defines.end())
-            opts.defines.emplace_back("DUET_RED_PTX_WARP", "1");
+        // The device profile's defines for the step (NVIDIA's OpenCL, which takes inline PTX:
+        // atomic_f32 with the red.global instruction CUDA's atomicAdd is; the last six tree steps
+        // of unroll_* and grid_stride_* with bar.warp.sync, as CUDA's __syncwarp, on 32-wide warps;
+        // kernels_cl/reduction.cl). A user's define of the same name stands (0 keeps the
+        // compare-and-swap loop or the barriers, to compare).
+        for (const auto& d : profile.defines_for("reduction", v.name))
+            if (user_define(d.first.c_str()) == opts.defines.end())
+                opts.defines.push_back(d);
         const std::size_t chunk_step = // CPU_VW x CPU_ACC values per step of a work-item
             chunk ? add_cpu_width(opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4) : 0;
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
