@@ -93,6 +93,15 @@ class BestLaunch {
     std::pair<Event, Event> operator()(const Buffer& a, const Buffer& b, Buffer& c);
 
   private:
+    using Note = std::function<void(std::string)>;
+    // The constructor's parts: matmul_best_edge over C's thin edges, matmul_best_stream and its
+    // schedule, the aligned copies, the split of K (each where the plan asks for it).
+    void edges(Device& dev, const RunConfig& cfg, const BuildOptions& opts, const BestPlan& plan,
+               const Note& note);
+    void stream(Device& dev, const RunConfig& cfg, const BuildOptions& opts, const Shape& g,
+                const BestPlan& plan, const Note& note);
+    void copies(Device& dev, const BuildOptions& opts, const BestPlan& plan, const Note& note);
+    void split(Device& dev, const BuildOptions& opts, const Note& note);
     Event copy(const Buffer& src, Buffer& dst, std::size_t rows, std::size_t cols,
                std::size_t src_rows, std::size_t src_cols);
     Queue& q_;
