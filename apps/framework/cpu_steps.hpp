@@ -27,4 +27,7 @@ std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::s
 // turn; matmul's has shapes of its own, matmul_steps.cpp).
 std::vector<Shape> cpu_block_shapes(std::size_t rows, std::size_t cols, std::size_t items);
 
+// The hooks of a cpu step (step.hpp): its build takes the vector width (add_cpu_width).
+std::shared_ptr<const StepHooks> cpu_width_hooks();
+
 } // namespace duet::apps

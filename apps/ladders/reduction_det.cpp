@@ -67,7 +67,12 @@ Step det_f32_step() {
                 for (Shape& s : shapes)
                     s.local_bytes = 2 * det_lanes * sizeof(float); // the lanes' (sum, error)
                 return shapes;
-            }};
+            },
+            .hooks = [] {
+                auto h = std::make_shared<ReductionHooks>();
+                h->run = run_det_f32;
+                return h;
+            }()};
 }
 
 Result run_det_f32(Device& dev, const App& app, const Step& v, const RunConfig& cfg) {
