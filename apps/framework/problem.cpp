@@ -151,14 +151,14 @@ std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) 
     return generate<int>(n, seed, [=](std::uint64_t b) { return uniform_int(b, lo, hi); });
 }
 
-std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed,
-                                                         float lo, float hi) {
+std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed, float lo,
+                                                        float hi) {
     return input_cache().get<float>({'f', n, seed, lo, hi}, n,
                                     [&] { return random_floats(n, seed, lo, hi); });
 }
 
 std::shared_ptr<const std::vector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
-                                                     int hi) {
+                                                    int hi) {
     return input_cache().get<int>({'i', n, seed, lo, hi}, n,
                                   [&] { return random_ints(n, seed, lo, hi); });
 }

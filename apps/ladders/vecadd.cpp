@@ -171,12 +171,14 @@ class VecAdd final : public App {
         // one correctly rounded float add
         const auto ref = [&](std::size_t i) { return double(float(double(a[i]) + double(b[i]))); };
         if (cfg.verify == Verify::full) { // every element, without index or reference arrays
-            compare_each(r, c, c.size(), [](std::size_t i) { return i; }, ref);
+            compare_each(
+                r, c, c.size(), [](std::size_t i) { return i; }, ref);
             return;
         }
         const auto idx = check_indices(c.size(), cfg.verify, cfg.seed);
-        compare_each(r, c, idx.size(), [&](std::size_t t) { return idx[t]; },
-                     [&](std::size_t t) { return ref(idx[t]); });
+        compare_each(
+            r, c, idx.size(), [&](std::size_t t) { return idx[t]; },
+            [&](std::size_t t) { return ref(idx[t]); });
     }
 };
 
