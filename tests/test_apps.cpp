@@ -128,21 +128,26 @@ TEST_CASE(
     info.backend = "cuda";
     info.kernel_language = duet::KernelLanguage::cuda;
     info.name = "NVIDIA H100 80GB HBM3";
-    info.device_version = "compute capability 9.0";
+    info.caps.compute_major = 9;
+    info.caps.compute_minor = 0;
     info.caps.matrix_units = info.caps.inline_asm = true;
     CHECK(duet::apps::tf32_unsupported(info).empty());
-    info.device_version = "compute capability 7.5"; // tensor cores, but no TF32
+    info.caps.compute_major = 7; // tensor cores, but no TF32
+    info.caps.compute_minor = 5;
     CHECK(duet::apps::tf32_unsupported(info).find("compute capability 7.5") != std::string::npos);
     info.backend = "opencl"; // NVIDIA's OpenCL: cl_nv_device_attribute_query's capability
     info.kernel_language = duet::KernelLanguage::opencl_c;
     info.device_version = "OpenCL 3.0 CUDA";
+    info.caps.compute_major = info.caps.compute_minor = 0; // none reported
     CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
-    info.details = {{"Compute capability (NV)", "8.6"}};
+    info.caps.compute_major = 8;
+    info.caps.compute_minor = 6;
     CHECK(duet::apps::tf32_unsupported(info).empty());
     info.caps.inline_asm = false; // a compiler that takes no PTX
     CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
     info.caps.inline_asm = true;
-    info.details = {{"Compute capability (NV)", "7.0"}};
+    info.caps.compute_major = 7;
+    info.caps.compute_minor = 0;
     CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
     info.details.clear(); // PoCL, AMD, Intel: no capability, the reason names the device
     info.caps = {};

@@ -14,12 +14,17 @@
 
 namespace {
 
-// NVIDIA's OpenCL as best's rules see it: `info` as an OpenCL GPU with inline PTX, 32-wide
-// warps and 48 KiB of local memory.
+// NVIDIA's OpenCL on an H100 as best's rules see it: `info` as an OpenCL GPU of compute
+// capability 9.0 with inline PTX (and its device-scope fence), 32-wide warps and 48 KiB of local
+// memory (the profile row apps/profiles/device_profiles.json gives it).
 duet::DeviceInfo nvidia_opencl(duet::DeviceInfo info) {
     info.kernel_language = duet::KernelLanguage::opencl_c;
+    info.vendor = "NVIDIA Corporation";
+    info.caps.compute_major = 9;
+    info.caps.compute_minor = 0;
     info.device_type = duet::DeviceType::gpu;
     info.caps.inline_asm = true;
+    info.caps.device_scope_fence = true;
     info.subgroup_width = 32;
     info.local_mem_bytes = 49152;
     return info;
@@ -119,7 +124,9 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     const auto plain = [&](std::size_t N, std::size_t K) { return Copies{false, false, N, K}; };
     CHECK(copies(gpu, 4096, 4097, 4096) == Copies{false, true, 4100, 4096}); // OpenCL
     CHECK(copies(gpu, 4096, 4096, 4097) == Copies{true, true, 4096, 4100});
-    gpu.kernel_language = duet::KernelLanguage::cuda;
+    gpu.kernel_language = duet::KernelLanguage::cuda; // the H100 through CUDA
+    gpu.vendor = "NVIDIA Corporation";
+    gpu.caps.compute_major = 9;
     CHECK(copies(gpu, 4096, 4097, 4096) == Copies{false, true, 4100, 4096});
     CHECK(copies(gpu, 4096, 4096, 4097) == Copies{true, true, 4096, 4100});
     CHECK(copies(gpu, 4097, 4097, 4097) == Copies{true, true, 4100, 4100});
@@ -188,9 +195,12 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     duet::DeviceInfo gpu; // an H100 in CUDA as the plan sees it: 132 compute units, PTX
     gpu.device_type = duet::DeviceType::gpu;
     gpu.kernel_language = duet::KernelLanguage::cuda;
+    gpu.vendor = "NVIDIA Corporation";
+    gpu.caps.compute_major = 9;
     gpu.compute_units = 132;
     gpu.max_work_group_size = 1024;
     gpu.caps.inline_asm = true;
+    gpu.caps.device_scope_fence = true;
     duet::apps::RunConfig cfg;
     using Plan = std::tuple<bool, std::size_t, bool, bool>; // stream, splits, edge_cols, sum
     const auto plan = [&](const duet::DeviceInfo& info, std::size_t M, std::size_t N,
@@ -310,6 +320,7 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     // A GPU whose kernels take no PTX: its fence is not known to reach other groups.
     auto other = nv_opencl;
     other.caps.inline_asm = false;
+    other.caps.device_scope_fence = false;
     CHECK(plan(other, 4224, 4224, 4224) == Plan{false, 1, true, true}); // the edge column
     cfg.defines = {{"BEST_STREAM", "1"}, {"BEST_GROUPS", "7"}};         // the user's, on any device
     auto cpu = other;

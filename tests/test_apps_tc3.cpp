@@ -29,18 +29,20 @@ TEST_CASE("apps: matmul tc3 runs where tf32 does and says why elsewhere") {
     info.backend = "cuda";
     info.kernel_language = duet::KernelLanguage::cuda;
     info.name = "NVIDIA H100 80GB HBM3";
-    info.device_version = "compute capability 9.0";
+    info.caps.compute_major = 9;
+    info.caps.compute_minor = 0;
     info.caps.matrix_units = info.caps.inline_asm = true;
     CHECK(duet::apps::tc3_unsupported(info).empty());
-    info.device_version = "compute capability 7.5";
+    info.caps.compute_major = 7; // tensor cores, but no TF32
+    info.caps.compute_minor = 5;
     const std::string why = duet::apps::tc3_unsupported(info);
     CHECK(why.find("tc3") != std::string::npos);
     CHECK(why.find("NVIDIA H100") != std::string::npos);
     info.backend = "opencl";
     info.kernel_language = duet::KernelLanguage::opencl_c;
-    info.details = {{"Compute capability (NV)", "8.6"}};
+    info.caps.compute_major = 8; // NVIDIA's OpenCL, capability 8.6
+    info.caps.compute_minor = 6;
     CHECK(duet::apps::tc3_unsupported(info).empty());
-    info.details.clear();
     info.caps = {};
     info.name = "pthread-haswell";
     CHECK(duet::apps::tc3_unsupported(info).find("pthread-haswell") != std::string::npos);

@@ -287,7 +287,7 @@ TEST_CASE("cuda: every device runs kernels, transfers and reports errors") {
                 auto e = expect_error([&] { dev.load_kernel("no_such_kernel_anywhere"); });
                 CHECK(e.kind() == duet::ErrorKind::not_found);
                 CHECK(contains(e.what(), "no_such_kernel_anywhere"));
-                for (const auto& n : duet::kernel_names(duet::Language::cuda))
+                for (const auto& n : duet::kernel_names(duet::KernelLanguage::cuda))
                     if (n.rfind("duet_", 0) != 0) { // the message starts its list with this one
                         CHECK(contains(e.what(), n));
                         break;

@@ -132,7 +132,7 @@ TEST_CASE("fuzz: the result-file reader and the report it feeds, 6,000 mutated f
 
 TEST_CASE("fuzz: the kernel-source scanners, 6,000 mutated kernel files") {
     std::vector<std::string> seeds;
-    for (auto lang : {duet::Language::opencl, duet::Language::cuda})
+    for (auto lang : {duet::KernelLanguage::opencl_c, duet::KernelLanguage::cuda})
         for (const auto& f : duet::kernel_files(lang))
             seeds.push_back(f.text);
     REQUIRE(!seeds.empty());
@@ -141,7 +141,7 @@ TEST_CASE("fuzz: the kernel-source scanners, 6,000 mutated kernel files") {
         for (int i = 0; i < 6000; ++i) {
             std::string s = seeds[i % seeds.size()];
             mutate(rng, s);
-            for (auto lang : {duet::Language::opencl, duet::Language::cuda})
+            for (auto lang : {duet::KernelLanguage::opencl_c, duet::KernelLanguage::cuda})
                 for (const auto& name : duet::kernels_defined_in(s, lang))
                     if (name.empty() || s.find(name) == std::string::npos)
                         return false; // a name that is not in the text

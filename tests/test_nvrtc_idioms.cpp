@@ -28,7 +28,7 @@ const duet::cuda::Nvrtc* nvrtc() {
 
 std::vector<duet::SourceFile> headers() {
     std::vector<duet::SourceFile> h;
-    for (auto& f : duet::kernel_files(duet::Language::cuda))
+    for (auto& f : duet::kernel_files(duet::KernelLanguage::cuda))
         if (f.name.size() > 4 && f.name.substr(f.name.size() - 4) == ".cuh")
             h.push_back(std::move(f));
     return h;

@@ -18,7 +18,7 @@
 #include "runapp_child.hpp"
 #include "security_util.hpp"
 
-using duet::Language;
+using duet::KernelLanguage;
 using duet_test::in_child_within;
 
 namespace {
@@ -32,7 +32,7 @@ struct KernelDir {
 // What find_kernel_source says: the text's size, or the error's message.
 std::string lookup(const std::string& kernel) {
     try {
-        const auto f = duet::find_kernel_source(kernel, Language::opencl);
+        const auto f = duet::find_kernel_source(kernel, KernelLanguage::opencl_c);
         return f ? "found " + std::to_string(f->text.size()) : "not found";
     } catch (const duet::Error& e) {
         return e.what();
@@ -46,10 +46,10 @@ TEST_CASE("security: kernel names of 50,000 characters and lines of 100,000 are 
     CHECK(in_child_within(30, [&] {
         const auto cl = duet::kernels_defined_in("__kernel void " + name + "(int x) {}\n" +
                                                      "kernel __attribute__((x(1))) void b() {}",
-                                                 Language::opencl);
+                                                 KernelLanguage::opencl_c);
         const auto cu = duet::kernels_defined_in(
             "extern \"C\" __global__ void __launch_bounds__(64) " + name + "(int n) {}",
-            Language::cuda);
+            KernelLanguage::cuda);
         return cl == std::vector<std::string>{"b", name} && cu == std::vector<std::string>{name};
     }));
     CHECK(in_child_within(30, [&] {
@@ -57,8 +57,8 @@ TEST_CASE("security: kernel names of 50,000 characters and lines of 100,000 are 
         for (int i = 0; i < 5000; ++i)
             junk += "__kernel __attribute__((";
         junk += std::string(100000, '(') + std::string(100000, ' ');
-        return duet::kernels_defined_in(junk, Language::opencl).empty() &&
-               duet::kernels_defined_in("__global__ " + junk, Language::cuda).empty();
+        return duet::kernels_defined_in(junk, KernelLanguage::opencl_c).empty() &&
+               duet::kernels_defined_in("__global__ " + junk, KernelLanguage::cuda).empty();
     }));
     CHECK(in_child_within(30, [] {
         const std::string header(100000, 'h');

@@ -140,9 +140,10 @@ TEST_CASE("auto size: 4x the last-level cache, about 1 ms, within memory, capped
     const auto c = choose_size(matmul_model(), cpu);
     CHECK(c.n == 512);
     CHECK(c.note.find("CPU device") != std::string::npos);
-    // Oclgrind: small sizes.
+    // Oclgrind (the OpenCL backend marks its devices as simulators): small sizes.
     auto sim = cpu;
     sim.platform = "Oclgrind";
+    sim.caps.simulator = true;
     CHECK(choose_size(matmul_model(), sim).n == 32);
     // Unknown cache: assumed, and said.
     auto unknown = gpu;

@@ -35,8 +35,8 @@ TEST_CASE("every app variant's kernel exists in both languages") {
     for (const auto* app : duet::apps::all_apps())
         for (const auto& v : app->variants()) {
             INFO(app->name() << " " << v.name << " -> " << v.kernel);
-            CHECK(duet::find_kernel_source(v.kernel, duet::Language::opencl));
-            CHECK(duet::find_kernel_source(v.kernel, duet::Language::cuda));
+            CHECK(duet::find_kernel_source(v.kernel, duet::KernelLanguage::opencl_c));
+            CHECK(duet::find_kernel_source(v.kernel, duet::KernelLanguage::cuda));
         }
 }
 

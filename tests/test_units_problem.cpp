@@ -65,20 +65,21 @@ TEST_CASE("checks on every core: the first NaN is named, the largest error is fo
     std::vector<float> out(300000, 1.f);
     Result r;
     r.tolerance = 0.1;
-    compare_each(r, out, out.size(), [](std::size_t i) { return i; },
-                 [](std::size_t) { return 1.0; });
+    compare_each(
+        r, out, out.size(), [](std::size_t i) { return i; }, [](std::size_t) { return 1.0; });
     CHECK(r.pass);
     CHECK(r.max_error == 0);
     out[123456] = 1.5f; // one wrong element among many parts
-    compare_each(r, out, out.size(), [](std::size_t i) { return i; },
-                 [](std::size_t) { return 1.0; });
+    compare_each(
+        r, out, out.size(), [](std::size_t i) { return i; }, [](std::size_t) { return 1.0; });
     CHECK_FALSE(r.pass);
     CHECK(r.max_error == doctest::Approx(0.5));
     out[200001] = std::numeric_limits<float>::quiet_NaN();
     out[250000] = std::numeric_limits<float>::infinity();
     Result n;
     n.tolerance = 1;
-    compare_each(n, out, 0, [](std::size_t i) { return i; }, [](std::size_t) { return 1.0; });
+    compare_each(
+        n, out, 0, [](std::size_t i) { return i; }, [](std::size_t) { return 1.0; });
     CHECK_FALSE(n.pass); // nothing compared, yet a NaN anywhere fails
     CHECK(n.note.find("output 200001 is NaN") != std::string::npos);
 }

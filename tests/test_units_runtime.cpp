@@ -46,28 +46,28 @@ TEST_CASE("Error: message names backend, call, code name and carries the build l
 }
 
 TEST_CASE("kernel sources: every kernel is found in both languages, in the same file") {
-    using duet::Language;
-    const auto cl = duet::kernel_names(Language::opencl);
+    using duet::KernelLanguage;
+    const auto cl = duet::kernel_names(KernelLanguage::opencl_c);
     REQUIRE(!cl.empty());
     for (const auto& name : cl) {
         INFO(name);
-        auto clf = duet::find_kernel_source(name, Language::opencl);
-        auto cuf = duet::find_kernel_source(name, Language::cuda);
+        auto clf = duet::find_kernel_source(name, KernelLanguage::opencl_c);
+        auto cuf = duet::find_kernel_source(name, KernelLanguage::cuda);
         REQUIRE(clf);
         REQUIRE(cuf);
         const auto stem = [](std::string f) { return f.substr(0, f.rfind('.')); };
         CHECK(stem(clf->name) == stem(cuf->name));
     }
-    CHECK_FALSE(duet::find_kernel_source("no_such_kernel", Language::opencl));
+    CHECK_FALSE(duet::find_kernel_source("no_such_kernel", KernelLanguage::opencl_c));
     CHECK(duet::kernels_defined_in("__kernel void a(int x) {}\nkernel "
                                    "__attribute__((reqd_work_group_size(64,1,1))) void b(int y) {}",
-                                   Language::opencl) == std::vector<std::string>{"a", "b"});
-    CHECK(duet::kernels_defined_in("extern \"C\" __global__ void k(float* p) {}", Language::cuda) ==
-          std::vector<std::string>{"k"});
+                                   KernelLanguage::opencl_c) == std::vector<std::string>{"a", "b"});
+    CHECK(duet::kernels_defined_in("extern \"C\" __global__ void k(float* p) {}",
+                                   KernelLanguage::cuda) == std::vector<std::string>{"k"});
     CHECK(duet::kernels_defined_in(
               "extern \"C\" __global__ void __launch_bounds__(256) a(int n) {}\n"
               "extern \"C\" __global__ __launch_bounds__(128, 2) void b(int n) {}",
-              Language::cuda) == std::vector<std::string>{"a", "b"});
+              KernelLanguage::cuda) == std::vector<std::string>{"a", "b"});
 }
 
 TEST_CASE("registry: both backends are reported, with a reason when they have no device") {

@@ -59,7 +59,7 @@ std::uint64_t llc_bytes(const DeviceInfo& info) {
 }
 
 bool is_simulator(const DeviceInfo& info) {
-    return info.platform.find("Oclgrind") != std::string::npos;
+    return info.caps.simulator;
 }
 
 AutoSize choose_size(const SizeModel& m, const DeviceInfo& info) {

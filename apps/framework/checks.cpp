@@ -2,11 +2,11 @@
 // full goes, what is compared, the input-perturbing test hook, and plausible ceilings.
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -175,9 +175,8 @@ double max_error_of(std::size_t count, const std::function<double(std::size_t)>&
     return worst;
 }
 
-void compare_outputs(Result& r, std::span<const float> out,
-                     const std::vector<std::size_t>& indices, const std::vector<double>& ref,
-                     const std::vector<double>* scale) {
+void compare_outputs(Result& r, std::span<const float> out, const std::vector<std::size_t>& indices,
+                     const std::vector<double>& ref, const std::vector<double>* scale) {
     r.pass = true;
     r.max_error = 0;
     // Every output element, sampled or not: a NaN or Inf anywhere fails.

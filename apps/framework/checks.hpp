@@ -42,9 +42,8 @@ std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t se
 // Checks out[indices[t]] against ref[t]: the error is |out - ref|, divided by scale[t] when a
 // scale is given. Sets r.max_error and r.pass (a NaN, i.e. an output never written, fails).
 // Every element of `out` is also scanned for NaN/Inf, sampled or not.
-void compare_outputs(Result& r, std::span<const float> out,
-                     const std::vector<std::size_t>& indices, const std::vector<double>& ref,
-                     const std::vector<double>* scale = nullptr);
+void compare_outputs(Result& r, std::span<const float> out, const std::vector<std::size_t>& indices,
+                     const std::vector<double>& ref, const std::vector<double>* scale = nullptr);
 // Scans every element of `out` for NaN/Inf on every core; the first one (lowest index) fails r
 // with a note naming it. True when all are finite.
 bool all_finite(Result& r, std::span<const float> out);
@@ -54,8 +53,7 @@ double max_error_of(std::size_t count, const std::function<double(std::size_t)>&
 // compare_outputs without index or reference arrays: scans `out` (all_finite), then checks
 // out[index(t)] against ref(t) for t in [0, count), every core taking a part.
 template <class Index, class Ref>
-void compare_each(Result& r, std::span<const float> out, std::size_t count, Index index,
-                  Ref ref) {
+void compare_each(Result& r, std::span<const float> out, std::size_t count, Index index, Ref ref) {
     r.pass = true;
     r.max_error = 0;
     if (!all_finite(r, out))

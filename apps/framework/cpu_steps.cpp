@@ -4,6 +4,7 @@
 
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 
 namespace duet::apps {
 
@@ -14,7 +15,7 @@ std::size_t cpu_vector_width(const DeviceInfo& info, const RunConfig& cfg) {
                 throw Error::usage("CPU_VW=" + value + ": the cpu steps take 4, 8 or 16 floats");
             return std::stoul(value);
         }
-    if (kernel_language(info) != KernelLanguage::opencl_c)
+    if (!profile_of(info).takes_define("CPU_VW")) // kernels built for 8 (the CUDA twins)
         return 8;
     // The preferred width, else the native one: Intel's CPU runtime prefers 1 (it widens scalar
     // kernels across work-items itself) and reports its SIMD width (8 with AVX2) as native; the
@@ -48,6 +49,17 @@ std::size_t add_cpu_width(BuildOptions& opts, const DeviceInfo& info, const RunC
         opts.defines.emplace_back("CPU_CACHE_BYTES",
                                   std::to_string(info.global_mem_cache_bytes) + "ul");
     return w;
+}
+
+std::shared_ptr<const StepHooks> cpu_width_hooks() {
+    static const auto hooks = [] {
+        auto h = std::make_shared<StepHooks>();
+        h->defines = [](BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg) {
+            add_cpu_width(opts, info, cfg);
+        };
+        return h;
+    }();
+    return hooks;
 }
 
 std::size_t cpu_tasks(const DeviceInfo& info, const RunConfig& cfg, const std::string& app) {

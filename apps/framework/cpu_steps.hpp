@@ -30,4 +30,7 @@ std::size_t loop_bound_items(const DeviceInfo& info, std::size_t iterations);
 // turn; matmul's has shapes of its own, matmul_steps.cpp).
 std::vector<Shape> cpu_block_shapes(std::size_t rows, std::size_t cols, std::size_t items);
 
+// The hooks of a cpu step (step.hpp): its build takes the vector width (add_cpu_width).
+std::shared_ptr<const StepHooks> cpu_width_hooks();
+
 } // namespace duet::apps

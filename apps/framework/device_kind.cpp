@@ -15,10 +15,6 @@ bool is_gpu(const DeviceInfo& info) {
     return info.device_type == DeviceType::gpu;
 }
 
-KernelLanguage kernel_language(const DeviceInfo& info) {
-    return info.kernel_language;
-}
-
 bool has_subgroups(const DeviceInfo& info) {
     return info.caps.subgroup_functions;
 }

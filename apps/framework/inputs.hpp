@@ -44,8 +44,8 @@ std::string dims_label(const std::vector<std::size_t>& dims);
 // e.g. 3 x 4 bytes for vecadd's a, b and c) exceed the host's available memory; `what` names
 // them in the message ("an input" when empty). random_floats/random_ints check their own array.
 void check_host_fits(std::size_t n, std::size_t size, const std::string& what = {});
-// Seeded uniform floats in [lo, hi): element i is uniform_float(counter_random(seed, i)) (problem.hpp),
-// made on every core. shared_floats keeps one copy for every variant and device.
+// Seeded uniform floats in [lo, hi): element i is uniform_float(counter_random(seed, i))
+// (problem.hpp), made on every core. shared_floats keeps one copy for every variant and device.
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f,
                                  float hi = 1.f);
 // Seeded uniform ints in [lo, hi], element i from counter_random(seed, i).

@@ -26,9 +26,9 @@ int uniform_int(std::uint64_t bits, int lo, int hi);
 // array for every variant and device of one problem. Bounded: arrays not asked for since are
 // dropped when the cache would exceed a quarter of the host's available memory.
 std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed,
-                                                         float lo = -1.f, float hi = 1.f);
+                                                        float lo = -1.f, float hi = 1.f);
 std::shared_ptr<const std::vector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
-                                                     int hi);
+                                                    int hi);
 
 // A shared input made by `make` (on every core, as it chooses), cached like shared_floats under
 // (kind, n, seed, a, b): for inputs of an app's own distribution.

@@ -18,4 +18,10 @@ void check_needs(const Step& step, const DeviceInfo& info) {
         throw Error::unsupported(step.name + " " + why);
 }
 
+void add_step_defines(const Step& step, BuildOptions& opts, const DeviceInfo& info,
+                      const RunConfig& cfg) {
+    if (step.hooks && step.hooks->defines)
+        step.hooks->defines(opts, info, cfg);
+}
+
 } // namespace duet::apps

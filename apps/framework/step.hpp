@@ -4,11 +4,12 @@
 // the app's file); the variant list, the launch shapes, the tuning sweep and the step list of
 // design/ladders.md (steps_doc.cpp) all come from it. A new step is its kernels and one record.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <duet/device_info.hpp>
+#include <duet/duet.hpp>
 
 #include "shape.hpp"
 #include "tune_space.hpp"
@@ -37,14 +38,30 @@ struct Needs {
 // defines (the kernels' #ifndef defaults), then smaller shapes of the same algorithm (shape.hpp).
 using ShapeRule = std::function<std::vector<Shape>(const RunConfig&, const DeviceInfo&)>;
 
+// A step's own host code, kept on its record, so an app's run() needs no branch on a step's
+// name. `defines` is every app's; an app with more derives its hook set from this (matmul:
+// MatmulHooks) and reads it back with hooks_of.
+struct StepHooks {
+    virtual ~StepHooks() = default;
+    // Defines the step adds to its build on a device, after the user's (the cpu steps' vector
+    // width: cpu_width_hooks).
+    std::function<void(BuildOptions&, const DeviceInfo&, const RunConfig&)> defines{};
+};
+
 struct Step {
     std::string name{};        // "tiled16"
     std::string kernel{};      // kernel name, found across kernels_cl/ and kernels_cu/
     std::string description{}; // one line: what this step changes (runapp and design/ladders.md)
     Needs needs{};
-    ShapeRule shapes{};                // empty: the app launches it without a shape rule
-    std::optional<TuneSpace> tuning{}; // empty: nothing worth sweeping
+    ShapeRule shapes{};                       // empty: the app launches it without a shape rule
+    std::optional<TuneSpace> tuning{};        // empty: nothing worth sweeping
+    std::shared_ptr<const StepHooks> hooks{}; // empty: the app's plain path
 };
+
+// The hooks of `step` as the app's type T, or nullptr (none, or another app's).
+template <class T> const T* hooks_of(const Step& step) {
+    return dynamic_cast<const T*>(step.hooks.get());
+}
 
 // The apps call a step of their ladder a variant.
 using Variant = Step;
@@ -53,6 +70,9 @@ using Variant = Step;
 std::vector<Shape> shapes_of(const Step& step, const RunConfig& cfg, const DeviceInfo& info);
 // Throws ErrorKind::unsupported when the step's needs refuse `info`'s device.
 void check_needs(const Step& step, const DeviceInfo& info);
+// Adds the step's own defines for `info`'s device to `opts` (its hooks' `defines`; none without).
+void add_step_defines(const Step& step, BuildOptions& opts, const DeviceInfo& info,
+                      const RunConfig& cfg);
 
 // The step list of design/ladders.md, derived from the records of every app in the registry: one
 // Markdown table per app (step, kernel, what it changes, textbook group and local memory, needs,

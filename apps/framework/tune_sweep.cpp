@@ -100,9 +100,11 @@ std::vector<std::size_t> default_tune_size(const App& app, const DeviceInfo& inf
     return app.tune_size(info);
 }
 
-TuneReport tune(const App& app, Device& dev, const std::vector<std::size_t>& size, int reps,
-                const std::string& variants, int warmup, const TuneProgress& progress) {
-    const DeviceInfo& info = dev.info();
+namespace {
+
+// The variants to sweep: every tunable one, or those named (a usage Error naming the tunable
+// ones for another).
+std::vector<Variant> chosen_variants(const App& app, const std::string& variants) {
     const auto tunable = tunable_variants(app);
     if (tunable.empty())
         throw Error::usage("app " + app.name() + " has nothing to tune; " + tunable_apps_text());
@@ -111,18 +113,90 @@ TuneReport tune(const App& app, Device& dev, const std::vector<std::size_t>& siz
         for (const auto& v : app.variants())
             if (std::find(tunable.begin(), tunable.end(), v.name) != tunable.end())
                 chosen.push_back(v);
-    } else {
-        for (const auto& v : select_variants(app, variants)) {
-            if (std::find(tunable.begin(), tunable.end(), v.name) == tunable.end()) {
-                std::string names;
-                for (const auto& t : tunable)
-                    names += (names.empty() ? "" : ", ") + t;
-                throw Error::usage(app.name() + " " + v.name +
-                                   " has nothing to tune; the tunable variants are: " + names);
-            }
-            chosen.push_back(v);
-        }
+        return chosen;
     }
+    for (const auto& v : select_variants(app, variants)) {
+        if (std::find(tunable.begin(), tunable.end(), v.name) == tunable.end()) {
+            std::string names;
+            for (const auto& t : tunable)
+                names += (names.empty() ? "" : ", ") + t;
+            throw Error::usage(app.name() + " " + v.name +
+                               " has nothing to tune; the tunable variants are: " + names);
+        }
+        chosen.push_back(v);
+    }
+    return chosen;
+}
+
+// One point's row: its run, or why it did not run (`first_usage` keeps the first usage Error).
+TuneRow run_point(const App& app, Device& dev, const Variant& variant, const TunePoint& point,
+                  const RunConfig& base, std::optional<Error>& first_usage) {
+    TuneRow row;
+    row.point = point;
+    if (!point.excluded.empty()) {
+        row.status = TuneStatus::skipped;
+        row.reason = point.excluded;
+        return row;
+    }
+    RunConfig cfg = base;
+    cfg.defines = point.defines;
+    cfg.local = point.local;
+    try {
+        Result r = app.run(dev, variant, cfg);
+        row.status = r.pass ? TuneStatus::pass : TuneStatus::fail;
+        if (!r.pass)
+            row.reason = "max error " + std::to_string(r.max_error) + " " + r.error_kind +
+                         " over the tolerance " + std::to_string(r.tolerance);
+        row.result = std::move(r);
+    } catch (const Error& e) {
+        switch (e.kind()) {
+        case ErrorKind::build:
+            row.status = TuneStatus::build_error;
+            row.reason = build_reason(e);
+            break;
+        case ErrorKind::unsupported:
+            row.status = TuneStatus::skipped;
+            row.reason = e.what();
+            break;
+        case ErrorKind::usage: // a point over this kernel's work-group limit, or a bad size
+            if (!first_usage)
+                first_usage = e;
+            row.status = TuneStatus::skipped;
+            row.reason = e.what();
+            break;
+        case ErrorKind::runtime: // e.g. out of resources at launch: this point cannot run
+            row.status = TuneStatus::error;
+            row.reason = e.what();
+            break;
+        default:
+            throw;
+        }
+        log().debug("tune {} {} {}: {}", app.name(), point.variant, point.label, row.reason);
+    }
+    return row;
+}
+
+// Each variant's winner: the passing row with the lowest median kernel time (none: nullopt).
+void pick_winners(const std::vector<Variant>& chosen, TuneReport& rep) {
+    for (const auto& v : chosen) {
+        std::optional<std::size_t> best;
+        for (std::size_t i = 0; i < rep.rows.size(); ++i) {
+            const auto& row = rep.rows[i];
+            if (row.point.variant != v.name || row.status != TuneStatus::pass)
+                continue;
+            if (!best || row.result->kernel_ms.median < rep.rows[*best].result->kernel_ms.median)
+                best = i;
+        }
+        rep.winners.emplace_back(v.name, best);
+    }
+}
+
+} // namespace
+
+TuneReport tune(const App& app, Device& dev, const std::vector<std::size_t>& size, int reps,
+                const std::string& variants, int warmup, const TuneProgress& progress) {
+    const DeviceInfo& info = dev.info();
+    const std::vector<Variant> chosen = chosen_variants(app, variants);
 
     RunConfig base;
     base.size = size.empty() ? default_tune_size(app, info) : size;
@@ -146,68 +220,16 @@ TuneReport tune(const App& app, Device& dev, const std::vector<std::size_t>& siz
         const auto& [variant, point] = points[i];
         if (progress)
             progress(point, i, points.size());
-        TuneRow row;
-        row.point = point;
-        if (!point.excluded.empty()) {
-            row.status = TuneStatus::skipped;
-            row.reason = point.excluded;
-            rep.rows.push_back(std::move(row));
-            continue;
-        }
-        RunConfig cfg = base;
-        cfg.defines = point.defines;
-        cfg.local = point.local;
-        try {
-            Result r = app.run(dev, *variant, cfg);
-            row.status = r.pass ? TuneStatus::pass : TuneStatus::fail;
-            if (!r.pass)
-                row.reason = "max error " + std::to_string(r.max_error) + " " + r.error_kind +
-                             " over the tolerance " + std::to_string(r.tolerance);
-            rep.size_label = r.size_label;
-            row.result = std::move(r);
-        } catch (const Error& e) {
-            switch (e.kind()) {
-            case ErrorKind::build:
-                row.status = TuneStatus::build_error;
-                row.reason = build_reason(e);
-                break;
-            case ErrorKind::unsupported:
-                row.status = TuneStatus::skipped;
-                row.reason = e.what();
-                break;
-            case ErrorKind::usage: // a point over this kernel's work-group limit, or a bad size
-                if (!first_usage)
-                    first_usage = e;
-                row.status = TuneStatus::skipped;
-                row.reason = e.what();
-                break;
-            case ErrorKind::runtime: // e.g. out of resources at launch: this point cannot run
-                row.status = TuneStatus::error;
-                row.reason = e.what();
-                break;
-            default:
-                throw;
-            }
-            log().debug("tune {} {} {}: {}", app.name(), point.variant, point.label, row.reason);
-        }
+        TuneRow row = run_point(app, dev, *variant, point, base, first_usage);
+        if (row.result)
+            rep.size_label = row.result->size_label;
         rep.rows.push_back(std::move(row));
     }
     // Nothing ran and the app refused the request: the caller's mistake (a bad --size).
     if (first_usage && std::none_of(rep.rows.begin(), rep.rows.end(),
                                     [](const TuneRow& r) { return r.result.has_value(); }))
         throw *first_usage;
-
-    for (const auto& v : chosen) {
-        std::optional<std::size_t> best;
-        for (std::size_t i = 0; i < rep.rows.size(); ++i) {
-            const auto& row = rep.rows[i];
-            if (row.point.variant != v.name || row.status != TuneStatus::pass)
-                continue;
-            if (!best || row.result->kernel_ms.median < rep.rows[*best].result->kernel_ms.median)
-                best = i;
-        }
-        rep.winners.emplace_back(v.name, best);
-    }
+    pick_winners(chosen, rep);
     return rep;
 }
 

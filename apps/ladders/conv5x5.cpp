@@ -19,6 +19,7 @@
 #include "conv5x5.hpp"
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
 #include "problem.hpp"
@@ -244,16 +245,13 @@ class Conv5x5 final : public App {
         BuildOptions opts;
         opts.defines = cfg.defines;
         opts.defines.insert(opts.defines.end(), g.defines.begin(), g.defines.end());
-        if (v.name == "cpu")
-            add_cpu_width(opts, dev.info(), cfg);
-        // rows reads its input through the read-only cache where OpenCL C takes inline PTX
-        // (kernels_cl/conv5x5.cl); a user's DUET_NV_LDG=0 keeps plain loads, to compare.
-        const auto& info = dev.info();
-        if (v.name == "rows" && kernel_language(info) == KernelLanguage::opencl_c &&
-            info.caps.inline_asm &&
-            std::none_of(cfg.defines.begin(), cfg.defines.end(),
-                         [](const auto& d) { return d.first == "DUET_NV_LDG"; }))
-            opts.defines.emplace_back("DUET_NV_LDG", "1");
+        add_step_defines(v, opts, dev.info(), cfg); // the cpu step's vector width
+        // The device profile's defines for the step (rows: reads through the read-only cache
+        // where OpenCL C takes inline PTX, kernels_cl/conv5x5.cl); a user's define of the same
+        // name stands (DUET_NV_LDG=0 keeps plain loads, to compare).
+        for (const auto& d : profile_of(dev.info()).defines_for("conv5x5", v.name))
+            if (!user_sets(cfg, {d.first}))
+                opts.defines.push_back(d);
         // The shape: the user's (--local, a tile --define) as given, or an error; otherwise the
         // variant's own where the device allows it, else the largest smaller one that fits.
         const bool pinned = cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX",

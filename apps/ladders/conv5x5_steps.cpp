@@ -160,7 +160,8 @@ const std::vector<Step>& conv5x5_steps() {
          .kernel = "conv5x5_cpu",
          .description = "CPU-shaped: 16 rows x 1024 columns per work-item, row by row, 4 vectors "
                         "of the device's float width at once, streamed stores, no barrier",
-         .shapes = cpu_shapes},
+         .shapes = cpu_shapes,
+         .hooks = cpu_width_hooks()},
     };
     return steps;
 }

@@ -9,14 +9,11 @@
 // a bound of its own (entry_bound, matmul_reference.cpp); max_error is the largest |c - ref| /
 // bound over the checked entries ("of bound": the run passes when it is at most 1).
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include "auto_size.hpp"
@@ -24,10 +21,9 @@
 #include "device_kind.hpp"
 #include "matmul.hpp"
 #include "matmul_reference.hpp"
-#include "matmul_tc3.hpp"
-#include "problem.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
+#include "problem.hpp"
 
 namespace duet::apps {
 
@@ -38,11 +34,6 @@ using namespace matmul_ref; // entry bounds, the reference's dot products, the t
 // Above this many multiply-adds, --verify full checks a sample: the CPU reference of every entry
 // would take longer than the GPU runs it checks (2^31 is about 1290^3, a second or two on 2 cores).
 constexpr double full_check_limit = 2147483648.0;
-
-// A tunable macro's value among the build's defines (define_or in app.hpp), for matmul.
-std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
-    return define_or(cfg, "matmul", name, fallback);
-}
 
 class Matmul final : public App {
   public:
@@ -65,20 +56,7 @@ class Matmul final : public App {
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
         StepRun s(dev, *this, v, cfg);
         Result& r = s.r;
-        const auto dims = cfg.size.empty() ? auto_size(dev.info()) : cfg.size;
-        if (dims.size() != 1 && dims.size() != 3)
-            throw Error::usage("matmul takes one size (n: n x n times n x n) or three (MxNxK: "
-                               "M x K times K x N), got " +
-                               dims_label(dims));
-        const std::size_t M = dims[0], N = dims.size() == 3 ? dims[1] : dims[0],
-                          K = dims.size() == 3 ? dims[2] : dims[0];
-        // The kernels index with int: every matrix must have fewer than 2^31 elements.
-        for (const double elems : {double(M) * K, double(K) * N, double(M) * N})
-            if (elems > double(INT32_MAX))
-                throw Error::usage(
-                    "matmul size " + dims_label({M, N, K}) +
-                    ": a matrix of over 2^31-1 elements (the kernels index with int)");
-        const int mi = static_cast<int>(M), ni = static_cast<int>(N), ki = static_cast<int>(K);
+        const auto [M, N, K] = problem_size(cfg, dev.info());
         Result early; // an explicit --verify full too big to check is refused before anything runs
         verify_level(cfg, double(M) * N * K, full_check_limit, early, name());
         // A, B and C on the host (and a CPU device's copies) together, before anything is made.
@@ -89,119 +67,43 @@ class Matmul final : public App {
         for (const auto& d : cfg.defines) // best's plan (matmul.hpp): the host's, not the kernel's
             if (!best_host_define(d.first))
                 opts.defines.push_back(d);
-        // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory,
-        // on any device; it checks the kernel's fragment arithmetic, not tensor cores.
-        const bool tensor_step = v.name == "tf32" || v.name == "tc3"; // tc3: matmul_tc3.cpp
-        const bool tf32_emulated = tensor_step && define_or(cfg, "DUET_TF32_EMULATE", 0);
-        if (tf32_emulated && kernel_language(dev.info()) != KernelLanguage::opencl_c)
-            throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
-                               "emulation); leave it out on " +
-                               dev.info().id());
-        if (!tf32_emulated) // tf32 refuses all but NVIDIA 8.0+
+        // The step's own work (its record's hooks, MatmulHooks): its defines, launch and check.
+        MatmulProblem p{dev, cfg, s, M, N, K, int(M), int(N), int(K)};
+        const auto* hooks = hooks_of<MatmulHooks>(v);
+        const auto work = hooks && hooks->begin ? hooks->begin(p) : std::make_unique<MatmulWork>(p);
+        if (work->needs_apply())
             check_needs(v, dev.info());
         const auto shapes = shapes_of(v, cfg, dev.info()); // matmul_steps.cpp
-        // best: how it covers C (a split of K, edges, aligned copies: matmul_best_plan.cpp), and
-        // its defines for unaligned rows and NVIDIA's OpenCL (matmul_steps.cpp).
-        const BestPlan plan = v.name == "best" ? best_plan(cfg, dev.info(), M, N, K,
-                                                           shapes.front().rows, shapes.front().cols)
-                                               : BestPlan{};
-        if (v.name == "best")
-            for (auto& d : best_defines(cfg, dev.info(), plan.n, plan.k))
-                opts.defines.push_back(std::move(d));
-        if (plan.clamp && !user_sets(cfg, {"BEST_CLAMP"}))
-            opts.defines.emplace_back("BEST_CLAMP", "1");
-        if (plan.rows_out && !user_sets(cfg, {"BEST_ROWS_OUT"}))
-            opts.defines.emplace_back("BEST_ROWS_OUT", "1");
-        if (tensor_step && !tf32_emulated &&
-            kernel_language(dev.info()) == KernelLanguage::opencl_c)
-            opts.defines.emplace_back("DUET_TF32_PTX", "1"); // NVIDIA's OpenCL takes PTX
+        work->prepare(opts, shapes);
+        add_step_defines(v, opts, dev.info(), cfg);
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
         // the edges themselves. The shape is the variant's own where the device allows it, else
-        // the largest smaller one that fits (matmul_steps.cpp); naive takes --local as given.
-        // A split of K is a build of its own (BEST_SPLIT).
-        const bool user_local = v.name == "naive" && cfg.local;
-        if (v.name == "cpu") // the vector width its shapes assume (kernels_cl/matmul_cpu.cl)
-            add_cpu_width(opts, dev.info(), cfg);
-        if (plan.splits > 1)
-            opts.defines.emplace_back("BEST_SPLIT", "1");
-        if (user_local) { // the user's shape or a clear error, never another one
+        // the largest smaller one that fits (matmul_steps.cpp); a step whose work-group is the
+        // user's (naive) takes --local as given.
+        const bool user_local = hooks && hooks->user_local;
+        if (user_local && cfg.local) { // the user's shape or a clear error, never another one
             Kernel& k = s.build_as_given(opts);
             s.shape() = shapes.front();
             s.shape().local = pick_local(cfg, *cfg.local, k);
         } else {
             s.build(opts, shapes);
         }
-        Kernel& kernel = s.kernel();
         const Shape& g = s.shape();
-        // tf32 on Hopper (matmul_steps.cpp): wgmma takes B "K-major" only, so matmul_tf32_bt
-        // first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work, and
-        // where K % 4 != 0 matmul_tf32_pad writes A with rows of Kp (the tile copy engine reads
-        // rows 16 bytes apart); the kernel reads both through tile maps, its stages come as its
-        // duet::local argument (g.local_bytes, over 48 KiB).
-        const bool wgmma = g.kernel == "matmul_tf32_wgmma" || g.kernel == "matmul_tc3_wgmma";
-        const std::size_t Kp = (K + 3) / 4 * 4;
-        if (wgmma && double(Kp) * double(std::max(M, N)) > double(INT32_MAX))
-            throw Error::usage(
-                "matmul size " + dims_label({M, N, K}) +
-                ": tf32's B^T or padded A of over 2^31-1 elements (the kernels index with int)");
-        std::unique_ptr<Kernel> transpose, pad;
-        const bool pad_a = wgmma && K % 4 != 0;
-        if (wgmma) {
-            transpose = dev.load_kernel("matmul_tf32_bt", opts);
-            if (pad_a)
-                pad = dev.load_kernel("matmul_tf32_pad", opts);
-            s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
-                   "; B transposed first by matmul_tf32_bt" +
-                   (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
-                   " (timed with it)" + (v.name == "tf32" ? "; inputs truncated to TF32" : ""));
-        }
 
         const auto a_in = shared_floats(M * K, cfg.seed), b_in = shared_floats(K * N, cfg.seed + 1);
         const auto &a = *a_in, &b = *b_in;
         auto da = s.upload(a_in), db = s.upload(b_in);
         auto dc = s.output(M * N * sizeof(float));
-        std::unique_ptr<Buffer> dbt, dap;
-        if (wgmma)
-            dbt = dev.alloc<float>(N * Kp);
-        if (pad_a)
-            dap = dev.alloc<float>(M * Kp);
-        Queue& q = s.queue();
-
         const auto local = g.local;
-        if (cfg.local && v.name != "naive" && *cfg.local != local)
+        if (cfg.local && !user_local && *cfg.local != local)
             s.note("--local applies to the naive kernel; " + v.name +
                    "'s work-group is fixed by its tile");
-        const std::size_t rows = g.rows, cols = g.cols;
         const Range range =
-            Range((N + cols - 1) / cols * local[0], (M + rows - 1) / rows * local[1])
+            Range((N + g.cols - 1) / g.cols * local[0], (M + g.rows - 1) / g.rows * local[1])
                 .local(local[0], local[1]);
         r.local_label = std::to_string(local[0]) + "x" + std::to_string(local[1]);
-        std::optional<BestLaunch> best; // best's launches (matmul_best_launch.cpp)
-        if (v.name == "best")
-            best.emplace(dev, q, cfg, opts, kernel, g, plan, M, N, K,
-                         [&](std::string text) { s.note(std::move(text)); });
-
-        const int kpi = static_cast<int>(Kp);
-        const Range bt_range = Range((N + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
-        const Range pad_range =
-            Range((Kp + 255) / 256 * 256, std::min<std::size_t>(M, 65535)).local(256, 1);
-        s.time([&] {
-            if (wgmma) {
-                auto first = q.launch(*transpose, bt_range, *db, *dbt, ki, ni, kpi);
-                if (pad_a)
-                    q.launch(*pad, pad_range, *da, *dap, mi, ki, kpi);
-                const Buffer& a_rows = pad_a ? *dap : *da;
-                auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, rows, 32),
-                                     duet::tile_map(*dbt, N, Kp, cols, 32), *da, *dbt, *dc, mi, ni,
-                                     ki, kpi, duet::local(g.local_bytes));
-                return std::pair{first, last};
-            }
-            if (best)
-                return (*best)(*da, *db, *dc);
-            auto e = q.launch(kernel, range, *da, *db, *dc, mi, ni, ki);
-            return std::pair{e, e};
-        });
-        const auto& c = s.download<float>(*dc, M * N);
+        s.time(work->launch(s.kernel(), g, range, opts, *da, *db, *dc));
+        const auto c = s.download<float>(*dc, M * N);
         r.flops = 2.0 * double(M) * double(N) * double(K);
         r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
 
@@ -210,35 +112,10 @@ class Matmul final : public App {
         r.verified = cfg.verify != Verify::off;
         r.pass = true;
         if (r.verified) {
-            const auto ref = reference(a, b, M, N, K, cfg, r.note);
-            if (v.name == "tf32") {
-                std::vector<double> bound(ref->indices.size());
-                for (std::size_t t = 0; t < bound.size(); ++t)
-                    bound[t] = tf32_entry_bound(ref->abs_sum[t], K, wgmma);
-                compare_outputs(r, c, ref->indices, ref->value, &bound);
-                if ((r.sampled = ref->indices.size() < M * N))
-                    check_sums(r, c, matmul_sums(a, b, M, N, K, true, wgmma));
-                char buf[320];
-                std::snprintf(buf, sizeof buf,
-                              "TF32, not float32 (inputs %s): max |error| %.2e of sum|a*b| against "
-                              "the FP64 reference (bound %.2e); float32 dot products of the same "
-                              "entries (CPU): %.2e",
-                              wgmma ? "truncated" : "rounded",
-                              relative_error(*ref, c, a, b, N, K, false),
-                              tf32_entry_bound(1.0, K, wgmma) - double(K) * FLT_MIN,
-                              relative_error(*ref, c, a, b, N, K, true));
-                r.note += std::string(r.note.empty() ? "" : "; ") + buf;
-            } else if (v.name == "tc3") {
-                tc3_check(r, c, *ref, a, b, N, K);
-            } else {
-                compare_outputs(r, c, ref->indices, ref->value, &ref->bound);
-                if ((r.sampled = ref->indices.size() < M * N))
-                    check_sums(r, c, matmul_sums(a, b, M, N, K));
-            }
+            work->check(r, c, *reference(a, b, M, N, K, cfg, r.note), a, b);
             s.check_guards();
-        } else if (v.name == "tf32") {
-            r.note += std::string(r.note.empty() ? "" : "; ") +
-                      "TF32, not float32 (10-bit mantissa inputs); unverified";
+        } else {
+            work->unverified(r);
         }
         return s.finish(matmul_model());
     }
@@ -280,6 +157,24 @@ class Matmul final : public App {
     }
 
   private:
+    // M, N, K from --size (n, or MxNxK) or the device's auto size; a usage Error for another
+    // count or a matrix of 2^31 elements or more (the kernels index with int).
+    std::array<std::size_t, 3> problem_size(const RunConfig& cfg, const DeviceInfo& info) const {
+        const auto dims = cfg.size.empty() ? auto_size(info) : cfg.size;
+        if (dims.size() != 1 && dims.size() != 3)
+            throw Error::usage("matmul takes one size (n: n x n times n x n) or three (MxNxK: "
+                               "M x K times K x N), got " +
+                               dims_label(dims));
+        const std::size_t M = dims[0], N = dims.size() == 3 ? dims[1] : dims[0],
+                          K = dims.size() == 3 ? dims[2] : dims[0];
+        for (const double elems : {double(M) * K, double(K) * N, double(M) * N})
+            if (elems > double(INT32_MAX))
+                throw Error::usage(
+                    "matmul size " + dims_label({M, N, K}) +
+                    ": a matrix of over 2^31-1 elements (the kernels index with int)");
+        return {M, N, K};
+    }
+
     // The reference of the checked entries, computed once per problem and shared by the
     // variants (the inputs depend only on the sizes and the seed).
     std::shared_ptr<const Reference> reference(const std::vector<float>& a,
@@ -304,6 +199,24 @@ class Matmul final : public App {
 };
 
 } // namespace
+
+MatmulWork::Timed MatmulWork::launch(Kernel& kernel, const Shape&, const Range& range,
+                                     const BuildOptions&, const Buffer& a, const Buffer& b,
+                                     Buffer& c) {
+    Queue& q = p_.s.queue();
+    return [&q, &kernel, range, &a, &b, &c, mi = p_.mi, ni = p_.ni, ki = p_.ki] {
+        auto e = q.launch(kernel, range, a, b, c, mi, ni, ki);
+        return std::pair{e, e};
+    };
+}
+
+void MatmulWork::check(Result& r, std::span<const float> c, const matmul_ref::Reference& ref,
+                       const std::vector<float>& a, const std::vector<float>& b) {
+    compare_outputs(r, c, ref.indices, ref.value, &ref.bound);
+    // A sample: every row and column sum as well, so a wrong entry outside it still fails.
+    if ((r.sampled = ref.indices.size() < p_.M * p_.N))
+        check_sums(r, c, matmul_sums(a, b, p_.M, p_.N, p_.K));
+}
 
 const App& matmul_app() {
     static const Matmul app;

@@ -3,11 +3,14 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "app.hpp"
+#include "matmul_reference.hpp"
+#include "run.hpp"
 #include "shape.hpp"
 
 namespace duet::apps {
@@ -21,8 +24,8 @@ std::string tf32_unsupported(const DeviceInfo& info);
 std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info);
 // best's defines beyond its kernel's defaults for this device and an N x K B, those the user has
 // not set: BEST_UNALIGNED where rows are not 16-byte aligned (1: A's, K not a multiple of 4; 2:
-// B's, N not; 3: both); on NVIDIA's OpenCL, warp tiles and 16-deep tiles (the CUDA kernel's own
-// defaults).
+// B's, N not; 3: both); then the device profile's (NVIDIA's OpenCL on Hopper: warp tiles and
+// 16-deep tiles, the CUDA kernel's own defaults).
 Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K);
 
 // How best covers C (matmul_best_plan.cpp). Where rows are not 16-byte aligned, on copies of
@@ -49,14 +52,10 @@ struct BestPlan {
 };
 BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std::size_t N,
                    std::size_t K, std::size_t bm, std::size_t bn);
-// NVIDIA's OpenCL (the OpenCL GPU that takes inline PTX, 32-wide warps, 48 KiB of local memory),
-// where best builds as the CUDA kernel does (matmul_steps.cpp).
-bool best_nv_opencl(const DeviceInfo& info);
-// What a plan's matmul_best_stream build sets over best's own defines, where it ran faster
-// (matmul_best_plan.cpp): warp tiles 8 threads wide (BEST_WTX 8, not 4) in CUDA over clamped
-// blocks; in NVIDIA's OpenCL over blocks all inside C (`all_inside`, its BEST_ALL_INSIDE build)
-// those, B's pairs of columns swapped in local memory (BEST_BSWAP 1) and the multiply-adds in
-// order 3 (BEST_ORDER). Nothing without a stream (or where a define is the user's: the launch).
+// What a plan's matmul_best_stream build sets over best's own defines, where it ran faster: the
+// device profile's defines over clamped blocks, or over blocks all inside C (`all_inside`)
+// unclamped (apps/profiles/device_profiles.json). Nothing without a stream (or where a define is
+// the user's: the launch).
 Defines best_stream_defines(const BestPlan& plan, const DeviceInfo& info, bool all_inside);
 // matmul_best_stream's rounds of whole blocks of C, `groups` a round, before the groups share the
 // rest: all but the last round and a half (kernels_cl/matmul_best_stream.cl).
@@ -69,8 +68,9 @@ std::pair<int, int> best_divisor(std::size_t d);
 bool best_all_inside(std::size_t Mi, std::size_t Ni, std::size_t Np, std::size_t Kp, std::size_t bm,
                      std::size_t bn, std::size_t bk);
 // The depth of best's tiles (BEST_BK) in a build with `defines`: theirs, else the kernel's
-// default, 16 in CUDA and 8 in OpenCL C (kernels_cu/matmul_best.cuh, kernels_cl/matmul_best.clh).
-std::size_t best_tile_depth(const Defines& defines, bool cuda);
+// default, 16 where `deep` (the device profile's tile_depth: kernels_cu/matmul_best.cuh) and 8
+// otherwise (kernels_cl/matmul_best.clh).
+std::size_t best_tile_depth(const Defines& defines, bool deep);
 // Whether `name` is one of best_plan's defines (the host's, never passed to a kernel).
 bool best_host_define(const std::string& name);
 // When a launch of rows x cols blocks in waves ends, in block times, on `cu` compute units that
@@ -96,6 +96,15 @@ class BestLaunch {
     std::pair<Event, Event> operator()(const Buffer& a, const Buffer& b, Buffer& c);
 
   private:
+    using Note = std::function<void(std::string)>;
+    // The constructor's parts: matmul_best_edge over C's thin edges, matmul_best_stream and its
+    // schedule, the aligned copies, the split of K (each where the plan asks for it).
+    void edges(Device& dev, const RunConfig& cfg, const BuildOptions& opts, const BestPlan& plan,
+               const Note& note);
+    void stream(Device& dev, const RunConfig& cfg, const BuildOptions& opts, const Shape& g,
+                const BestPlan& plan, const Note& note);
+    void copies(Device& dev, const BuildOptions& opts, const BestPlan& plan, const Note& note);
+    void split(Device& dev, const BuildOptions& opts, const Note& note);
     Event copy(const Buffer& src, Buffer& dst, std::size_t rows, std::size_t cols,
                std::size_t src_rows, std::size_t src_cols);
     Queue& q_;
@@ -110,5 +119,53 @@ class BestLaunch {
     std::unique_ptr<Kernel> edge_, sum_, copy_, stream_, stream_sum_;
     std::unique_ptr<Buffer> partial_, ap_, bp_, pieces_, counts_;
 };
+
+// ---- A step's own host code, beside its record (Step::hooks, read back as MatmulHooks) ----
+
+// One run of a matmul step as its hooks see it: C = A * B, A M x K, B K x N.
+struct MatmulProblem {
+    Device& dev;
+    const RunConfig& cfg;
+    StepRun& s;
+    std::size_t M, N, K;
+    int mi, ni, ki; // the same as the kernels take them
+};
+
+// A step's work on one problem, from before its build to its check. This base is every step's
+// that has no hooks: the kernel over C in whole work-groups, C checked against the float32 bound.
+class MatmulWork {
+  public:
+    using Timed = std::function<std::pair<Event, Event>()>;
+    explicit MatmulWork(MatmulProblem& p) : p_(p) {}
+    virtual ~MatmulWork() = default;
+    // Whether the record's needs are checked (tf32's emulation runs anywhere).
+    virtual bool needs_apply() const { return true; }
+    // The step's defines and checks for the build of `shapes` (opts holds the user's defines).
+    virtual void prepare(BuildOptions&, const std::vector<Shape>&) {}
+    // The timed launches of C = A * B by `kernel`, built with `opts` in shape `g`; `range` covers
+    // C in whole groups of g.
+    virtual Timed launch(Kernel& kernel, const Shape& g, const Range& range,
+                         const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
+    // C against the reference of its checked entries (r.verified).
+    virtual void check(Result& r, std::span<const float> c, const matmul_ref::Reference& ref,
+                       const std::vector<float>& a, const std::vector<float>& b);
+    // The note of a run whose C is not checked.
+    virtual void unverified(Result&) {}
+
+  protected:
+    MatmulProblem& p_;
+};
+
+// matmul's hooks on a step record: `begin` makes the step's work for a problem (empty: the base
+// MatmulWork's); `user_local`: --local is the step's work-group, as given (naive).
+struct MatmulHooks : StepHooks {
+    std::function<std::unique_ptr<MatmulWork>(MatmulProblem&)> begin{};
+    bool user_local = false;
+};
+// The hooks of best (matmul_best_step.cpp), and of tf32 and tc3, the tensor-core steps, which
+// share their host code (matmul_tf32.cpp; tc3's check is matmul_tc3.cpp's tc3_check).
+std::shared_ptr<const StepHooks> best_hooks();
+std::shared_ptr<const StepHooks> tf32_hooks();
+std::shared_ptr<const StepHooks> tc3_hooks();
 
 } // namespace duet::apps

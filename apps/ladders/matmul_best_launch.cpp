@@ -10,6 +10,7 @@
 
 #include "checks.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "matmul.hpp"
 #include "shape.hpp"
 
@@ -29,12 +30,21 @@ int as_int(std::size_t v) {
 
 BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildOptions& opts,
                        Kernel& kernel, const Shape& g, const BestPlan& plan, std::size_t M,
-                       std::size_t N, std::size_t K, const std::function<void(std::string)>& note)
+                       std::size_t N, std::size_t K, const Note& note)
     : q_(q), kernel_(kernel), local_(g.local), M_(M), N_(N), K_(K), splits_(plan.splits) {
     Np_ = plan.n;
     Kp_ = plan.k;
     rows_ = g.rows;
     cols_ = g.cols;
+    edges(dev, cfg, opts, plan, note);
+    stream(dev, cfg, opts, g, plan, note);
+    copies(dev, opts, plan, note);
+    split(dev, opts, note);
+}
+
+void BestLaunch::edges(Device& dev, const RunConfig& cfg, const BuildOptions& opts,
+                       const BestPlan& plan, const Note& note) {
+    const std::size_t M = M_, N = N_;
     // best's blocks cover C's rows [0, Mi) and columns [0, Ni); matmul_best_edge the rest. (With
     // copies, B's rows hold Np >= N floats; best's blocks then reach the same block columns by
     // Ni = N, and plan.edge_cols says that Np is not a whole number of them either.)
@@ -73,6 +83,13 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
                  (Ni_ < N ? count_of(N - Ni_, "column") : std::string()) + " by matmul_best_edge");
         }
     }
+}
+
+// best's blocks spread over the compute units by matmul_best_stream, where the plan says so.
+void BestLaunch::stream(Device& dev, const RunConfig& cfg, const BuildOptions& opts, const Shape& g,
+                        const BestPlan& plan, const Note& note) {
+    const std::size_t M = M_, N = N_, K = K_;
+    Queue& q = q_;
     // best's build: opts and its shape's defines. A user's BEST_ALL_INSIDE=1 (the kernels' checked
     // loop left out) where a block reaches past C or K ends inside a tile would leave entries
     // wrong: refused.
@@ -81,7 +98,7 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         if (std::find(opts.defines.begin(), opts.defines.end(), d) == opts.defines.end())
             build.push_back(d);
     const std::size_t bk = std::max<std::size_t>(
-        1, best_tile_depth(build, kernel_language(dev.info()) == KernelLanguage::cuda));
+        1, best_tile_depth(build, profile_of(dev.info()).best.tile_depth == 16));
     const bool all_inside = best_all_inside(Mi_, Ni_, Np_, Kp_, rows_, cols_, bk) && !plan.clamp;
     for (const auto& [name, value] : cfg.defines)
         if (name == "BEST_ALL_INSIDE" && value != "0" && !all_inside)
@@ -114,7 +131,7 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
         // Every block inside C and K whole tiles: the OpenCL kernel leaves its checked loop out
         // (BEST_ALL_INSIDE, kernels_cl/matmul_best.clh), which NVIDIA's compiler runs faster.
         // (The CUDA twin has no such build: NVRTC held nothing of that loop through its own.)
-        if (all_inside && kernel_language(dev.info()) == KernelLanguage::opencl_c &&
+        if (all_inside && profile_of(dev.info()).takes_define("BEST_ALL_INSIDE") &&
             !user_sets(cfg, {"BEST_ALL_INSIDE"}))
             stream_opts.defines.emplace_back("BEST_ALL_INSIDE", "1");
         // The stream build's own tuning where it ran faster (best_stream_defines), over best's
@@ -168,6 +185,13 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
                  (stream_sum_ ? ", their pieces added by matmul_best_stream_sum)" : ")"));
         }
     }
+}
+
+// The aligned copies of the operands, where the plan makes them.
+void BestLaunch::copies(Device& dev, const BuildOptions& opts, const BestPlan& plan,
+                        const Note& note) {
+    const std::size_t M = M_;
+    Queue& q = q_;
     if (plan.copy_b) {
         copy_ = dev.load_kernel("matmul_best_copy", opts);
         // Poisoned (NaN), so that an element no copy writes shows in C; as the partial products
@@ -184,6 +208,12 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
              (plan.copy_a ? "A " + std::to_string(M) + "x" + std::to_string(Kp_) + ", " : "") +
              "B " + std::to_string(Kp_) + "x" + std::to_string(Np_) + "; timed with it)");
     }
+}
+
+// The split of K's partial sums and matmul_split_sum, where the plan splits K.
+void BestLaunch::split(Device& dev, const BuildOptions& opts, const Note& note) {
+    const std::size_t M = M_, N = N_;
+    Queue& q = q_;
     if (splits_ > 1) {
         if (double(splits_) * double(M) * double(N) > double(INT32_MAX))
             throw Error::usage("matmul: " + std::to_string(splits_) + " slices of K need " +

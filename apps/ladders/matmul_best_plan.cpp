@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "inputs.hpp"
 #include "matmul.hpp"
 
@@ -40,8 +41,8 @@ bool best_all_inside(std::size_t Mi, std::size_t Ni, std::size_t Np, std::size_t
            Mi % bm == 0 && Ni % bn == 0 && Kp >= bk && Kp % bk == 0 && Np % 4 == 0;
 }
 
-std::size_t best_tile_depth(const Defines& defines, bool cuda) {
-    std::size_t bk = cuda ? 16 : 8;
+std::size_t best_tile_depth(const Defines& defines, bool deep) {
+    std::size_t bk = deep ? 16 : 8;
     for (const auto& [name, value] : defines)
         if (name == "BEST_BK") {
             char* end = nullptr;
@@ -53,23 +54,10 @@ std::size_t best_tile_depth(const Defines& defines, bool cuda) {
 
 namespace {
 
-// The edge kernel's multiply-adds per second over best's, on one compute unit, counting every
-// output of its 32x32 tiles (also those outside C, which it skips). On the H100 a strip of 32
-// rows of 4096 (128 tiles) took 0.109 ms beside best's 0.728 ms per wave of blocks, and 4224^3's
-// last 128 columns (528 tiles) about 0.44 ms: 0.2; a strip of one row, 0.075 ms
-// (docs/design/sgemm.md).
-constexpr double edge_speed = 0.2;
+// The plan's costs and speeds are the device profile's (BestProfile, device_profile.hpp; the
+// measured rows of apps/profiles/device_profiles.json say where each came from). matmul_best_edge
+// works in tiles of 32x32 by 256 work-items.
 constexpr std::size_t edge_tile = 32, edge_items = 256;
-
-// NVIDIA OpenCL's build of best with clamped loads, in block times more a block than without
-// (all blocks), and its checked loop's more for a block at C's edges (best_plan says where from).
-constexpr double nv_opencl_clamp_cost = 0.035, nv_opencl_checked_cost = 0.2;
-// CUDA's build with clamped loads, more a block than without: 1.3% on the H100 (4096^2 48.2
-// against 48.8 TFLOP/s, docs/design/sgemm.md). In cover, where CUDA's launch
-// keeps its clamps: at 10000^3 it tips the plan from clamped waves (46.2 TFLOP/s) to the whole
-// blocks spread and the edge strips (50.0); of six sizes it changed, five ran 3-8%
-// faster and 8193^3 0.6% slower (docs/design/sgemm.md).
-constexpr double cuda_clamp_cost = 0.013;
 
 double ceil_div(double a, double b) {
     return std::ceil(a / b);
@@ -89,51 +77,26 @@ bool clamps(std::size_t M, std::size_t N, std::size_t bm, std::size_t bn, bool e
     return N % 4 == 0 && (reaches_past(M, bm, edge_rows) || reaches_past(N, bn, edge_cols));
 }
 
-// A launch's time over its time unclamped: CUDA's where its blocks are clamped (`clamped`).
-double clamp_factor(const DeviceInfo& info, bool clamped) {
-    return clamped && kernel_language(info) == KernelLanguage::cuda ? 1 + cuda_clamp_cost : 1.0;
+// A launch's time over its time unclamped, where its blocks are clamped (`clamped`).
+double clamp_factor(const BestProfile& p, bool clamped) {
+    return clamped ? 1 + p.clamp_cost : 1.0;
 }
 
 // A split of K in `s` slices, in block times: the waves of its blocks, and writing and reading
-// s partial products, taken as (2s+1) M N floats against 2 M N K flops at ~16 flops per byte (the
-// H100's FP32 rate over its memory bandwidth), times 1.5 for what else shorter blocks cost (each
-// writes a whole block of C): on the H100 4224^3 split in 4 took 4.84 block times where the
-// traffic alone makes 4.54 (2 would fit it), while 5120^3 ran at 45.4 TFLOP/s split in 3
-// (2026-11-23) and at 44.1 unsplit under 2 (2026-11-26, with a kernel 4% faster at 4096^3):
-// docs/design/sgemm.md.
-double split_time(double blocks, double cu, double s, double K) {
-    const double cost = s == 1 ? 0.0 : 1.5 * (2 * s + 1) * 4.0 * 16.0 / (2.0 * K);
+// s partial products, taken as (2s+1) M N floats against 2 M N K flops at the profile's flops per
+// byte, times its split_cost for what else shorter blocks cost (each writes a whole block of C).
+double split_time(const BestProfile& p, double blocks, double cu, double s, double K) {
+    const double cost =
+        s == 1 ? 0.0 : p.split_cost * (2 * s + 1) * 4.0 * p.flops_per_byte / (2.0 * K);
     return ceil_div(blocks * s, cu) / s * (1 + cost);
 }
 
-// matmul_best_stream's speed over best's: in its rounds of whole blocks, and in the rest (a round
-// and a half) shared out in tiles of K, where its pieces restart the tiles' pipeline, are written
-// to memory and read back, and the groups reach a tile's A and B at different depths of K, which
-// leaves less for the L2 cache to share. Measured on the H100 (2026-11-26,
-// docs/design/sgemm.md): in CUDA 4224 x 4096 (528 blocks, four rounds, no pieces) in 2.852
-// ms against best's 2.833, the shared rest at 0.92 of best's speed at 4096^2 (1.88 blocks a
-// group) and 0.93 at 8192^2 (1.52); NVIDIA's OpenCL compiles the same kernel to a slower loop,
-// 3.043 ms against 2.77 there and its shared rest at 0.87. Since BEST_STREAM_FRESH
-// its rounds of unclamped blocks run at 0.965 (2.860 ms against 2.762), but its clamped ones
-// still lose to best's edge column (4224^2 3.39 ms against 3.28): outside whole blocks the
-// figures stay 0.91 / 0.87, which choose as those runs do (4224^2 the edge column).
-// Where every block is inside C and K is whole tiles (`inside`: the launch then builds the kernel
-// with BEST_ALL_INSIDE, and NVIDIA's OpenCL builds a faster loop), its rounds ran at 0.98 of
-// best's speed and the shared rest at about 0.92 (4224 x 4096 2.816 ms against 2.762,
-// 8192^2 21.69 against best's 21.80 in waves). The plan takes the 16-deep tiles of NVIDIA's
-// OpenCL for whole ones (a whole number of them is one of 8 or 4 too). Since that build swaps B's
-// columns in pairs, in order 3 (best_stream_defines), its rounds run as fast as best's waves or a
-// little faster and the rest at about 0.91 (docs/design/sgemm.md: 4224 x
-// 4096 51.5 TFLOP/s against 51.2 in waves, 4096^2 49.4 against 49.9, 6144^2 50.7 against 50.2).
-struct StreamSpeed {
-    double whole, shared;
-};
-StreamSpeed stream_speed(const DeviceInfo& info, bool inside) {
-    if (kernel_language(info) == KernelLanguage::cuda)
-        return {0.99, 0.92};
-    if (inside && best_nv_opencl(info))
-        return {1.005, 0.91};
-    return inside ? StreamSpeed{0.98, 0.92} : StreamSpeed{0.91, 0.87};
+// matmul_best_stream's speed over best's (its rounds of whole blocks; the rest shared out in
+// tiles of K, whose pieces restart the tiles' pipeline and go through memory): the profile's,
+// over blocks all inside C with K whole tiles (`inside`, where the OpenCL kernel builds without
+// its checked loop) or otherwise.
+StreamSpeed stream_speed(const BestProfile& p, bool inside) {
+    return inside ? p.stream_inside : p.stream_outside;
 }
 
 // best over `blocks` blocks of C on `cu` compute units: its time in block times, and whether
@@ -220,6 +183,7 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
                                          "compute units by matmul_best_stream)");
     const bool edges = user_edges.value_or(0) == 1, forced = user_stream.value_or(0) == 1;
     const std::size_t cu = std::max<std::size_t>(1, info.compute_units);
+    const BestProfile prof = profile_of(info).best;
     plan.groups = define_or(cfg, "matmul", "BEST_GROUPS", cu);
     if (user_sets(cfg, {"BEST_GROUPS"}) && (!forced || plan.groups < 1 || plan.groups > 65535))
         throw Error::usage("matmul: BEST_GROUPS=" + std::to_string(plan.groups) +
@@ -234,12 +198,12 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
                            (edges ? "BEST_EDGES=1" : "BEST_STREAM=1"));
     plan.stream = forced;
     // Where the stream's pieces are added (kernels_cl/matmul_best_stream.cl): in its own launch
-    // where its fence reaches other groups (kernels that take PTX), else by a launch of its own.
+    // where its fence reaches other groups (device_scope_fence), else by a launch of its own.
     const auto user_sum = user_choice(cfg, "BEST_STREAM_SUM", 1,
                                       "0 (matmul_best_stream adds its pieces itself, where its "
                                       "fence reaches other groups) or 1 (matmul_best_stream_sum "
                                       "adds them, in a launch of its own)");
-    plan.stream_sum = user_sum ? *user_sum == 1 : !info.caps.inline_asm;
+    plan.stream_sum = user_sum ? *user_sum == 1 : !info.caps.device_scope_fence;
     if (edges) {
         plan.edge_rows = M % bm != 0;
         plan.edge_cols = N % bn != 0;
@@ -253,16 +217,16 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     if (!is_gpu(info) || info.compute_units <= 0 || bm * bn < 128 * 256)
         return plan;
     // Stream-K where the user asks, or by default where its kernel's fence reaches other groups
-    // (kernels_cl/matmul_best_stream.cl): where kernels take PTX, CUDA and NVIDIA's OpenCL.
-    const bool may = user_stream ? forced : info.caps.inline_asm;
-    // (BEST_ALL_INSIDE's rule, with the 16-deep tiles of NVIDIA's OpenCL: see stream_speed.)
+    // (kernels_cl/matmul_best_stream.cl): device_scope_fence.
+    const bool may = user_stream ? forced : info.caps.device_scope_fence;
+    // (BEST_ALL_INSIDE's rule, with 16-deep tiles: a whole number of them is one of 8 or 4 too.)
     const MainTime whole =
-        main_time(blocks, double(cu), stream_speed(info, best_all_inside(M, N, N, K, bm, bn, 16)),
+        main_time(blocks, double(cu), stream_speed(prof, best_all_inside(M, N, N, K, bm, bn, 16)),
                   may, forced);
     // What clamped blocks cost, with the edges' rows or columns or neither left to matmul_best_edge
     // (best_plan clamps as `clamps` says).
     const auto clamped = [&](bool rows, bool cols) {
-        return clamp_factor(info, clamps(M, N, bm, bn, rows, cols));
+        return clamp_factor(prof, clamps(M, N, bm, bn, rows, cols));
     };
     const double whole_time = whole.time * clamped(false, false);
     double best_time = whole_time;
@@ -270,7 +234,7 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
     if (K >= 2048 && !forced)
         for (std::size_t s = 2; s <= 4; ++s) {
             const double t =
-                split_time(blocks, double(cu), double(s), double(K)) * clamped(false, false);
+                split_time(prof, blocks, double(cu), double(s), double(K)) * clamped(false, false);
             if (double(s) * double(M) * double(N) <= double(INT32_MAX) && // the partial products
                 t < best_time && t * 1.03 < whole_time) {
                 best_time = t;
@@ -287,11 +251,11 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
             const std::size_t Mi = best_covered(M, bm, rows), Ni = best_covered(N, bn, cols);
             const MainTime main = main_time(
                 ceil_div(double(Mi), double(bm)) * ceil_div(double(Ni), double(bn)), double(cu),
-                stream_speed(info, best_all_inside(Mi, Ni, N, K, bm, bn, 16)), may, forced);
+                stream_speed(prof, best_all_inside(Mi, Ni, N, K, bm, bn, 16)), may, forced);
             const double tiles = double(best_edge_tiles(M, N, Mi, Ni));
-            const double t =
-                main.time * clamped(rows, cols) +
-                tiles * double(edge_tile * edge_tile) / double(bm * bn) / edge_speed / double(cu);
+            const double t = main.time * clamped(rows, cols) +
+                             tiles * double(edge_tile * edge_tile) / double(bm * bn) /
+                                 prof.edge_speed / double(cu);
             if (t < best_time) {
                 best_time = t;
                 plan.splits = 1;
@@ -306,24 +270,12 @@ BestPlan cover(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, std:
 } // namespace
 
 Defines best_stream_defines(const BestPlan& plan, const DeviceInfo& info, bool all_inside) {
-    // On the H100 in CUDA (2026-11-26, docs/design/sgemm.md) matmul_best_stream ran clamped
-    // blocks faster with warp tiles 8 threads wide (8191^3 22.86 against 23.26 ms, 4224^3 3.18
-    // against 3.22, 6000^3 9.03 against 9.17) and unclamped ones with 4, the kernel's default
-    // (8192^3 21.59 against 21.89, 5120^3 5.30 against 5.44, 6144^3 9.13 against 9.36).
-    // NVIDIA's OpenCL builds blocks all inside C without the checked loop (BEST_ALL_INSIDE), and
-    // that build ran 8 wide 0.2-0.9% faster in every one of 8 rounds over three sessions
-    // (8192^3 21.46-21.63 against 21.51-21.70 ms, 5120^3 5.285-5.326 against
-    // 5.297-5.346; docs/design/sgemm.md). There B's columns swapped in pairs
-    // (BEST_BSWAP, kernels_cl/matmul_best.clh) with the multiply-adds in order 3 ran 8192^3 1.1%
-    // faster again (51.6 TFLOP/s in all 3 rounds against 50.9-51.2), while in waves
-    // both languages ran 6% slower with it (4096^3, 6144^3, 4224x4096x4096).
     if (!plan.stream)
         return {};
-    if (kernel_language(info) == KernelLanguage::cuda)
-        return plan.clamp ? Defines{{"BEST_WTX", "8"}} : Defines{};
-    if (best_nv_opencl(info) && all_inside && !plan.clamp)
-        return {{"BEST_WTX", "8"}, {"BEST_BSWAP", "1"}, {"BEST_ORDER", "3"}};
-    return {};
+    const BestProfile prof = profile_of(info).best;
+    if (plan.clamp)
+        return prof.stream_clamped_defines;
+    return all_inside ? prof.stream_inside_defines : Defines{};
 }
 
 bool best_host_define(const std::string& name) {
@@ -378,15 +330,14 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
     // Clamped loads (BEST_CLAMP) where B's rows are aligned and best's launch has blocks at C's
     // edges: in M where the edges do not take the last rows, in N likewise.
     plan.clamp = clamps(M, N, bm, bn, plan.edge_rows, plan.edge_cols);
-    // Except on NVIDIA's OpenCL, best in waves, where the clamped build ran every block about 3.5%
-    // slower and the checked loop the edge blocks about 20% (H100, BEST_CLAMP=0: 8191^3
-    // 22.22 ms against 23.03, 6000^3 9.18 against 9.37, 7000^3 14.33 / 14.59, 10000^3 40.9 / 41.6,
-    // 8193^3 23.04 / 23.39; but 4097^3 3.114 against 3.051 and 4095x4097x4099 3.095 / 3.053,
-    // docs/design/sgemm.md). The edge blocks come last in the launch's order (the
-    // last row) or one a row (the last column): the checked loop costs only where they end the
-    // run. So: clamped where the launch in waves of clamped blocks ends before the one whose edge
-    // blocks run checked. Elsewhere the clamp stays where it applies (unmeasured without it).
-    if (plan.clamp && !plan.stream && plan.splits == 1 && best_nv_opencl(info) &&
+    // Where the profile says a clamped build costs every block (waves_clamp_cost) and the
+    // unclamped build's checked loop costs the edge blocks (checked_edge_cost), best in waves:
+    // the edge blocks come last in the launch's order (the last row) or one a row (the last
+    // column), so the checked loop costs only where they end the run. Clamped where the launch in
+    // waves of clamped blocks ends before the one whose edge blocks run checked. Elsewhere the
+    // clamp stays where it applies.
+    const BestProfile prof = profile_of(info).best;
+    if (plan.clamp && !plan.stream && plan.splits == 1 && prof.waves_clamp_cost > 0 &&
         info.compute_units > 0) {
         const std::size_t Mi = best_covered(M, bm, plan.edge_rows),
                           Ni = best_covered(N, bn, plan.edge_cols);
@@ -395,9 +346,9 @@ BestPlan best_plan(const RunConfig& cfg, const DeviceInfo& info, std::size_t M, 
         const bool last_row = reaches_past(M, bm, plan.edge_rows),
                    last_col = reaches_past(N, bn, plan.edge_cols);
         const double clamped =
-            ceil_div(double(rows * cols), double(cu)) * (1 + nv_opencl_clamp_cost);
+            ceil_div(double(rows * cols), double(cu)) * (1 + prof.waves_clamp_cost);
         plan.clamp = best_waves_slow_edges(rows, cols, last_row, last_col, cu,
-                                           nv_opencl_checked_cost) >= clamped;
+                                           prof.checked_edge_cost) >= clamped;
     }
     return plan;
 }

@@ -137,9 +137,8 @@ SumCheck matmul_sums(const std::vector<float>& a, const std::vector<float>& b, s
 // The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
 // error of the GPU's C, and (float32 = true) of float32 dot products of the same entries on the
 // CPU, in the kernels' order (k ascending, one multiply-add after the other).
-double relative_error(const Reference& ref, std::span<const float> c,
-                      const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
-                      std::size_t K, bool float32) {
+double relative_error(const Reference& ref, std::span<const float> c, const std::vector<float>& a,
+                      const std::vector<float>& b, std::size_t N, std::size_t K, bool float32) {
     std::vector<double> err(ref.indices.size(), 0.0);
     parallel_for(err.size(), 64, [&](std::size_t begin, std::size_t end) {
         for (std::size_t t = begin; t < end; ++t) {

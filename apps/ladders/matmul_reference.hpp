@@ -43,8 +43,7 @@ SumCheck matmul_sums(const std::vector<float>& a, const std::vector<float>& b, s
 
 // The largest |c - ref| / sum|a b| over the checked entries of C (N columns, K deep): the GPU's
 // C, or (float32 = true) float32 dot products of the same entries on the CPU in the kernels' order.
-double relative_error(const Reference& ref, std::span<const float> c,
-                      const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
-                      std::size_t K, bool float32);
+double relative_error(const Reference& ref, std::span<const float> c, const std::vector<float>& a,
+                      const std::vector<float>& b, std::size_t N, std::size_t K, bool float32);
 
 } // namespace duet::apps::matmul_ref

@@ -10,50 +10,25 @@
 
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "matmul.hpp"
 #include "matmul_tc3.hpp"
 
 namespace duet::apps {
 
 // Tensor cores for the tf32 step: "" when the device has them with TF32 (compute capability 8.0
-// or newer: mma.sync with .tf32 operands) and its kernel language can reach them (CUDA; OpenCL
-// where the compiler takes inline PTX: NVIDIA's), else "is skipped on X: why". The capability
-// number: CUDA's device version ("compute capability 9.0"), NVIDIA OpenCL's
-// cl_nv_device_attribute_query (a detail).
-namespace {
-
-// The compute capability's text ("9.0") from the device version (CUDA) or a detail (NVIDIA's
-// OpenCL); "" when the device reports none.
-std::string nv_capability(const DeviceInfo& info) {
-    std::string cc = kernel_language(info) == KernelLanguage::cuda ? info.device_version : "";
-    for (const auto& [label, value] : info.details)
-        if (label == "Compute capability (NV)")
-            cc = value;
-    const auto digit = cc.find_first_of("0123456789");
-    return digit == std::string::npos ? "" : cc.substr(digit);
-}
-
-} // namespace
-
+// or newer: mma.sync with .tf32 operands) and its kernels can reach them through inline PTX (CUDA;
+// NVIDIA's OpenCL), else "is skipped on X: why".
 std::string tf32_unsupported(const DeviceInfo& info) {
-    const std::string cc = nv_capability(info);
-    const int major = cc.empty() ? 0 : std::atoi(cc.c_str());
-    const bool asm_ok = kernel_language(info) == KernelLanguage::cuda || info.caps.inline_asm;
-    if (major >= 8 && asm_ok && info.caps.matrix_units)
+    const int major = info.caps.compute_major;
+    const std::string cc =
+        major > 0 ? std::to_string(major) + "." + std::to_string(info.caps.compute_minor) : "";
+    if (major >= 8 && info.caps.inline_asm && info.caps.matrix_units)
         return "";
     return "is skipped on " + info.name + " (" + info.id() +
            (cc.empty() ? ", " + info.vendor : ", compute capability " + cc) +
            "): tf32 runs on NVIDIA tensor cores with TF32 (compute capability 8.0 or newer), "
            "through mma.sync PTX, which in OpenCL only NVIDIA's compiler takes";
-}
-
-// NVIDIA's OpenCL: the OpenCL GPU that takes inline PTX, with 32-wide warps and 48 KiB of local
-// memory. There best runs as the CUDA kernel does by default, with warp tiles (BEST_WTX 4) and
-// 16-deep tiles: 0-3% faster on the H100 than without (docs/design/sgemm.md). Others keep
-// the OpenCL kernel's defaults, which are the ones measured there.
-bool best_nv_opencl(const DeviceInfo& info) {
-    return kernel_language(info) == KernelLanguage::opencl_c && info.is_gpu() &&
-           info.caps.inline_asm && info.subgroup_width == 32 && info.local_mem_bytes >= 49152;
 }
 
 namespace {
@@ -162,11 +137,10 @@ std::vector<Shape> reg_shapes(const RegBlock& r, std::vector<std::array<std::siz
     return out;
 }
 
-// The K depth of best's tiles where the user has not set it: 16 for the CUDA kernel (its
-// default) and NVIDIA's OpenCL (best_device_defines), else 8 (the OpenCL kernel's).
+// The K depth of best's tiles where the user has not set it: the device profile's (the kernel's
+// own default, or what the profile's defines build).
 std::size_t best_bk(const RunConfig& cfg, const DeviceInfo& info) {
-    const bool deep = kernel_language(info) == KernelLanguage::cuda || best_nv_opencl(info);
-    return def(cfg, "BEST_BK", deep ? 16 : 8);
+    return def(cfg, "BEST_BK", profile_of(info).best.tile_depth);
 }
 
 // best: the register block is BEST_TM x BEST_TN (8x16 unless defined).
@@ -191,9 +165,7 @@ std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     // two warpgroups fed by a third through the tile copy engine (32x12 threads), its 4 stages
     // of 48 KiB plus 1 KiB to align them passed as the launch's duet::local argument, beyond
     // 48 KiB by opt-in (kernels_cu/matmul_tf32_wgmma.cu).
-    const std::string cc = nv_capability(info);
-    if (kernel_language(info) == KernelLanguage::cuda && cfg.defines.empty() &&
-        cc.rfind("9.0", 0) == 0) {
+    if (info.caps.warpgroup_mma && cfg.defines.empty()) {
         Shape w = make({32, 12}, 128, 256, 4 * 48 * 1024 + 1024, {},
                        "128x256 block, 2 warpgroups of 128 + a copy warpgroup (wgmma, TMA, "
                        "sm_90a)");
@@ -313,6 +285,13 @@ std::vector<Shape> cpu_shapes(const RunConfig& c, const DeviceInfo& info) {
 constexpr const char* tf32_note =
     "NVIDIA tensor cores with TF32 (compute capability 8.0+; OpenCL: NVIDIA's, inline PTX)";
 
+// naive: --local is its work-group, as given (or an error), never another one.
+std::shared_ptr<const StepHooks> naive_hooks() {
+    auto h = std::make_shared<MatmulHooks>();
+    h->user_local = true;
+    return h;
+}
+
 // A shape rule that depends on the run's defines only.
 ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
     return [shapes](const RunConfig& cfg, const DeviceInfo&) { return shapes(cfg); };
@@ -326,10 +305,8 @@ Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N
     Defines want;
     if (N % 4 != 0 || K % 4 != 0) // A's rows, B's, or both
         want.emplace_back("BEST_UNALIGNED", std::to_string((K % 4 != 0) + 2 * (N % 4 != 0)));
-    if (best_nv_opencl(info)) {
-        want.emplace_back("BEST_WTX", "4");
-        want.emplace_back("BEST_BK", "16");
-    }
+    for (const auto& d : profile_of(info).defines_for("matmul", "best"))
+        want.push_back(d);
     Defines out;
     for (auto& [name, value] : want)
         if (!user_sets(cfg, {name}))
@@ -342,7 +319,8 @@ const std::vector<Step>& matmul_steps() {
         {.name = "naive",
          .kernel = "matmul_naive",
          .description = "one output per work-item from global memory (--local WxH)",
-         .shapes = rule(naive_shapes)},
+         .shapes = rule(naive_shapes),
+         .hooks = naive_hooks()},
         {.name = "tiled16",
          .kernel = "matmul_tiled16",
          .description = "16x16 tiles of A and B in local memory",
@@ -379,20 +357,23 @@ const std::vector<Step>& matmul_steps() {
              "128x256 block, 8x16 per work-item, double-buffered; K split or thin edges apart",
          .shapes = best_shapes,
          .tuning = TuneSpace{.params = {"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"},
-                             .points = best_points}},
+                             .points = best_points},
+         .hooks = best_hooks()},
         {.name = "tf32",
          .kernel = "matmul_tf32",
          .description = "tensor cores (mma.sync; CUDA on compute capability 9.0: wgmma fed by "
                         "TMA): TF32 inputs (10-bit mantissa), float sums; not float32",
          .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
-         .shapes = tf32_shapes},
+         .shapes = tf32_shapes,
+         .hooks = tf32_hooks()},
         tc3_step(), // matmul_tc3.cpp
         {.name = "cpu",
          .kernel = "matmul_cpu",
          .description = "CPU-shaped, a BLAS's loops: K in blocks of 256, B's panel packed in "
                         "local memory, 6 rows x 2 vectors of C per work-item in registers, "
                         "16x4 of them per group",
-         .shapes = cpu_shapes},
+         .shapes = cpu_shapes,
+         .hooks = cpu_width_hooks()}, // the vector width its shapes assume
     };
     return steps;
 }

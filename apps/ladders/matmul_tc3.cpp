@@ -49,7 +49,8 @@ Step tc3_step() {
             .description = "float32 accuracy on tensor cores (3xTF32): each input split into "
                            "TF32 hi + lo as it is read, hi*hi + hi*lo + lo*hi in float sums",
             .needs = {.refuses = tc3_unsupported, .refuses_note = tc3_note},
-            .shapes = tc3_shapes};
+            .shapes = tc3_shapes,
+            .hooks = tc3_hooks()}; // matmul_tf32.cpp: tf32's launches, tc3_check
 }
 
 double tc3_entry_bound(double abs_sum, std::size_t K) {

@@ -1,8 +1,8 @@
 #pragma once
 // matmul's tc3 step ("3xTF32", matmul_tc3.cpp): float32 accuracy from TF32 tensor cores.
 #include <cstddef>
-#include <string>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "app.hpp"

@@ -21,10 +21,10 @@
 #include "auto_size.hpp"
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
 #include "reduction.hpp"
-#include "reduction_det.hpp"
 
 namespace duet::apps {
 namespace {
@@ -55,8 +55,8 @@ class Reduction final : public App {
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
-        if (v.name == "det_f32") // reduction_det.cpp
-            return run_det_f32(dev, *this, v, cfg);
+        if (const auto* hooks = hooks_of<ReductionHooks>(v); hooks && hooks->run)
+            return hooks->run(dev, *this, v, cfg); // det_f32: reduction_det.cpp
         const bool is_int = v.name.size() > 4 && v.name.ends_with("_i32");
         return is_int ? run_typed<int>(dev, v, cfg) : run_typed<float>(dev, v, cfg);
     }
@@ -118,7 +118,7 @@ class Reduction final : public App {
         Result& r = s.r;
         const ReductionStep& step = reduction_step_of(v);
         const DeviceInfo& info = dev.info();
-        const bool opencl = kernel_language(info) == KernelLanguage::opencl_c;
+        const DeviceProfile profile = profile_of(info); // the build switches its kernels take
 
         // ---- sizes ----
         if (cfg.size.size() > 1)
@@ -155,7 +155,7 @@ class Reduction final : public App {
         // blockDim (a switch to the template instance) and always has warp shuffles, so the
         // embedded fat binary is used as is.
         bool wg_define = false; // WG comes with each shape (reduction_shapes)
-        if (opencl && step.wg_define) {
+        if (profile.takes_define("WG") && step.wg_define) {
             if (auto it = user_define("WG"); it != opts.defines.end()) {
                 if (it->second != std::to_string(ls))
                     throw Error::usage("define WG=" + it->second +
@@ -167,7 +167,7 @@ class Reduction final : public App {
         }
         const bool uses_group_sum = v.needs.sub_groups == SubGroups::uses;
         bool subgroups = false; // the OpenCL sub-group path is compiled in
-        if (opencl && uses_group_sum) {
+        if (profile.takes_define("DUET_HAS_SUBGROUPS") && uses_group_sum) {
             if (auto it = user_define("DUET_HAS_SUBGROUPS"); it != opts.defines.end()) {
                 subgroups = it->second != "0"; // a user's 0 forces the fallback, to compare
             } else if (has_subgroups(info) && ls >= 4) {
@@ -177,19 +177,14 @@ class Reduction final : public App {
                 subgroups = true;
             }
         }
-        // The float atomic: NVIDIA's OpenCL takes inline PTX, so atomic_f32 gets the red.global
-        // instruction CUDA's atomicAdd is (kernels_cl/reduction.cl); a user's 0 keeps the
-        // compare-and-swap loop, to compare.
-        if (opencl && v.name == "atomic_f32" && info.caps.inline_asm &&
-            user_define("DUET_RED_PTX_ATOMIC") == opts.defines.end())
-            opts.defines.emplace_back("DUET_RED_PTX_ATOMIC", "1");
-        // The last six tree steps: NVIDIA's OpenCL takes inline PTX, so they synchronise the
-        // first warp with bar.warp.sync as CUDA's __syncwarp does, instead of the whole group
-        // (kernels_cl/reduction.cl, DUET_RED_LAST_WARP); a user's 0 keeps the barriers, to compare.
-        const bool last_warp = v.name.starts_with("unroll_") || v.name.starts_with("grid_stride");
-        if (opencl && last_warp && info.caps.inline_asm && info.subgroup_width == 32 &&
-            user_define("DUET_RED_PTX_WARP") == opts.defines.end())
-            opts.defines.emplace_back("DUET_RED_PTX_WARP", "1");
+        // The device profile's defines for the step (NVIDIA's OpenCL, which takes inline PTX:
+        // atomic_f32 with the red.global instruction CUDA's atomicAdd is; the last six tree steps
+        // of unroll_* and grid_stride_* with bar.warp.sync, as CUDA's __syncwarp, on 32-wide warps;
+        // kernels_cl/reduction.cl). A user's define of the same name stands (0 keeps the
+        // compare-and-swap loop or the barriers, to compare).
+        for (const auto& d : profile.defines_for("reduction", v.name))
+            if (user_define(d.first.c_str()) == opts.defines.end())
+                opts.defines.push_back(d);
         const std::size_t chunk_step = // CPU_VW x CPU_ACC values per step of a work-item
             chunk ? add_cpu_width(opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4) : 0;
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
@@ -317,7 +312,8 @@ class Reduction final : public App {
         if (atomic)
             r.note += ", the sum is zeroed before each run (not timed)";
         if (uses_group_sum)
-            r.note += !opencl     ? ", warp shuffles (__shfl_down_sync)"
+            r.note += !profile.takes_define("DUET_HAS_SUBGROUPS")
+                          ? ", warp shuffles (__shfl_down_sync)"
                       : subgroups ? ", sub-groups (sub_group_reduce_add)"
                                   : ", no sub-group functions (cl_khr_subgroups or "
                                     "cl_intel_subgroups): local-memory tree";

@@ -1,6 +1,7 @@
 #pragma once
 // What reduction's host code (reduction.cpp) and its step records (reduction_steps.cpp) share.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct ReductionStep {
     bool wg_define; // the OpenCL kernel is compiled for the work-group size (-DWG=...)
     bool tunable;   // its work-group size is swept by runapp tune
     SubGroups sub_groups = SubGroups::none;
+};
+
+// reduction's hooks on a step record (step.hpp): a step whose run is its own, outside Harris's
+// ladder (det_f32, reduction_det.cpp), which Reduction::run hands the whole run.
+struct ReductionHooks : StepHooks {
+    std::function<Result(Device&, const App&, const Step&, const RunConfig&)> run{};
 };
 
 // The eighteen records: the int32 ladder, then the float32 ladder.

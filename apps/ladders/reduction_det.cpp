@@ -62,12 +62,19 @@ Step det_f32_step() {
             .description = "deterministic: fixed chunks of 16384 per group, 256 lanes in a fixed "
                            "tree, compensated (TwoSum) additions; the same bits on every device, "
                            "group size and backend",
-            .shapes = [](const RunConfig& cfg, const DeviceInfo&) {
-                auto shapes = halving_shapes({cfg.local ? (*cfg.local)[0] : det_lanes, 1});
-                for (Shape& s : shapes)
-                    s.local_bytes = 2 * det_lanes * sizeof(float); // the lanes' (sum, error)
-                return shapes;
-            }};
+            .shapes =
+                [](const RunConfig& cfg, const DeviceInfo&) {
+                    auto shapes = halving_shapes({cfg.local ? (*cfg.local)[0] : det_lanes, 1});
+                    for (Shape& s : shapes)
+                        s.local_bytes = 2 * det_lanes * sizeof(float); // the lanes' (sum, error)
+                    return shapes;
+                },
+            .hooks =
+                [] {
+                    auto h = std::make_shared<ReductionHooks>();
+                    h->run = run_det_f32;
+                    return h;
+                }()};
 }
 
 Result run_det_f32(Device& dev, const App& app, const Step& v, const RunConfig& cfg) {

@@ -18,7 +18,7 @@ struct DetPass {
 std::vector<DetPass> det_plan(std::size_t n, const RunConfig& cfg);
 // The step's record (reduction_steps.cpp lists it after the ladder).
 Step det_f32_step();
-// One run of the step (Reduction::run hands it det_f32).
+// One run of the step (its record's ReductionHooks: Reduction::run hands it det_f32).
 Result run_det_f32(Device& dev, const App& app, const Step& v, const RunConfig& cfg);
 
 } // namespace duet::apps

@@ -45,8 +45,7 @@ template <class T> struct SumsCache {
     ReductionSums sums;
 };
 
-template <class T>
-ReductionProblem<T> problem_of(std::shared_ptr<const std::vector<T>> input) {
+template <class T> ReductionProblem<T> problem_of(std::shared_ptr<const std::vector<T>> input) {
     static SumsCache<T> cache;
     std::lock_guard lock(cache.mutex);
     if (cache.input != input) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "device_kind.hpp"
+#include "device_profile.hpp"
 #include "reduction.hpp"
 #include "reduction_det.hpp"
 
@@ -71,8 +72,8 @@ ShapeRule shapes_for(const ReductionStep& step, std::size_t elem) {
             return halving_shapes({cfg.local ? (*cfg.local)[0] : 1, 1});
         const std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
         const bool user_wg = user_sets(cfg, {"WG"});
-        auto shapes = group_shapes(
-            ls, elem, wg_step && !user_wg && kernel_language(info) == KernelLanguage::opencl_c);
+        auto shapes =
+            group_shapes(ls, elem, wg_step && !user_wg && profile_of(info).takes_define("WG"));
         if (user_wg)
             shapes.resize(1);
         return shapes;

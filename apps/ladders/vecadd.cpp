@@ -14,6 +14,30 @@
 namespace duet::apps {
 namespace {
 
+// vecadd's hooks on a step record: the work-items it launches for n elements, on the device.
+struct VecaddHooks : StepHooks {
+    std::function<std::size_t(std::size_t n, const DeviceInfo&, const RunConfig&)> items;
+};
+
+// vec4: one float4 per work-item up to a grid that fills a GPU (2048 work-items per compute
+// unit), then the grid-stride loop. CPUs get the whole range: their OpenCL compilers vectorise
+// across work-items, not along a loop.
+std::size_t grid_items(std::size_t n, const DeviceInfo& info, const RunConfig&) {
+    const std::size_t quads = (n + 3) / 4;
+    return is_cpu(info) ? quads
+                        : std::min<std::size_t>(quads, std::size_t(info.compute_units) * 2048);
+}
+
+std::shared_ptr<const StepHooks>
+items_hooks(std::function<std::size_t(std::size_t, const DeviceInfo&, const RunConfig&)> items,
+            bool cpu_width = false) {
+    auto h = std::make_shared<VecaddHooks>();
+    h->items = std::move(items);
+    if (cpu_width)
+        h->defines = cpu_width_hooks()->defines;
+    return h;
+}
+
 // The group: 256 where the kernel allows it, else the largest that it does.
 std::vector<Shape> group_256(const RunConfig&, const DeviceInfo&) {
     return halving_shapes({256, 1});
@@ -25,11 +49,14 @@ const std::vector<Step>& vecadd_steps() {
         {.name = "naive",
          .kernel = "vecadd_naive",
          .description = "one element per work-item, bounds check",
-         .shapes = group_256},
+         .shapes = group_256,
+         .hooks =
+             items_hooks([](std::size_t n, const DeviceInfo&, const RunConfig&) { return n; })},
         {.name = "vec4",
          .kernel = "vecadd_vec4",
          .description = "grid-stride loop, float4 loads and stores",
-         .shapes = group_256},
+         .shapes = group_256,
+         .hooks = items_hooks(grid_items)},
         {.name = "cpu",
          .kernel = "vecadd_cpu",
          .description = "CPU-shaped: 4 work-items per core, each a contiguous chunk in vectors of "
@@ -37,7 +64,17 @@ const std::vector<Step>& vecadd_steps() {
          .shapes =
              [](const RunConfig&, const DeviceInfo&) {
                  return halving_shapes({1, 1});
-             }},
+             },
+         // one work-item per group, a chunk each; the vector width in its build
+         // (enough of them that no work-item's loop passes a device's loop limit: llvmpipe)
+         .hooks = items_hooks(
+             [](std::size_t n, const DeviceInfo& info, const RunConfig& cfg) {
+                 BuildOptions width; // the vector width its build takes
+                 const std::size_t w = add_cpu_width(width, info, cfg);
+                 return std::max(cpu_tasks(info, cfg, "vecadd"),
+                                 loop_bound_items(info, n / w + 1));
+             },
+             true)},
     };
     return steps;
 }
@@ -66,8 +103,7 @@ class VecAdd final : public App {
         r.size_label = std::to_string(n);
         BuildOptions opts;
         opts.defines = cfg.defines;
-        const bool cpu = v.name == "cpu"; // one work-item per group, a chunk each
-        const std::size_t width = cpu ? add_cpu_width(opts, dev.info(), cfg) : 1;
+        add_step_defines(v, opts, dev.info(), cfg);
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest that it does.
         if (cfg.local)
@@ -86,18 +122,8 @@ class VecAdd final : public App {
         auto dc = s.output(n * sizeof(float));
 
         const auto local = s.shape().local;
-        // vec4: one float4 per work-item up to a grid that fills a GPU (2048 work-items per
-        // compute unit), then the grid-stride loop. CPUs get the whole range: their OpenCL
-        // compilers vectorise across work-items, not along a loop.
-        const std::size_t quads = (n + 3) / 4;
-        const std::size_t grid =
-            is_cpu(dev.info())
-                ? quads
-                : std::min<std::size_t>(quads, std::size_t(dev.info().compute_units) * 2048);
-        const std::size_t items = v.name == "naive" ? n
-                                  : cpu             ? std::max(cpu_tasks(dev.info(), cfg, name()),
-                                                               loop_bound_items(dev.info(), n / width + 1))
-                                                    : grid;
+        const auto* hooks = hooks_of<VecaddHooks>(v); // the step's work-items for n elements
+        const std::size_t items = hooks && hooks->items ? hooks->items(n, dev.info(), cfg) : n;
         Range range = Range(round_up(items, local[0])).local(local[0]);
         r.local_label = std::to_string(local[0]);
         Queue& q = s.queue();
@@ -151,7 +177,8 @@ class VecAdd final : public App {
         // one correctly rounded float add
         const auto ref = [&](std::size_t i) { return double(float(double(a[i]) + double(b[i]))); };
         if (cfg.verify == Verify::full) { // every element, without index or reference arrays
-            compare_each(r, c, c.size(), [](std::size_t i) { return i; }, ref);
+            compare_each(
+                r, c, c.size(), [](std::size_t i) { return i; }, ref);
             return;
         }
         const auto idx = check_indices(c.size(), cfg.verify, cfg.seed);

@@ -32,9 +32,9 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
         throw duet::Error::usage("runapp compile takes one APP or FILE.cl/FILE.cu, not " +
                                  std::to_string(c.positional.size()));
     const std::string what = c.positional.empty() ? "" : c.positional[0];
-    for (auto& f : duet::kernel_files(duet::Language::opencl))
+    for (auto& f : duet::kernel_files(duet::KernelLanguage::opencl_c))
         (is_main(f.name, ".cl") ? cl : cl_headers).push_back(f);
-    for (auto& f : duet::kernel_files(duet::Language::cuda))
+    for (auto& f : duet::kernel_files(duet::KernelLanguage::cuda))
         (is_main(f.name, ".cu") ? cu : cu_headers).push_back(f);
     if (what.empty())
         return;
@@ -84,6 +84,100 @@ std::string today() {
     return buf;
 }
 
+// runapp compile --format json: the date, the tools' versions and every file's result.
+void write_json(std::ostream& os, const std::vector<FileResult>& results,
+                const std::vector<Target>& ts, bool failed) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : results) {
+        nlohmann::json ks = nlohmann::json::array();
+        for (const auto& k : r.kernels)
+            ks.push_back({{"kernel", k.kernel},
+                          {"vgpr", k.vgpr},
+                          {"sgpr", k.sgpr},
+                          {"agpr", k.agpr},
+                          {"spill_bytes", k.spill},
+                          {"scratch_bytes", k.scratch},
+                          {"local_bytes", k.local},
+                          {"max_work_group", k.max_wg},
+                          {"simd", k.simd},
+                          {"note", k.note}});
+        j.push_back({{"target", r.target},
+                     {"file", r.file},
+                     {"available", r.available},
+                     {"ok", r.ok},
+                     {"log", r.log},
+                     {"seconds", r.seconds},
+                     {"kernels", ks}});
+    }
+    os << dump_json(nlohmann::json{
+              {"date", today()}, {"tools", tool_versions(ts)}, {"results", j}, {"ok", !failed}})
+       << "\n";
+}
+
+// runapp compile --format csv: one line a kernel, or a file that did not build.
+void write_csv(std::ostream& os, const std::vector<FileResult>& results) {
+    os << "target,file,kernel,status,registers,sgpr,agpr,spill_bytes,scratch_bytes,local_bytes,"
+          "max_work_group,simd\n";
+    for (const auto& r : results) {
+        if (!r.ok) {
+            os << r.target << "," << r.file << ",," << (r.available ? "FAIL" : "unavailable")
+               << ",,,,,,,,\n";
+            continue;
+        }
+        for (const auto& k : r.kernels)
+            os << r.target << "," << r.file << "," << k.kernel << ",ok," << k.vgpr << "," << k.sgpr
+               << "," << k.agpr << "," << k.spill << "," << k.scratch << "," << k.local << ","
+               << k.max_wg << "," << k.simd << "\n";
+    }
+}
+
+// runapp compile as a table: one line a kernel, a failed file's log, the unavailable targets.
+void write_table(std::ostream& os, const std::vector<FileResult>& results,
+                 const std::vector<Target>& ts) {
+    auto group_of = [&](const std::string& name) {
+        for (const auto& t : targets())
+            if (t.name == name)
+                return t.group;
+        return std::string();
+    };
+    os << "# runapp compile, " << today() << "\n";
+    for (const auto& v : tool_versions(ts))
+        os << "#   " << v << "\n";
+    os << std::left << std::setw(9) << "target" << std::setw(24) << "kernel" << std::setw(6) << "ok"
+       << std::setw(17) << "registers" << std::setw(8) << "spill" << std::setw(9) << "scratch"
+       << std::setw(8) << "local" << std::setw(8) << "max WG"
+       << "SIMD\n";
+    std::vector<std::string> unavailable;
+    for (const auto& r : results) {
+        if (!r.available) {
+            const std::string line = r.target + ": " + r.log;
+            if (std::find(unavailable.begin(), unavailable.end(), line) == unavailable.end())
+                unavailable.push_back(line);
+            continue;
+        }
+        if (!r.ok) {
+            os << std::setw(9) << r.target << std::setw(24) << r.file << "FAIL\n";
+            std::istringstream log(r.log);
+            for (std::string line; std::getline(log, line);)
+                os << "    " << line << "\n";
+            continue;
+        }
+        for (const auto& k : r.kernels)
+            os << std::setw(9) << r.target << std::setw(24) << k.kernel << std::setw(6) << "ok"
+               << std::setw(17) << regs(group_of(r.target), k) << std::setw(8) << num(k.spill)
+               << std::setw(9) << num(k.scratch) << std::setw(8) << num(k.local) << std::setw(8)
+               << num(k.max_wg) << num(k.simd) << "\n";
+    }
+    for (const auto& u : unavailable)
+        os << "unavailable " << u << "\n";
+    os << "(registers: AMD VGPR/SGPR/AGPR, NVIDIA per thread, Intel not reported by ocloc; "
+          "spill and "
+          "scratch in bytes, scratch per work-item (Intel: per hardware thread); max WG: AMD's "
+          "flat limit, NVIDIA's from the register count, Intel's only where "
+          "reqd_work_group_size "
+          "fixes it)\n";
+}
+
 } // namespace
 
 int cmd_compile(const Cli& c) {
@@ -112,91 +206,13 @@ int cmd_compile(const Cli& c) {
     bool failed = false;
     for (const auto& r : results)
         failed = failed || (r.available && !r.ok);
-    auto group_of = [&](const std::string& name) {
-        for (const auto& t : targets())
-            if (t.name == name)
-                return t.group;
-        return std::string();
-    };
     std::ostringstream os;
-    if (c.format == Format::json) {
-        nlohmann::json j = nlohmann::json::array();
-        for (const auto& r : results) {
-            nlohmann::json ks = nlohmann::json::array();
-            for (const auto& k : r.kernels)
-                ks.push_back({{"kernel", k.kernel},
-                              {"vgpr", k.vgpr},
-                              {"sgpr", k.sgpr},
-                              {"agpr", k.agpr},
-                              {"spill_bytes", k.spill},
-                              {"scratch_bytes", k.scratch},
-                              {"local_bytes", k.local},
-                              {"max_work_group", k.max_wg},
-                              {"simd", k.simd},
-                              {"note", k.note}});
-            j.push_back({{"target", r.target},
-                         {"file", r.file},
-                         {"available", r.available},
-                         {"ok", r.ok},
-                         {"log", r.log},
-                         {"seconds", r.seconds},
-                         {"kernels", ks}});
-        }
-        os << dump_json(nlohmann::json{
-                  {"date", today()}, {"tools", tool_versions(ts)}, {"results", j}, {"ok", !failed}})
-           << "\n";
-    } else if (c.format == Format::csv) {
-        os << "target,file,kernel,status,registers,sgpr,agpr,spill_bytes,scratch_bytes,local_bytes,"
-              "max_work_group,simd\n";
-        for (const auto& r : results) {
-            if (!r.ok) {
-                os << r.target << "," << r.file << ",," << (r.available ? "FAIL" : "unavailable")
-                   << ",,,,,,,,\n";
-                continue;
-            }
-            for (const auto& k : r.kernels)
-                os << r.target << "," << r.file << "," << k.kernel << ",ok," << k.vgpr << ","
-                   << k.sgpr << "," << k.agpr << "," << k.spill << "," << k.scratch << ","
-                   << k.local << "," << k.max_wg << "," << k.simd << "\n";
-        }
-    } else {
-        os << "# runapp compile, " << today() << "\n";
-        for (const auto& v : tool_versions(ts))
-            os << "#   " << v << "\n";
-        os << std::left << std::setw(9) << "target" << std::setw(24) << "kernel" << std::setw(6)
-           << "ok" << std::setw(17) << "registers" << std::setw(8) << "spill" << std::setw(9)
-           << "scratch" << std::setw(8) << "local" << std::setw(8) << "max WG"
-           << "SIMD\n";
-        std::vector<std::string> unavailable;
-        for (const auto& r : results) {
-            if (!r.available) {
-                const std::string line = r.target + ": " + r.log;
-                if (std::find(unavailable.begin(), unavailable.end(), line) == unavailable.end())
-                    unavailable.push_back(line);
-                continue;
-            }
-            if (!r.ok) {
-                os << std::setw(9) << r.target << std::setw(24) << r.file << "FAIL\n";
-                std::istringstream log(r.log);
-                for (std::string line; std::getline(log, line);)
-                    os << "    " << line << "\n";
-                continue;
-            }
-            for (const auto& k : r.kernels)
-                os << std::setw(9) << r.target << std::setw(24) << k.kernel << std::setw(6) << "ok"
-                   << std::setw(17) << regs(group_of(r.target), k) << std::setw(8) << num(k.spill)
-                   << std::setw(9) << num(k.scratch) << std::setw(8) << num(k.local) << std::setw(8)
-                   << num(k.max_wg) << num(k.simd) << "\n";
-        }
-        for (const auto& u : unavailable)
-            os << "unavailable " << u << "\n";
-        os << "(registers: AMD VGPR/SGPR/AGPR, NVIDIA per thread, Intel not reported by ocloc; "
-              "spill and "
-              "scratch in bytes, scratch per work-item (Intel: per hardware thread); max WG: AMD's "
-              "flat limit, NVIDIA's from the register count, Intel's only where "
-              "reqd_work_group_size "
-              "fixes it)\n";
-    }
+    if (c.format == Format::json)
+        write_json(os, results, ts, failed);
+    else if (c.format == Format::csv)
+        write_csv(os, results);
+    else
+        write_table(os, results, ts);
     if (!c.output.empty()) {
         out << os.str();
         close_written(out, "--output file " + c.output);

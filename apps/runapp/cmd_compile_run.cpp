@@ -227,7 +227,8 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
             if (ran.code == 0)
                 ran = run({tool(t, 2), "--target-env", "opencl2.1", "out.spv"}, tmp.path);
             if (ran.code == 0)
-                for (const auto& k : duet::kernels_defined_in(f.text, duet::Language::opencl)) {
+                for (const auto& k :
+                     duet::kernels_defined_in(f.text, duet::KernelLanguage::opencl_c)) {
                     KernelUsage u;
                     u.kernel = k;
                     r.kernels.push_back(u);

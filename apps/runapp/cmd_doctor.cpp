@@ -1,13 +1,10 @@
 // runapp doctor: each backend's self-check (OpenCL: loader -> ICD files -> vendor libraries ->
-// platforms; CUDA: the driver), each backend's devices, NVRTC, then a test kernel on each
+// platforms; CUDA: the driver and NVRTC), each backend's devices, then a test kernel on each
 // device, with PASS/FAIL and what to do about a failure. What a backend checks is its own
 // (Backend::diagnose()); this file knows no backend.
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <dlfcn.h>
 
 #include <duet/duet.hpp>
 #include <nlohmann/json.hpp>
@@ -18,41 +15,10 @@
 namespace runapp {
 
 int cmd_doctor(const Cli& c) {
-    // 1. What every backend finds about what it needs, and its devices.
+    // 1. What every backend finds about what it needs (CUDA: the driver and NVRTC), and its
+    // devices.
     std::vector<duet::Finding> steps = duet::diagnose_backends();
-    // 2. NVRTC (CUDA's run-time compiler, ~100 MB): needed only for CUDA kernels compiled at
-    // run time: an app's own .cu source, defines, fast math, DUET_KERNEL_DIR. Duet's kernels
-    // without defines run from the binaries built in, and need no NVRTC. The places searched are
-    // the CUDA plugin's: the loader's path, then $CUDA_PATH, $CUDA_HOME and /usr/local/cuda.
-    {
-        std::vector<std::string> names;
-        for (const char* so : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}) {
-            names.push_back(so);
-            for (const char* var : {"CUDA_PATH", "CUDA_HOME"})
-                if (const char* root = std::getenv(var); root && *root)
-                    names.push_back(std::string(root) + "/lib64/" + so);
-            names.push_back(std::string("/usr/local/cuda/lib64/") + so);
-        }
-        std::string found;
-        for (const auto& n : names)
-            // RTLD_NODELETE: NVRTC stays mapped, so LeakSanitizer still sees what its static C++
-            // runtime holds (its exception pool) instead of a block of a library that is gone.
-            if (void* h = dlopen(n.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE)) {
-                found = n;
-                dlclose(h);
-                break;
-            }
-        steps.push_back(
-            {found.empty() ? "INFO" : "PASS", "NVRTC",
-             found.empty() ? "not found" : "found: " + found,
-             found.empty() ? "needed only for CUDA kernels compiled at run time (an app's own .cu "
-                             "source, --define, fast math, DUET_KERNEL_DIR); Duet's own kernels "
-                             "run without it. To add it: NVIDIA's apt package cuda-nvrtc-13-X "
-                             "(or pip nvidia-cuda-nvrtc), with its lib directory on "
-                             "LD_LIBRARY_PATH or CUDA_PATH set to the toolkit"
-                           : ""});
-    }
-    // 3. A test kernel on every device.
+    // 2. A test kernel on every device.
     for (auto* d : duet::devices()) {
         try {
             const int n = 1000;

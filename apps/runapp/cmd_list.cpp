@@ -6,6 +6,7 @@
 
 #include "app.hpp"
 #include "commands.hpp"
+#include "device_profile.hpp"
 #include "output.hpp"
 
 namespace runapp {
@@ -47,7 +48,18 @@ std::string capability_list(const duet::DeviceCapabilities& c) {
     add(c.int64_atomics, "int64 atomics");
     add(c.inline_asm, "inline assembly");
     add(c.matrix_units, "matrix units");
+    add(c.device_scope_fence, "device-scope fence");
+    add(c.warpgroup_mma, "warpgroup mma");
+    add(c.simulator, "simulator");
     return s.empty() ? "-" : s;
+}
+
+// The rows of apps/profiles/device_profiles.json the device matched, in the order they apply.
+std::string profile_rows(const duet::DeviceInfo& info) {
+    std::string s;
+    for (const auto& r : duet::apps::profile_of(info).rows)
+        s += (s.empty() ? "" : " + ") + r;
+    return s;
 }
 
 std::string subgroup_sizes(const duet::DeviceCapabilities& c) {
@@ -68,76 +80,66 @@ const char* local_memory_kind(duet::LocalMemoryKind k) {
     }
 }
 
-} // namespace
+// runapp list --format json: every backend with its platforms, then every device.
+nlohmann::json list_json(const std::vector<duet::BackendReport>& reports,
+                         const std::vector<duet::Device*>& devs) {
+    nlohmann::json j;
+    j["backends"] = nlohmann::json::array();
+    for (const auto& r : reports) {
+        nlohmann::json b = {
+            {"name", r.name},       {"plugin", r.plugin},        {"loaded", r.loaded},
+            {"version", r.version}, {"devices", r.device_count}, {"reason", r.reason}};
+        b["platforms"] = nlohmann::json::array();
+        for (const auto& p : r.platforms)
+            b["platforms"].push_back({{"name", p.name},
+                                      {"vendor", p.vendor},
+                                      {"version", p.version},
+                                      {"library", p.library},
+                                      {"devices", p.device_count},
+                                      {"note", p.note}});
+        j["backends"].push_back(b);
+    }
+    j["plugins_refused"] = duet::plugins_refused();
+    j["devices"] = nlohmann::json::array();
+    for (auto* d : devs) {
+        const auto& i = d->info();
+        nlohmann::json same = nlohmann::json::array();
+        for (auto* o : duet::same_physical_device(*d))
+            same.push_back(o->info().id());
+        j["devices"].push_back({{"index", duet::global_index(*d)},
+                                {"id", i.id()},
+                                {"stable_id", duet::stable_id(*d)},
+                                {"name", i.name},
+                                {"backend", i.backend},
+                                {"type", i.type},
+                                {"vendor", i.vendor},
+                                {"platform", i.platform},
+                                {"uuid", i.uuid},
+                                {"pci_bus_id", i.pci_bus_id},
+                                {"same_device_as", same}});
+    }
+    return j;
+}
 
-int cmd_list(const Cli& c) {
-    if (!c.positional.empty()) {
-        // runapp list steps: every app's ladder from its step records (design/ladders.md's list).
-        if (c.positional.size() != 1 || c.positional[0] != "steps")
-            throw duet::Error::usage("runapp list takes no argument '" + c.positional.back() +
-                                     "' (only `steps`: every ladder's steps)");
-        std::cout << duet::apps::steps_markdown();
-        return 0;
+// runapp list --format csv: the devices, one a line.
+void list_csv(const std::vector<duet::Device*>& devs) {
+    std::cout << "index,id,stable_id,type,name,compute_units,global_mem_bytes,platform,"
+                 "same_device_as\n";
+    for (auto* d : devs) {
+        const auto& i = d->info();
+        std::string same;
+        for (auto* o : duet::same_physical_device(*d))
+            same += (same.empty() ? "" : " ") + o->info().id();
+        std::cout << duet::global_index(*d) << ',' << i.id() << ','
+                  << csv_field(duet::stable_id(*d)) << ',' << csv_field(i.type) << ','
+                  << csv_field(i.name) << ',' << i.compute_units << ',' << i.global_mem_bytes << ','
+                  << csv_field(i.platform) << ',' << same << "\n";
     }
-    const auto reports = duet::backend_reports();
-    const auto devs = duet::devices();
-    // No device at all is a device error (exit 3), in every format: `runapp list && ...` in a
-    // script learns that nothing can run; the output still says what each backend found.
-    const int status = devs.empty() ? 3 : 0;
-    if (c.format == Format::json) {
-        nlohmann::json j;
-        j["backends"] = nlohmann::json::array();
-        for (const auto& r : reports) {
-            nlohmann::json b = {
-                {"name", r.name},       {"plugin", r.plugin},        {"loaded", r.loaded},
-                {"version", r.version}, {"devices", r.device_count}, {"reason", r.reason}};
-            b["platforms"] = nlohmann::json::array();
-            for (const auto& p : r.platforms)
-                b["platforms"].push_back({{"name", p.name},
-                                          {"vendor", p.vendor},
-                                          {"version", p.version},
-                                          {"library", p.library},
-                                          {"devices", p.device_count},
-                                          {"note", p.note}});
-            j["backends"].push_back(b);
-        }
-        j["plugins_refused"] = duet::plugins_refused();
-        j["devices"] = nlohmann::json::array();
-        for (auto* d : devs) {
-            const auto& i = d->info();
-            nlohmann::json same = nlohmann::json::array();
-            for (auto* o : duet::same_physical_device(*d))
-                same.push_back(o->info().id());
-            j["devices"].push_back({{"index", duet::global_index(*d)},
-                                    {"id", i.id()},
-                                    {"stable_id", duet::stable_id(*d)},
-                                    {"name", i.name},
-                                    {"backend", i.backend},
-                                    {"type", i.type},
-                                    {"vendor", i.vendor},
-                                    {"platform", i.platform},
-                                    {"uuid", i.uuid},
-                                    {"pci_bus_id", i.pci_bus_id},
-                                    {"same_device_as", same}});
-        }
-        std::cout << dump_json(j) << "\n";
-        return status;
-    }
-    if (c.format == Format::csv) { // the devices, one a line
-        std::cout << "index,id,stable_id,type,name,compute_units,global_mem_bytes,platform,"
-                     "same_device_as\n";
-        for (auto* d : devs) {
-            const auto& i = d->info();
-            std::string same;
-            for (auto* o : duet::same_physical_device(*d))
-                same += (same.empty() ? "" : " ") + o->info().id();
-            std::cout << duet::global_index(*d) << ',' << i.id() << ','
-                      << csv_field(duet::stable_id(*d)) << ',' << csv_field(i.type) << ','
-                      << csv_field(i.name) << ',' << i.compute_units << ',' << i.global_mem_bytes
-                      << ',' << csv_field(i.platform) << ',' << same << "\n";
-        }
-        return status;
-    }
+}
+
+// runapp list as tables: what each backend found, then the devices (status: 3 for none).
+int list_table(const std::vector<duet::BackendReport>& reports,
+               const std::vector<duet::Device*>& devs, int status) {
     for (const auto& r : reports) {
         std::cout << r.name << ": ";
         if (r.device_count > 0)
@@ -176,6 +178,33 @@ int cmd_list(const Cli& c) {
                  "installed or removed;\n`opencl:N` is a position that can move. Use the stable "
                  "id in scripts (--device ID).\n";
     return 0;
+}
+
+} // namespace
+
+int cmd_list(const Cli& c) {
+    if (!c.positional.empty()) {
+        // runapp list steps: every app's ladder from its step records (design/ladders.md's list).
+        if (c.positional.size() != 1 || c.positional[0] != "steps")
+            throw duet::Error::usage("runapp list takes no argument '" + c.positional.back() +
+                                     "' (only `steps`: every ladder's steps)");
+        std::cout << duet::apps::steps_markdown();
+        return 0;
+    }
+    const auto reports = duet::backend_reports();
+    const auto devs = duet::devices();
+    // No device at all is a device error (exit 3), in every format: `runapp list && ...` in a
+    // script learns that nothing can run; the output still says what each backend found.
+    const int status = devs.empty() ? 3 : 0;
+    if (c.format == Format::json) {
+        std::cout << dump_json(list_json(reports, devs)) << "\n";
+        return status;
+    }
+    if (c.format == Format::csv) {
+        list_csv(devs);
+        return status;
+    }
+    return list_table(reports, devs, status);
 }
 
 int cmd_info(const Cli& c) {
@@ -222,6 +251,11 @@ int cmd_info(const Cli& c) {
                           : i.caps.timer_resolution_ns > 0
                               ? fmt("yes, %g ns resolution", i.caps.timer_resolution_ns)
                               : "yes"},
+        {"Compute capability",
+         i.caps.compute_major > 0
+             ? std::to_string(i.caps.compute_major) + "." + std::to_string(i.caps.compute_minor)
+             : "-"},
+        {"Device profile", profile_rows(i)},
     };
     if (i.memory_clock_mhz)
         rows.emplace_back("Memory clock", std::to_string(i.memory_clock_mhz) + " MHz");

@@ -133,9 +133,8 @@ nlohmann::json report_json(const TuneReport& rep, const duet::DeviceInfo& info,
     return j;
 }
 
-} // namespace
-
-int cmd_tune(const Cli& c) {
+// The apps `runapp tune` sweeps, after its usage checks (a usage Error for a bad command line).
+std::vector<const duet::apps::App*> tune_apps(const Cli& c) {
     if (c.positional.empty())
         throw duet::Error::usage("which app? runapp tune APP; " + duet::apps::tunable_apps_text());
     if (!c.defines.empty() || !c.locals.empty())
@@ -154,7 +153,73 @@ int cmd_tune(const Cli& c) {
     if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
         throw duet::Error::usage("--variant and --size apply to one app; tune the apps one at a "
                                  "time");
+    return apps;
+}
 
+// Stores the winners of `rep` in tuned.json; returns the file's path ("" when nothing was
+// stored), sets `missing` when a variant had no winner and `store_error` when the save failed.
+std::string store_winners(const duet::apps::TuneReport& rep, const duet::DeviceInfo& info,
+                          bool& missing, std::string& store_error) {
+    // Re-read the file just before writing, so sweeps of other apps or devices stored
+    // since this process started are kept.
+    duet::apps::TuningStore store(duet::apps::TuningStore::default_path());
+    bool any = false;
+    for (const auto& [variant, win] : rep.winners) {
+        if (auto e = duet::apps::entry_for(rep, variant, info)) {
+            store.put(std::move(*e));
+            any = true;
+        } else {
+            missing = true;
+        }
+    }
+    std::string stored;
+    if (any) {
+        std::string why;
+        if (store.save(&why))
+            stored = store.path();
+        else
+            store_error = "the tuned parameters were not stored: " + why;
+    }
+    return stored;
+}
+
+// The table of one app's sweep and what `runapp run` now uses.
+void print_sweep(std::ostream& text, const duet::apps::App& app, const duet::apps::TuneReport& rep,
+                 const duet::DeviceInfo& info, const std::string& stored) {
+    print_table(text, rep, info);
+    for (const auto& [variant, win] : rep.winners)
+        if (win && !stored.empty()) {
+            const auto& row = rep.rows[*win];
+            std::string what = define_list(row.point.defines);
+            if (row.point.local)
+                what += std::string(what.empty() ? "" : ",") +
+                        "local=" + std::to_string((*row.point.local)[0]);
+            text << "runapp run " << app.name() << " --variant " << variant << " now uses "
+                 << (what.empty() ? "the kernel's defaults" : what) << " on this device\n";
+        }
+    if (!stored.empty())
+        text << "stored in " << stored << " (delete the file to forget every tuning)\n";
+    text << "\n";
+}
+
+// The report to stdout, or to --output (and then the table to stdout too).
+// `out` was opened before the sweep (open_output) when --output names a file.
+void write_report(const Cli& c, std::ofstream& out, const std::string& body) {
+    if (c.output.empty()) {
+        std::cout << body;
+        return;
+    }
+    out << body;
+    close_written(out, "--output file " + c.output);
+    if (c.format == Format::table)
+        std::cout << body;
+    std::cerr << "results written to " << c.output << "\n";
+}
+
+} // namespace
+
+int cmd_tune(const Cli& c) {
+    const auto apps = tune_apps(c);
     duet::Device& dev = chosen_device(c);
     const auto& info = dev.info();
     const bool progress = !c.quiet && isatty(STDERR_FILENO);
@@ -181,62 +246,21 @@ int cmd_tune(const Cli& c) {
         if (progress)
             std::cerr << "\r\033[K" << std::flush;
 
-        // Re-read the file just before writing, so sweeps of other apps or devices stored
-        // since this process started are kept.
-        duet::apps::TuningStore store(duet::apps::TuningStore::default_path());
-        bool any = false;
-        for (const auto& [variant, win] : rep.winners) {
-            if (auto e = duet::apps::entry_for(rep, variant, info)) {
-                store.put(std::move(*e));
-                any = true;
-            } else {
-                missing = true;
-            }
-        }
-        std::string stored;
-        if (any) {
-            std::string why;
-            if (store.save(&why))
-                stored = store.path();
-            else
-                store_error = "the tuned parameters were not stored: " + why;
-        }
+        const std::string stored = store_winners(rep, info, missing, store_error);
         for (const auto& row : rep.rows)
             wrong = wrong || row.status == TuneStatus::fail;
 
-        if (c.format == Format::json) {
+        if (c.format == Format::json)
             json_reports.push_back(report_json(rep, info, stored));
-        } else {
-            print_table(text, rep, info);
-            for (const auto& [variant, win] : rep.winners)
-                if (win && !stored.empty()) {
-                    const auto& row = rep.rows[*win];
-                    std::string what = define_list(row.point.defines);
-                    if (row.point.local)
-                        what += std::string(what.empty() ? "" : ",") +
-                                "local=" + std::to_string((*row.point.local)[0]);
-                    text << "runapp run " << app->name() << " --variant " << variant << " now uses "
-                         << (what.empty() ? "the kernel's defaults" : what) << " on this device\n";
-                }
-            if (!stored.empty())
-                text << "stored in " << stored << " (delete the file to forget every tuning)\n";
-            text << "\n";
-        }
+        else
+            print_sweep(text, *app, rep, info, stored);
     }
 
     std::string body =
         c.format == Format::json
             ? dump_json(json_reports.size() == 1 ? json_reports[0] : json_reports) + "\n"
             : text.str();
-    if (c.output.empty()) {
-        std::cout << body;
-    } else {
-        out << body;
-        close_written(out, "--output file " + c.output);
-        if (c.format == Format::table)
-            std::cout << body;
-        std::cerr << "results written to " << c.output << "\n";
-    }
+    write_report(c, out, body);
     if (!store_error.empty())
         std::cerr << "runapp: error: " << store_error << "\n";
     if (wrong)

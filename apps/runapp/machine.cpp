@@ -49,21 +49,10 @@ nlohmann::json machine_info() {
 }
 
 double peak_gflops(const duet::DeviceInfo& info) {
-    // Only a CUDA device's device_version is its compute capability.
-    if (info.kernel_language != duet::KernelLanguage::cuda || info.compute_units <= 0 ||
-        info.clock_mhz <= 0)
+    // FP32 lanes per SM by NVIDIA compute capability, from NVIDIA's programming guide table.
+    const int major = info.caps.compute_major, minor = info.caps.compute_minor;
+    if (major <= 0 || info.compute_units <= 0 || info.clock_mhz <= 0)
         return 0;
-    // FP32 lanes per SM by compute capability ("8.6"), from NVIDIA's programming guide table.
-    const auto dot = info.device_version.find('.');
-    if (dot == std::string::npos)
-        return 0;
-    int major = 0, minor = 0;
-    try {
-        major = std::stoi(info.device_version.substr(0, dot));
-        minor = std::stoi(info.device_version.substr(dot + 1));
-    } catch (...) {
-        return 0;
-    }
     int lanes = 0;
     if (major == 5 || (major == 6 && minor != 0) || (major == 8 && minor != 0) || major >= 9)
         lanes = 128;

@@ -59,12 +59,15 @@ bool print_if_sparse(std::ostream& out, const Group& g) {
     return true;
 }
 
-// The ids of other devices in the group that are the same GPU as `id`, through CUDA.
-std::string cuda_twin(const std::string& opencl_id, const std::vector<std::string>& ids) {
-    for (auto* d : duet::devices())
-        if (d->info().id() == opencl_id)
-            for (auto* o : duet::same_physical_device(*d))
-                if (o->info().kernel_language == duet::KernelLanguage::cuda &&
+// The id of a device in the group that is the same GPU as `id` through a backend listed before
+// it (duet::devices() holds the build's backends in order, CUDA's first), so each pair is shown
+// once, as the later device's time over the earlier one's; "" when there is none.
+std::string earlier_twin(const std::string& id, const std::vector<std::string>& ids) {
+    const auto& all = duet::devices();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i]->info().id() == id)
+            for (auto* o : duet::same_physical_device(*all[i]))
+                if (std::find(all.begin(), all.begin() + i, o) != all.begin() + i &&
                     std::find(ids.begin(), ids.end(), o->info().id()) != ids.end())
                     return o->info().id();
     return {};
@@ -102,7 +105,7 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
         for (const auto& d : g.devices) {
             std::string t;
             if (!known)
-                t = cuda_twin(d, g.devices);
+                t = earlier_twin(d, g.devices);
             else
                 for (const auto& [ocl, cu] : *known)
                     if (ocl == d &&

@@ -14,6 +14,7 @@
 
 #include "cuda_check.hpp"
 #include "cuda_device.hpp"
+#include "cuda_nvrtc.hpp"
 
 namespace duet::cuda {
 
@@ -87,18 +88,40 @@ class CudaBackend final : public Backend {
     std::size_t device_count() const override { return devices_.size(); }
     Device& device(std::size_t i) override { return *devices_.at(i); }
 
-    // The driver as enumeration found it: what runapp doctor shows before the device count.
-    std::vector<Finding> diagnose() const override {
-        const PlatformReport* p = report_.platforms.empty() ? nullptr : &report_.platforms.front();
-        if (!p)
-            return {{"FAIL", "CUDA driver", report_.reason, "report this as a bug"}};
-        if (!devices_.empty())
-            return {{"PASS", "CUDA driver", p->library + " (" + p->version + ")", ""}};
-        return {{"WARN", "CUDA driver", p->note.empty() ? report_.reason : p->note,
-                 "needs an NVIDIA GPU and driver (nvidia-smi should work)"}};
-    }
+    // The driver as enumeration found it, then NVRTC: what runapp doctor shows before the
+    // device count.
+    std::vector<Finding> diagnose() const override { return {driver_finding(), nvrtc_finding()}; }
 
   private:
+    Finding driver_finding() const {
+        const PlatformReport* p = report_.platforms.empty() ? nullptr : &report_.platforms.front();
+        if (!p)
+            return {"FAIL", "CUDA driver", report_.reason, "report this as a bug"};
+        if (!devices_.empty())
+            return {"PASS", "CUDA driver", p->library + " (" + p->version + ")", ""};
+        return {"WARN", "CUDA driver", p->note.empty() ? report_.reason : p->note,
+                "needs an NVIDIA GPU and driver (nvidia-smi should work)"};
+    }
+
+    // NVRTC (CUDA's run-time compiler, ~100 MB), found where the builds look for it
+    // (cuda_nvrtc.cpp): needed only for CUDA kernels compiled at run time (an app's own .cu
+    // source, defines, fast math, DUET_KERNEL_DIR). Duet's kernels without defines run from the
+    // binaries built in.
+    static Finding nvrtc_finding() {
+        try {
+            const Nvrtc& n = Nvrtc::instance();
+            return {"PASS", "NVRTC", "found: " + n.path() + " (" + n.version() + ")", ""};
+        } catch (const duet::Error& e) {
+            duet::log().debug("cuda: NVRTC: {}", e.what());
+            return {"INFO", "NVRTC", "not found",
+                    "needed only for CUDA kernels compiled at run time (an app's own .cu source, "
+                    "--define, fast math, DUET_KERNEL_DIR); Duet's own kernels run without it. "
+                    "To add it: NVIDIA's apt package cuda-nvrtc-13-X (or pip "
+                    "nvidia-cuda-nvrtc), with its lib directory on LD_LIBRARY_PATH or CUDA_PATH "
+                    "set to the toolkit"};
+        }
+    }
+
     void enumerate() {
         int runtime = 0, driver = 0;
         // Neither call needs a driver: with none, the driver version reads as 0.

@@ -76,7 +76,7 @@ bool missing_code(const Error& e) {
 // the cache keys (a changed header must not reuse an old build).
 std::vector<SourceFile> nvrtc_headers(std::string& all_text) {
     std::vector<SourceFile> headers;
-    for (auto& f : kernel_files(Language::cuda)) {
+    for (auto& f : kernel_files(KernelLanguage::cuda)) {
         const auto dot = f.name.rfind('.');
         const std::string ext = dot == std::string::npos ? "" : f.name.substr(dot);
         if (ext == ".cuh" || ext == ".h" || ext == ".hpp") {
@@ -97,7 +97,7 @@ std::string join(const std::vector<std::string>& v) {
 // "Duet's CUDA kernels include: a b c ... (N in all)", without the backend's own kernels.
 std::string some_kernel_names() {
     std::vector<std::string> names;
-    for (auto& n : kernel_names(Language::cuda))
+    for (auto& n : kernel_names(KernelLanguage::cuda))
         if (n.rfind("duet_", 0) != 0)
             names.push_back(std::move(n));
     if (names.empty())
@@ -159,7 +159,7 @@ std::unique_ptr<Kernel> CudaDevice::do_load_kernel(const std::string& name,
         source.origin = options.sources.origin.empty() ? "<string>" : options.sources.origin;
         source.text = options.sources.cuda;
     } else {
-        auto file = find_kernel_source(name, Language::cuda);
+        auto file = find_kernel_source(name, KernelLanguage::cuda);
         if (!file) {
             std::string message = "no CUDA kernel named " + name;
             if (!options.sources.opencl.empty())
@@ -236,9 +236,9 @@ std::shared_ptr<CudaModule> CudaDevice::embedded_module(const ModuleSource& sour
         from_memory = true;
         return it->second;
     }
-    auto module = std::make_shared<CudaModule>(*this, source.fatbin->data, source.origin,
-                                               std::string(embedded_build_options()),
-                                               kernels_defined_in(source.text, Language::cuda));
+    auto module = std::make_shared<CudaModule>(
+        *this, source.fatbin->data, source.origin, std::string(embedded_build_options()),
+        kernels_defined_in(source.text, KernelLanguage::cuda));
     modules_.emplace(key, module);
     return module;
 }
@@ -286,7 +286,7 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
         if (!out.log.empty())
             duet::log().info("cuda: NVRTC messages for {}:\n{}", source.origin, out.log);
         module = std::make_shared<CudaModule>(*this, out.image.data(), source.origin, flags,
-                                              kernels_defined_in(source.text, Language::cuda),
+                                              kernels_defined_in(source.text, KernelLanguage::cuda),
                                               out.lowered_names);
         // Stored only once it has loaded: the cache never holds a build the driver refused.
         const std::string description =
@@ -313,7 +313,7 @@ std::shared_ptr<CudaModule> CudaDevice::cached_module(const ModuleSource& source
         image->push_back(0);
     try {
         return std::make_shared<CudaModule>(*this, image->data(), source.origin, flags,
-                                            kernels_defined_in(source.text, Language::cuda),
+                                            kernels_defined_in(source.text, KernelLanguage::cuda),
                                             std::move(names));
     } catch (const Error& e) {
         duet::log().info("cuda: cached build of {} did not load ({}); rebuilding", source.origin,

@@ -63,7 +63,7 @@ cudaKernel_t CudaDevice::fill_kernel() {
         source.origin = "duet_fill.cu";
         source.fatbin = find_embedded_fatbin(source.origin);
         // The source text is only needed if the embedded fatbin has no code for this GPU.
-        for (auto& f : kernel_files(Language::cuda))
+        for (auto& f : kernel_files(KernelLanguage::cuda))
             if (f.name == source.origin)
                 source.text = std::move(f.text);
         if (!source.fatbin && source.text.empty())

@@ -181,6 +181,11 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     c.matrix_units = prop.major >= 7; // tensor cores: Volta and later
     c.device_timers = true;           // cudaEvent timestamps
     c.timer_resolution_ns = 500;      // cudaEventElapsedTime: "around 0.5 microseconds"
+    c.compute_major = prop.major;
+    c.compute_minor = prop.minor;
+    c.device_scope_fence = true; // __threadfence()
+    // The embedded fat binary holds sm_90a code (wgmma, TMA) for compute capability 9.0 only.
+    c.warpgroup_mma = prop.major == 9 && prop.minor == 0;
 
     auto& d = i.details;
     d.emplace_back("compute capability",

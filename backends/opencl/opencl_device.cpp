@@ -123,10 +123,10 @@ std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
                            options.sources.origin + "); the OpenCL device " + where() +
                            " needs OpenCL C source too");
     } else {
-        auto file = find_kernel_source(name, Language::opencl);
+        auto file = find_kernel_source(name, KernelLanguage::opencl_c);
         if (!file) {
             std::string some;
-            for (const auto& n : kernel_names(Language::opencl))
+            for (const auto& n : kernel_names(KernelLanguage::opencl_c))
                 some += (some.empty() ? "" : ", ") + n;
             throw Error::not_found("no OpenCL kernel named '" + name +
                                    "' in Duet's kernels; "

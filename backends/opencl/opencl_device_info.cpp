@@ -118,6 +118,8 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     i.type = device_type_name(i.device_type);
     describe_launch_facts(d, type, i);
     i.platform = platform.getInfo<CL_PLATFORM_NAME>();
+    // Oclgrind simulates a device: every access checked, a thousand times slower than a CPU.
+    i.caps.simulator = i.platform.find("Oclgrind") != std::string::npos;
     i.platform_version = platform.getInfo<CL_PLATFORM_VERSION>();
     i.driver_version = query_string(d, CL_DRIVER_VERSION);
     i.device_version = query_string(d, CL_DEVICE_VERSION);
@@ -189,9 +191,12 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
             i.details.emplace_back("Compute capability (NV)",
                                    std::to_string(major) + "." + std::to_string(minor));
             // NVIDIA's OpenCL compiler takes inline PTX (`asm`), which reaches the tensor cores
-            // (Volta and later) as CUDA does.
+            // (Volta and later) and the device-scope fence (membar.gl) as CUDA does.
             i.caps.inline_asm = true;
             i.caps.matrix_units = major >= 7;
+            i.caps.device_scope_fence = true;
+            i.caps.compute_major = int(major);
+            i.caps.compute_minor = int(minor);
         }
         if (query(d, warp_size_nv, warp)) {
             i.subgroup_width = int(warp);

@@ -116,13 +116,13 @@ std::string_view cuda_kernel_at(Cursor c) {
 
 } // namespace
 
-std::vector<std::string> kernels_defined_in(const std::string& text, Language lang) {
+std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang) {
     std::set<std::string> names;
     const std::string_view t = text;
-    const std::string_view key = lang == Language::opencl ? "kernel" : "__global__";
+    const std::string_view key = lang == KernelLanguage::opencl_c ? "kernel" : "__global__";
     for (std::size_t at = t.find(key); at != std::string_view::npos; at = t.find(key, at + 1)) {
         std::string_view name;
-        if (lang == Language::cuda)
+        if (lang == KernelLanguage::cuda)
             name = cuda_kernel_at(Cursor{t, at + key.size()});
         // "__kernel", or "kernel" as a word of its own.
         else if ((at >= 2 && t.substr(at - 2, 2) == "__") || at == 0 || !is_word(t[at - 1]))

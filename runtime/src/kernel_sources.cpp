@@ -29,14 +29,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_language(const std::string& name, Language lang) {
+bool is_language(const std::string& name, KernelLanguage lang) {
     const std::string ext = fs::path(name).extension().string();
-    return lang == Language::opencl ? ext == ".cl" || ext == ".clh" : ext == ".cu" || ext == ".cuh";
+    return lang == KernelLanguage::opencl_c ? ext == ".cl" || ext == ".clh"
+                                            : ext == ".cu" || ext == ".cuh";
 }
 
-bool is_main_file(const std::string& name, Language lang) {
+bool is_main_file(const std::string& name, KernelLanguage lang) {
     const std::string ext = fs::path(name).extension().string();
-    return lang == Language::opencl ? ext == ".cl" : ext == ".cu";
+    return lang == KernelLanguage::opencl_c ? ext == ".cl" : ext == ".cu";
 }
 
 // Bounds on what a kernel tree may make Duet read and build: Duet's largest kernel file is tens
@@ -90,15 +91,15 @@ struct FileRef {
     }
 };
 
-std::vector<FileRef> refs_from_dir(const fs::path& root, Language lang) {
-    const fs::path dir = root / (lang == Language::opencl ? "kernels_cl" : "kernels_cu");
+std::vector<FileRef> refs_from_dir(const fs::path& root, KernelLanguage lang) {
+    const fs::path dir = root / (lang == KernelLanguage::opencl_c ? "kernels_cl" : "kernels_cu");
     std::vector<FileRef> out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(fs::exists(dir) ? dir : root, ec))
         if (e.is_regular_file() && is_language(e.path().filename().string(), lang))
             out.push_back({e.path().filename().string(), e.path(), std::nullopt});
     if (out.empty()) {
-        const char* ext = lang == Language::opencl ? ".cl/.clh" : ".cu/.cuh";
+        const char* ext = lang == KernelLanguage::opencl_c ? ".cl/.clh" : ".cu/.cuh";
         throw Error::not_found(
             "DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " + ext +
             " files in " + dir.string() + " and " + root.string() +
@@ -110,7 +111,7 @@ std::vector<FileRef> refs_from_dir(const fs::path& root, Language lang) {
     return out;
 }
 
-std::vector<FileRef> kernel_refs(Language lang) {
+std::vector<FileRef> kernel_refs(KernelLanguage lang) {
     if (const char* dir = std::getenv("DUET_KERNEL_DIR"); dir && *dir)
         return refs_from_dir(dir, lang);
     std::vector<FileRef> out;
@@ -169,9 +170,9 @@ void expand_cl_includes(const std::string& name, const std::string& text,
     }
 }
 
-SourceFile finished(FileRef& f, std::vector<FileRef>& files, Language lang) {
+SourceFile finished(FileRef& f, std::vector<FileRef>& files, KernelLanguage lang) {
     SourceFile out{f.name, f.contents()};
-    if (lang == Language::opencl) {
+    if (lang == KernelLanguage::opencl_c) {
         out.text.clear();
         expand_cl_includes(f.name, f.contents(), files, 0, out.text);
     }
@@ -180,14 +181,14 @@ SourceFile finished(FileRef& f, std::vector<FileRef>& files, Language lang) {
 
 } // namespace
 
-std::vector<SourceFile> kernel_files(Language lang) {
+std::vector<SourceFile> kernel_files(KernelLanguage lang) {
     std::vector<SourceFile> out;
     for (auto& f : kernel_refs(lang))
         out.push_back({f.name, f.contents()});
     return out;
 }
 
-std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language lang) {
+std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang) {
     auto files = kernel_refs(lang);
     for (auto& f : files)
         if (is_main_file(f.name, lang)) {
@@ -204,7 +205,7 @@ std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language
     return std::nullopt;
 }
 
-std::vector<std::string> kernel_names(Language lang) {
+std::vector<std::string> kernel_names(KernelLanguage lang) {
     std::set<std::string> all;
     for (auto& f : kernel_refs(lang))
         if (is_main_file(f.name, lang))

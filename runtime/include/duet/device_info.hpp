@@ -43,8 +43,15 @@ struct VectorWidths {
     int f64 = 0; // double
 };
 
-// The kernel sources a device's backend builds: OpenCL C (compiled at run time) or CUDA C++.
+// The dialect of the kernel sources a device's backend builds: OpenCL C (compiled at run time)
+// or CUDA C++. It chooses source files (kernels_cl/, kernels_cu/) and a device profile's rows;
+// what a kernel may use is asked of DeviceCapabilities, never of the language.
 enum class KernelLanguage { opencl_c, cuda };
+
+// "opencl_c", "cuda": the name device profiles and JSON use.
+inline const char* kernel_language_name(KernelLanguage l) {
+    return l == KernelLanguage::cuda ? "cuda" : "opencl_c";
+}
 
 // Where a work-group's local (OpenCL) / shared (CUDA) memory lives.
 enum class LocalMemoryKind {
@@ -72,6 +79,20 @@ struct DeviceCapabilities {
     // Events carry start/end timestamps taken on the device (else only the host clock times).
     bool device_timers = false;
     double timer_resolution_ns = 0; // of those timestamps; 0 when unknown
+
+    // ---- Architecture facts apps ask instead of a backend's, language's or vendor's name ----
+    // NVIDIA compute capability major.minor (CUDA; NVIDIA's OpenCL through
+    // cl_nv_device_attribute_query); 0.0 where the device has none.
+    int compute_major = 0;
+    int compute_minor = 0;
+    // A kernel's device-scope fence orders its global writes for the other work-groups of the
+    // same launch (CUDA's __threadfence; PTX's fence in OpenCL C), so groups may hand work on.
+    bool device_scope_fence = false;
+    // Hopper's warpgroup MMA fed by the tensor memory accelerator (sm_90a) is in the backend's
+    // prebuilt kernels (a build without defines).
+    bool warpgroup_mma = false;
+    // The device is a simulator (Oclgrind): correct but slow, so apps keep sizes small.
+    bool simulator = false;
 };
 
 // Static description of one device as one backend sees it.

@@ -1,13 +1,12 @@
 #pragma once
 // Duet's own kernel sources: embedded at build time, or read from DUET_KERNEL_DIR.
+#include <duet/device_info.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace duet {
-
-// The two kernel languages.
-enum class Language { opencl, cuda };
 
 // One source file.
 struct SourceFile {
@@ -17,13 +16,13 @@ struct SourceFile {
 
 // The file of Duet's own kernels that defines `kernel` in `lang`, or nothing. An OpenCL file's
 // #include "NAME.clh" lines come back replaced by the header's text (OpenCL builds one string).
-std::optional<SourceFile> find_kernel_source(const std::string& kernel, Language lang);
+std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang);
 // Every source file of a language (headers included), for NVRTC include lists.
-std::vector<SourceFile> kernel_files(Language lang);
+std::vector<SourceFile> kernel_files(KernelLanguage lang);
 // Kernel names defined in a language's files, sorted.
-std::vector<std::string> kernel_names(Language lang);
+std::vector<std::string> kernel_names(KernelLanguage lang);
 // Names of the kernels a source text defines (`__kernel void x` / `extern "C" __global__ void x`).
-std::vector<std::string> kernels_defined_in(const std::string& text, Language lang);
+std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang);
 // The header an `#include "NAME"` line names, or nothing for any other line.
 std::optional<std::string> included_name(const std::string& line);
 

@@ -1,0 +1,148 @@
+// matmul's tensor-core steps, tf32 and tc3 (3xTF32, matmul_tc3.cpp), their host code beside their
+// records (MatmulHooks, matmul.hpp): the emulated mma of the tests, the device profile's
+// defines, Hopper's wgmma launch with its B^T and padded A, and the check: tf32's against the
+// TF32 bound, tc3's against float32's (tc3_check).
+#include <algorithm>
+#include <cfloat>
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "device_profile.hpp"
+#include "matmul.hpp"
+#include "matmul_reference.hpp"
+#include "matmul_tc3.hpp"
+
+namespace duet::apps {
+
+namespace {
+
+using namespace matmul_ref;
+
+class Tf32Work final : public MatmulWork {
+  public:
+    // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory, on
+    // any device; it checks the kernel's fragment arithmetic, not tensor cores.
+    // `step`: "tf32" or "tc3" (the same launches; tc3's kernels split each input in two).
+    Tf32Work(MatmulProblem& p, std::string step)
+        : MatmulWork(p), step_(std::move(step)),
+          emulated_(define_or(p.cfg, "matmul", "DUET_TF32_EMULATE", 0) != 0),
+          profile_(profile_of(p.dev.info())) {
+        if (emulated_ && !profile_.takes_define("DUET_TF32_EMULATE"))
+            throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
+                               "emulation); leave it out on " +
+                               p.dev.info().id());
+    }
+    bool needs_apply() const override { return !emulated_; } // tf32 refuses all but NVIDIA 8.0+
+
+    void prepare(BuildOptions& opts, const std::vector<Shape>&) override {
+        if (!emulated_) // the profile's: PTX mma in OpenCL C
+            for (const auto& d : profile_.defines_for("matmul", step_))
+                if (!user_sets(p_.cfg, {d.first}))
+                    opts.defines.push_back(d);
+    }
+
+    Timed launch(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
+                 const Buffer& a, const Buffer& b, Buffer& c) override;
+
+    void check(Result& r, std::span<const float> c, const Reference& ref,
+               const std::vector<float>& a, const std::vector<float>& b) override {
+        r.sampled = ref.indices.size() < p_.M * p_.N;
+        if (step_ == "tc3")
+            return tc3_check(r, c, ref, a, b, p_.N, p_.K);
+        std::vector<double> bound(ref.indices.size());
+        for (std::size_t t = 0; t < bound.size(); ++t)
+            bound[t] = tf32_entry_bound(ref.abs_sum[t], p_.K, wgmma_);
+        compare_outputs(r, c, ref.indices, ref.value, &bound);
+        if (r.sampled) // every row and column sum as well (TF32's bound)
+            check_sums(r, c, matmul_sums(a, b, p_.M, p_.N, p_.K, true, wgmma_));
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "TF32, not float32 (inputs %s): max |error| %.2e of sum|a*b| against "
+                      "the FP64 reference (bound %.2e); float32 dot products of the same "
+                      "entries (CPU): %.2e",
+                      wgmma_ ? "truncated" : "rounded",
+                      relative_error(ref, c, a, b, p_.N, p_.K, false),
+                      tf32_entry_bound(1.0, p_.K, wgmma_) - double(p_.K) * FLT_MIN,
+                      relative_error(ref, c, a, b, p_.N, p_.K, true));
+        r.note += std::string(r.note.empty() ? "" : "; ") + buf;
+    }
+    void unverified(Result& r) override {
+        if (step_ == "tc3")
+            return;
+        r.note += std::string(r.note.empty() ? "" : "; ") +
+                  "TF32, not float32 (10-bit mantissa inputs); unverified";
+    }
+
+  private:
+    std::string step_;
+    bool emulated_;
+    DeviceProfile profile_;
+    bool wgmma_ = false;
+    std::unique_ptr<Kernel> transpose_, pad_;
+    std::unique_ptr<Buffer> bt_, ap_;
+};
+
+// On Hopper (matmul_steps.cpp's tf32 shapes): wgmma takes B "K-major" only, so matmul_tf32_bt
+// first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work, and where
+// K % 4 != 0 matmul_tf32_pad writes A with rows of Kp (the tile copy engine reads rows 16 bytes
+// apart); the kernel reads both through tile maps, its stages come as its duet::local argument
+// (g.local_bytes, over 48 KiB). Elsewhere the plain launch.
+MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& range,
+                                   const BuildOptions& opts, const Buffer& a, const Buffer& b,
+                                   Buffer& c) {
+    wgmma_ = g.kernel == "matmul_tf32_wgmma" || g.kernel == "matmul_tc3_wgmma";
+    if (!wgmma_)
+        return MatmulWork::launch(kernel, g, range, opts, a, b, c);
+    const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4;
+    if (double(Kp) * double(std::max(M, N)) > double(INT32_MAX))
+        throw Error::usage(
+            "matmul size " + dims_label({M, N, K}) +
+            ": tf32's B^T or padded A of over 2^31-1 elements (the kernels index with int)");
+    const bool pad_a = K % 4 != 0;
+    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", opts);
+    if (pad_a)
+        pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
+    p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
+              "; B transposed first by matmul_tf32_bt" +
+              (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
+              " (timed with it)" + (step_ == "tf32" ? "; inputs truncated to TF32" : ""));
+    bt_ = p_.dev.alloc<float>(N * Kp);
+    if (pad_a)
+        ap_ = p_.dev.alloc<float>(M * Kp);
+    const Range bt_range = Range((N + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
+    const Range pad_range =
+        Range((Kp + 255) / 256 * 256, std::min<std::size_t>(M, 65535)).local(256, 1);
+    Queue& q = p_.s.queue();
+    const int mi = p_.mi, ni = p_.ni, ki = p_.ki, kpi = static_cast<int>(Kp);
+    const std::size_t rows = g.rows, cols = g.cols; // tf32's block 128x256, tc3's 128x128
+    return [=, this, &q, &kernel, &a, &b, &c] {
+        auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni, kpi);
+        if (pad_)
+            q.launch(*pad_, pad_range, a, *ap_, mi, ki, kpi);
+        const Buffer& a_rows = pad_ ? *ap_ : a;
+        auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, rows, 32),
+                             duet::tile_map(*bt_, N, Kp, cols, 32), a, *bt_, c, mi, ni, ki, kpi,
+                             duet::local(g.local_bytes));
+        return std::pair{first, last};
+    };
+}
+
+} // namespace
+
+std::shared_ptr<const StepHooks> tf32_hooks() {
+    auto h = std::make_shared<MatmulHooks>();
+    h->begin = [](MatmulProblem& p) { return std::make_unique<Tf32Work>(p, "tf32"); };
+    return h;
+}
+
+std::shared_ptr<const StepHooks> tc3_hooks() {
+    auto h = std::make_shared<MatmulHooks>();
+    h->begin = [](MatmulProblem& p) { return std::make_unique<Tf32Work>(p, "tc3"); };
+    return h;
+}
+
+} // namespace duet::apps
