@@ -1,8 +1,8 @@
 // Plugin discovery: a backend that is not part of Duet (tests/fake_backend, built into a folder
 // of its own) is found when DUET_BACKEND_PATH names its file, listed, selected, diagnosed by
 // doctor and refused cleanly when asked to run, with no change to Duet or runapp. And the trust
-// checks on DUET_BACKEND_PATH (docs/design/security.md): no plugin of another name from a directory, no
-// relative entry, no directory or file someone else can change.
+// checks on DUET_BACKEND_PATH (docs/design/security.md): no plugin of another name from a
+// directory, no relative entry, no directory or file someone else can change.
 #include <filesystem>
 #include <string>
 

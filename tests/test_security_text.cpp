@@ -1,5 +1,5 @@
-// Hostile kernel text (docs/design/security.md): kernel names of 50,000 characters and #include lines of
-// 100,000 crashed the process through std::regex's recursion; a kernel tree's headers that
+// Hostile kernel text (docs/design/security.md): kernel names of 50,000 characters and #include
+// lines of 100,000 crashed the process through std::regex's recursion; a kernel tree's headers that
 // include each other many times expanded for a minute and then ran out of memory; an unused
 // 1 GiB header was read on every lookup. Each must now be a result or a clear error, quickly.
 #include <cstdlib>

@@ -151,20 +151,20 @@ std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) 
     return generate<int>(n, seed, [=](std::uint64_t b) { return uniform_int(b, lo, hi); });
 }
 
-std::shared_ptr<const void> detail::cached_input(
-    char kind, std::size_t n, std::uint64_t seed, double a, double b, std::size_t bytes,
-    const std::function<std::shared_ptr<const void>()>& make) {
+std::shared_ptr<const void>
+detail::cached_input(char kind, std::size_t n, std::uint64_t seed, double a, double b,
+                     std::size_t bytes, const std::function<std::shared_ptr<const void>()>& make) {
     return input_cache().get({kind, n, seed, a, b}, bytes, make);
 }
 
-std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed,
-                                                         float lo, float hi) {
+std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed, float lo,
+                                                        float hi) {
     return shared_input<float>('f', n, seed, lo, hi,
                                [&] { return random_floats(n, seed, lo, hi); });
 }
 
 std::shared_ptr<const std::vector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
-                                                     int hi) {
+                                                    int hi) {
     return shared_input<int>('i', n, seed, lo, hi, [&] { return random_ints(n, seed, lo, hi); });
 }
 

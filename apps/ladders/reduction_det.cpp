@@ -108,8 +108,7 @@ Result run_det_f32(Device& dev, const App& app, const Step& v, const RunConfig& 
     auto din = s.upload(problem.input);
     // Two buffers of (sum, error) pairs, ping-ponged; each pass's groups write one pair each.
     const std::size_t pairs0 = passes[0].groups, pairs1 = passes.size() > 1 ? passes[1].groups : 1;
-    std::unique_ptr<Buffer> part[2] = {s.output(2 * pairs0 * sizeof(float)),
-                                       s.output(2 * pairs1 * sizeof(float))};
+    Buffer* part[2] = {s.output(2 * pairs0 * sizeof(float)), s.output(2 * pairs1 * sizeof(float))};
     Queue& q = s.queue();
     const auto launch_all = [&] {
         Event first, last;

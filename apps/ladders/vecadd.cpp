@@ -71,8 +71,7 @@ const std::vector<Step>& vecadd_steps() {
              [](std::size_t n, const DeviceInfo& info, const RunConfig& cfg) {
                  BuildOptions width; // the vector width its build takes
                  const std::size_t w = add_cpu_width(width, info, cfg);
-                 return std::max(cpu_tasks(info, cfg, "vecadd"),
-                                 loop_bound_items(info, n / w + 1));
+                 return std::max(cpu_tasks(info, cfg, "vecadd"), loop_bound_items(info, n / w + 1));
              },
              true)},
     };
@@ -182,8 +181,9 @@ class VecAdd final : public App {
             return;
         }
         const auto idx = check_indices(c.size(), cfg.verify, cfg.seed);
-        compare_each(r, c, idx.size(), [&](std::size_t t) { return idx[t]; },
-                     [&](std::size_t t) { return ref(idx[t]); });
+        compare_each(
+            r, c, idx.size(), [&](std::size_t t) { return idx[t]; },
+            [&](std::size_t t) { return ref(idx[t]); });
         if (!(r.sampled = r.verified && idx.size() < c.size()))
             return;
         // The rest as sums of 64: each must equal the sum of the correctly rounded adds.

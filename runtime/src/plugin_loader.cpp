@@ -1,8 +1,8 @@
 // Plugin loading: a backend is a module libduet_NAME.so exporting duet_backend_abi() and
 // duet_backend_create() (backend/backend.hpp). Plugins are looked for in DUET_BACKEND_PATH, then
 // next to libduet (lib/duet/, lib/). Loading a plugin runs its code, so DUET_BACKEND_PATH gets
-// the cache directory's trust checks (docs/design/security.md): absolute entries only, no directory or
-// file that someone else can change, and from a directory only the backends Duet ships; any
+// the cache directory's trust checks (docs/design/security.md): absolute entries only, no directory
+// or file that someone else can change, and from a directory only the backends Duet ships; any
 // other plugin only when its file is named. A plugin that is missing or fails to load is a
 // backend with zero devices and a reason, never an exception.
 #include "plugin_loader.hpp"
