@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app.hpp"
+#include "reduction.hpp"
 #include "reduction_det.hpp"
 #include "runapp_shell.hpp"
 #include "test_util.hpp"
@@ -66,7 +67,8 @@ std::vector<float> host_pass(const std::vector<float>& in, std::size_t n, bool p
 }
 
 std::uint32_t host_bits(std::size_t n, std::uint64_t seed) {
-    auto cur = duet::apps::random_floats(n, seed, -1.f, 1.f);
+    // The float steps' own input (reduction_problem: values whose plain sums are exact).
+    auto cur = *duet::apps::reduction_problem<float>(n, seed).input;
     cur = host_pass(cur, n, false);
     while (cur.size() > 2)
         cur = host_pass(cur, cur.size() / 2, true);
