@@ -25,6 +25,7 @@
 #include <duet/backend/program_cache.hpp>
 
 #include "runapp_child.hpp"
+#include "tuned_store.hpp"
 
 extern char** environ;
 
@@ -402,4 +403,35 @@ TEST_CASE("reliability: the cpu reduction ends and passes with any work-group si
                               {{"DUET_CACHE_DIR", (t.path / "cache").string()}}, t.path, 150);
         check_pass(r);
     }
+}
+
+TEST_CASE("tuned.json: a stored work-group the kernel refuses runs the defaults, and says where "
+          "it came from") {
+    if (!has_opencl0())
+        return;
+    const duet::DeviceInfo& info = duet::select_device("opencl:0").info();
+    TempDir cache("tuned-local"), scratch("tuned-local-out");
+    ::chmod(cache.path.c_str(), 0700);
+    duet::apps::TunedEntry e;
+    e.backend = info.backend;
+    e.platform = info.platform;
+    e.device = info.name;
+    e.driver = info.driver_version;
+    e.app = "reduction";
+    e.variant = "grid_stride_i32";
+    e.local = std::array<std::size_t, 2>{std::size_t{1} << 20, 1}; // over any device's limit
+    e.size = "4096";
+    {
+        duet::apps::TuningStore store((cache.path / "tuned.json").string());
+        store.put(e);
+        REQUIRE(store.save());
+    }
+    const auto r =
+        runapp({"run", "reduction", "--device", "opencl:0", "--variant", "grid_stride_i32",
+                "--size", "4096", "--reps", "1", "--warmup", "0", "--format", "csv"},
+               {{"DUET_CACHE_DIR", cache.path.string()}}, scratch.path);
+    INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.code == 0); // the defaults ran and passed: not a --local usage error
+    CHECK(contains(r.out, "tuned.json"));
+    CHECK(contains(r.out, "cannot run"));
 }

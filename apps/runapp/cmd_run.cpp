@@ -125,14 +125,20 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
                         r = app.run(dev, v, cfg);
                     } catch (const duet::Error& e) {
                         // Stored parameters that no longer build (the kernel changed since the
-                        // sweep): the defaults still run.
-                        if (tuned.empty() || e.kind() != duet::ErrorKind::build)
+                        // sweep), or a stored work-group the kernel refuses (a usage error only
+                        // because tuned.json, not the user, gave it): the defaults still run, and
+                        // the note names the file.
+                        const bool tuned_local = !untuned.local && cfg.local;
+                        if (tuned.empty() || !(e.kind() == duet::ErrorKind::build ||
+                                               (tuned_local && e.kind() == duet::ErrorKind::usage)))
                             throw;
                         r = app.run(dev, v, untuned);
-                        tuned_note = tuned +
-                                     " failed to build, ran with the defaults; rerun "
-                                     "`runapp tune " +
-                                     app.name() + "`";
+                        tuned_note = tuned + " from " + duet::apps::TuningStore::default_path() +
+                                     (e.kind() == duet::ErrorKind::build
+                                          ? " failed to build"
+                                          : " cannot run (" + std::string(e.what()) + ")") +
+                                     ", ran with the defaults; rerun `runapp tune " + app.name() +
+                                     "`";
                     }
                     if (!tuned_note.empty())
                         r.note = tuned_note + (r.note.empty() ? "" : "; " + r.note);
