@@ -428,7 +428,7 @@ TEST_CASE("tuned.json: a stored work-group the kernel refuses runs the defaults,
     }
     const auto r =
         runapp({"run", "reduction", "--device", "opencl:0", "--variant", "grid_stride_i32",
-                "--size", "4096", "--reps", "1", "--warmup", "0", "--format", "csv"},
+                "--size", "4096", "--reps", "1", "--warmup", "0", "--format", "json"},
                {{"DUET_CACHE_DIR", cache.path.string()}}, scratch.path);
     INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
     CHECK(r.code == 0); // the defaults ran and passed: not a --local usage error
