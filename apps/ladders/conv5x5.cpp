@@ -300,7 +300,7 @@ class Conv5x5 final : public App {
             const auto ref = reference(img, filter, W, H, cfg, r.note);
             compare_outputs(r, out, ref->indices, ref->value);
             if ((r.sampled = ref->indices.size() < n))
-                check_sums(r, out, conv5x5_sums(img, filter, W, H));
+                check_sums(r, out, *problem_sums(img, filter, W, H, cfg.seed));
             s.check_guards();
         }
         return s.finish(conv_model());
@@ -331,7 +331,7 @@ class Conv5x5 final : public App {
             const auto ref = reference(img, filter, W, H, cfg, r.note);
             compare_outputs(r, out, ref->indices, ref->value);
             if ((r.sampled = ref->indices.size() < n))
-                check_sums(r, out, conv5x5_sums(img, filter, W, H));
+                check_sums(r, out, *problem_sums(img, filter, W, H, cfg.seed));
         }
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
@@ -339,6 +339,21 @@ class Conv5x5 final : public App {
     }
 
   private:
+    // The row and column sums of a problem, made once and shared by its variants and devices.
+    std::shared_ptr<const SumCheck> problem_sums(const std::vector<float>& img,
+                                                 const std::vector<float>& filter, std::size_t W,
+                                                 std::size_t H, std::uint64_t seed) const {
+        return sums_cache_.get(SumsKey{W, H, seed}, [&] {
+            return std::make_shared<const SumCheck>(conv5x5_sums(img, filter, W, H));
+        });
+    }
+    struct SumsKey {
+        std::size_t W, H;
+        std::uint64_t seed;
+        bool operator==(const SumsKey&) const = default;
+    };
+    mutable LastValueCache<SumsKey, SumCheck> sums_cache_;
+
     // The reference of the checked pixels, computed once per problem and shared by the variants
     // (the inputs depend only on the size and the seed).
     std::shared_ptr<const Reference> reference(const std::vector<float>& img,
