@@ -80,8 +80,15 @@ TEST_CASE("security: host memory counts RLIMIT_AS; a problem beyond it fails at 
         duet_test::runapp_path() +
         " run reduction --size 2000000000 --variant cpu_i32 --reps 1 --warmup 0 --device opencl:0");
     INFO(out);
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer reserves terabytes of shadow address space: under `ulimit -v` the process
+    // cannot start, so only the in-process check above runs in a sanitizer build.
+    (void)code;
+    MESSAGE("AddressSanitizer build: runapp cannot start under ulimit -v; not checked");
+#else
     CHECK(code == 2);
     CHECK(contains(out, "available"));
+#endif
 }
 
 TEST_CASE("security: LD_LIBRARY_PATH with an empty element and a truncated library in the "
