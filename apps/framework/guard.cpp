@@ -1,6 +1,8 @@
 // Guard zones on both sides of every checked output (guard.hpp).
 #include "guard.hpp"
 
+#include "checks.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -58,24 +60,12 @@ GuardedOutput::GuardedOutput(Device& dev, Queue& q, std::size_t used_bytes) : us
         back_ = zone;
     }
     pattern_ = random_pattern(front_ + back_);
-    // Large outputs: the zones written from the host, the poison (0xFF: NaN as float, -1 as int)
-    // filled on the device, so that a GiB output costs no GiB host copy and transfer per variant.
-    constexpr std::size_t fill_from = std::size_t{16} << 20;
-    if (used_ >= fill_from) {
-        const unsigned char ff = 0xFF;
-        q.fill_bytes(view_ ? *view_ : *whole_, &ff, 1, used_);
-        if (front_ > 0)
-            q.write_bytes(*whole_, pattern_.data(), front_, 0);
-        q.write_bytes(*whole_, pattern_.data() + front_, back_, front_ + used_);
-        return;
-    }
-    // Small ones in one write of the whole: front zone, poison, back zone. From the host rather
-    // than a fill: Oclgrind 21.10 marks filled memory as uninitialised once a kernel has
-    // rewritten it (a simulator runs small sizes only).
-    std::vector<unsigned char> bytes(front_ + used_ + back_, 0xFF);
-    std::copy_n(pattern_.begin(), front_, bytes.begin());
-    std::copy_n(pattern_.begin() + front_, back_, bytes.begin() + front_ + used_);
-    q.write_bytes(*whole_, bytes.data(), bytes.size());
+    // The poison by poison()'s own rule (0xFF: NaN as float, -1 as int; filled on the device
+    // where the buffer is large, written from the host where it is small), then the zones.
+    poison(q, view_ ? *view_ : *whole_);
+    if (front_ > 0)
+        q.write_bytes(*whole_, pattern_.data(), front_, 0);
+    q.write_bytes(*whole_, pattern_.data() + front_, back_, front_ + used_);
 }
 
 void GuardedOutput::check(Result& r, Queue& q) const {
