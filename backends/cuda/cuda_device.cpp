@@ -18,6 +18,10 @@ CudaDevice::CudaDevice(DeviceFacts facts, int driver_version)
 CudaDevice::~CudaDevice() = default;
 
 void CudaDevice::activate() {
+    if (context_ready_.load(std::memory_order_acquire)) { // every operation: the short way
+        DUET_CUDA_CHECK(cudaSetDevice(ordinal()), "making " + label() + " current");
+        return;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     // Since CUDA 12, cudaSetDevice creates the device's primary context when it has none, so
     // this is where the first real use of a device pays for it (tens to hundreds of ms).
@@ -27,6 +31,7 @@ void CudaDevice::activate() {
             "cuda: {} ready ({:.1f} ms to create its context)", label(),
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count());
+        context_ready_.store(true, std::memory_order_release);
     });
 }
 

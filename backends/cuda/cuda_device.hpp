@@ -2,6 +2,7 @@
 // One CUDA device: its description, its lazily created context, and its loaded modules.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -72,6 +73,7 @@ class CudaDevice final : public Device {
     DeviceLimits limits_;
     int driver_version_;
     std::once_flag context_once_;
+    std::atomic<bool> context_ready_{false}; // activate() has made the context once
     std::mutex modules_mutex_;
     std::map<std::string, std::shared_ptr<CudaModule>> modules_; // key: origin/source hash+options
     std::once_flag fill_once_;
