@@ -1,6 +1,7 @@
 // Results that never lie: which clock a time comes from, implausible figures, skipped rows that
 // are never PASS, full checks that stay full, NaN anywhere fails, guard zones past the end of
 // outputs, every input element influencing a checked output, always-valid JSON.
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -79,6 +81,51 @@ TEST_CASE("choose_clock: events that are missing, zero or disagree give way to t
     c = choose_clock({0.0, 5.0}, {5.0, 5.0}, 1);
     CHECK(c.host);
     CHECK(c.clock == "host (events gave zero time)");
+}
+
+TEST_CASE("repetition: counts are kept unless a budget is set; a budget cuts only long runs") {
+    RunConfig cfg; // reps 10, warm-up 2, no budget: exactly the counts, however long
+    int runs = 0;
+    while (another_run(cfg, runs, 1e6 * runs))
+        ++runs;
+    CHECK(runs == 10);
+    CHECK(another_warmup(cfg, 1, 1e6));
+    CHECK(!another_warmup(cfg, 2, 0));
+    cfg.reps_budget_ms = 1000;
+    cfg.warmup_budget_ms = 100;
+    // Short runs (1 ms each): all ten, the budget never reached.
+    runs = 0;
+    while (another_run(cfg, runs, 1.0 * runs))
+        ++runs;
+    CHECK(runs == 10);
+    // 400 ms runs: three (the minimum), 1.2 s spent.
+    runs = 0;
+    while (another_run(cfg, runs, 400.0 * runs))
+        ++runs;
+    CHECK(runs == 3);
+    // 300 ms runs: four (0.9 s after three is under the budget).
+    runs = 0;
+    while (another_run(cfg, runs, 300.0 * runs))
+        ++runs;
+    CHECK(runs == 4);
+    // Warm-up: the first always runs; a second only after a first under 100 ms.
+    CHECK(another_warmup(cfg, 0, 0));
+    CHECK(another_warmup(cfg, 1, 99));
+    CHECK(!another_warmup(cfg, 1, 100));
+    cfg.warmup = 0;
+    CHECK(!another_warmup(cfg, 0, 0));
+    // time_on_host follows the same rule: a 150 ms body runs once to warm up and 3 times timed
+    // against a 300 ms budget.
+    cfg.warmup = 2;
+    cfg.reps_budget_ms = 300;
+    int calls = 0;
+    const duet::Stats s = time_on_host(cfg, [&] {
+        ++calls;
+        std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    });
+    CHECK(calls == 4);
+    CHECK(s.count == 3);
+    CHECK(s.median >= 150);
 }
 
 TEST_CASE("plausibility: a figure above the device's peak is never printed as a result") {

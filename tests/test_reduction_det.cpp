@@ -68,7 +68,8 @@ std::vector<float> host_pass(const std::vector<float>& in, std::size_t n, bool p
 
 std::uint32_t host_bits(std::size_t n, std::uint64_t seed) {
     // The float steps' own input (reduction_problem: values whose plain sums are exact).
-    auto cur = *duet::apps::reduction_problem<float>(n, seed).input;
+    const auto& input = *duet::apps::reduction_problem<float>(n, seed).input;
+    std::vector<float> cur(input.begin(), input.end());
     cur = host_pass(cur, n, false);
     while (cur.size() > 2)
         cur = host_pass(cur, cur.size() / 2, true);

@@ -26,6 +26,11 @@ struct RunConfig {
     std::optional<std::array<std::size_t, 2>> local; // --local WxH (empty: the variant's own)
     int reps = 10;                                   // timed runs
     int warmup = 2;                                  // untimed runs first
+    // A time budget in place of fixed counts (runapp when --reps / --warmup are not given; 0:
+    // exactly reps and warmup): the timed runs stop once they have taken reps_budget_ms on the
+    // host clock with at least 3 done, and the warm-up stops after a run of warmup_budget_ms or
+    // more. Short kernels still run reps times; a slow device's long kernel runs fewer.
+    double reps_budget_ms = 0, warmup_budget_ms = 0;
     Verify verify = Verify::full;
     std::uint64_t seed = 42;                                  // input seed (printed)
     std::vector<std::pair<std::string, std::string>> defines; // extra/tuned defines

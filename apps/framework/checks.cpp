@@ -156,25 +156,6 @@ bool all_finite(Result& r, std::span<const float> out) {
     return false;
 }
 
-double max_error_of(std::size_t count, const std::function<double(std::size_t)>& err) {
-    std::mutex mutex;
-    double worst = 0;
-    parallel_for(count, std::size_t{1} << 14, [&](std::size_t begin, std::size_t end) {
-        double part = 0;
-        for (std::size_t t = begin; t < end; ++t) {
-            const double e = err(t);
-            if (std::isnan(e) || e > part)
-                part = e;
-            if (std::isnan(part))
-                break;
-        }
-        std::lock_guard lock(mutex);
-        if (std::isnan(part) || part > worst)
-            worst = part;
-    });
-    return worst;
-}
-
 void compare_outputs(Result& r, std::span<const float> out, const std::vector<std::size_t>& indices,
                      const std::vector<double>& ref, const std::vector<double>* scale) {
     r.pass = true;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,7 +50,25 @@ void compare_outputs(Result& r, std::span<const float> out, const std::vector<st
 bool all_finite(Result& r, std::span<const float> out);
 // The largest error of `count` checks, err(t) for t in [0, count), computed on every core; NaN
 // when any err(t) is NaN.
-double max_error_of(std::size_t count, const std::function<double(std::size_t)>& err);
+// (A template, so that err is inlined into the loop: a check costs what reading the output does.)
+template <class Err> double max_error_of(std::size_t count, Err err) {
+    std::mutex mutex;
+    double worst = 0;
+    parallel_for(count, std::size_t{1} << 14, [&](std::size_t begin, std::size_t end) {
+        double part = 0;
+        for (std::size_t t = begin; t < end; ++t) {
+            const double e = err(t);
+            if (std::isnan(e) || e > part)
+                part = e;
+            if (std::isnan(part))
+                break;
+        }
+        std::lock_guard lock(mutex);
+        if (std::isnan(part) || part > worst)
+            worst = part;
+    });
+    return worst;
+}
 // compare_outputs without index or reference arrays: scans `out` (all_finite), then checks
 // out[index(t)] against ref(t) for t in [0, count), every core taking a part.
 template <class Index, class Ref>

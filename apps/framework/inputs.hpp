@@ -12,6 +12,7 @@
 #include <duet/duet.hpp>
 
 #include "app.hpp"
+#include "problem.hpp"
 
 namespace duet::apps {
 
@@ -46,10 +47,9 @@ std::string dims_label(const std::vector<std::size_t>& dims);
 void check_host_fits(std::size_t n, std::size_t size, const std::string& what = {});
 // Seeded uniform floats in [lo, hi): element i is uniform_float(counter_random(seed, i))
 // (problem.hpp), made on every core. shared_floats keeps one copy for every variant and device.
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f,
-                                 float hi = 1.f);
+HostVector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f, float hi = 1.f);
 // Seeded uniform ints in [lo, hi], element i from counter_random(seed, i).
-std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi);
+HostVector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi);
 // The value of macro `name` among cfg.defines, or `fallback`: the host sizes launches with the
 // same tunables the kernels are compiled with. A value that is not a positive integer is a usage
 // Error naming `app`.

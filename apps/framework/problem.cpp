@@ -19,19 +19,11 @@ namespace duet::apps {
 
 namespace {
 
-constexpr std::uint64_t golden = 0x9E3779B97F4A7C15ull;
-
-std::uint64_t mix64(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 // Fills out[i] = make(counter_random(seed, i)) on every core.
 template <class T, class Make>
-std::vector<T> generate(std::size_t n, std::uint64_t seed, Make make) {
+HostVector<T> generate(std::size_t n, std::uint64_t seed, Make make) {
     check_host_fits(n, sizeof(T));
-    std::vector<T> v(n);
+    HostVector<T> v(n);
     parallel_for(n, std::size_t{1} << 16, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i)
             v[i] = make(counter_random(seed, i));
@@ -92,6 +84,7 @@ struct UploadEntry {
     std::size_t bytes = 0;
     std::shared_ptr<Buffer> buffer;
     double event_ms = 0, host_ms = 0;
+    bool in_place = false;
 };
 
 struct UploadCache {
@@ -128,26 +121,16 @@ std::span<std::byte> download_space(Device& dev, std::size_t bytes) {
     return {static_cast<std::byte*>(held->data()), bytes};
 }
 
-std::uint64_t counter_random(std::uint64_t seed, std::uint64_t i) {
-    return mix64(mix64(seed) + (i + 1) * golden);
-}
-
-float uniform_float(std::uint64_t bits, float lo, float hi) {
-    const float u = float(bits >> 40) * 0x1p-24f; // [0, 1) in steps of 2^-24
-    const float x = lo + (hi - lo) * u;
-    return x < hi ? x : std::nextafter(hi, lo); // rounding may reach hi; the range is half-open
-}
-
 int uniform_int(std::uint64_t bits, int lo, int hi) {
     const std::uint64_t span = std::uint64_t(std::int64_t(hi) - lo) + 1;
     return int(std::int64_t(lo) + std::int64_t(((bits >> 32) * span) >> 32));
 }
 
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
+HostVector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi) {
     return generate<float>(n, seed, [=](std::uint64_t b) { return uniform_float(b, lo, hi); });
 }
 
-std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) {
+HostVector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) {
     return generate<int>(n, seed, [=](std::uint64_t b) { return uniform_int(b, lo, hi); });
 }
 
@@ -157,14 +140,14 @@ detail::cached_input(char kind, std::size_t n, std::uint64_t seed, double a, dou
     return input_cache().get({kind, n, seed, a, b}, bytes, make);
 }
 
-std::shared_ptr<const std::vector<float>> shared_floats(std::size_t n, std::uint64_t seed, float lo,
-                                                        float hi) {
+std::shared_ptr<const HostVector<float>> shared_floats(std::size_t n, std::uint64_t seed, float lo,
+                                                       float hi) {
     return shared_input<float>('f', n, seed, lo, hi,
                                [&] { return random_floats(n, seed, lo, hi); });
 }
 
-std::shared_ptr<const std::vector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
-                                                    int hi) {
+std::shared_ptr<const HostVector<int>> shared_ints(std::size_t n, std::uint64_t seed, int lo,
+                                                   int hi) {
     return shared_input<int>('i', n, seed, lo, hi, [&] { return random_ints(n, seed, lo, hi); });
 }
 
@@ -178,13 +161,17 @@ SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
     std::erase_if(list, [&](const UploadEntry& e) { return e.tag != tag || e.host.expired(); });
     for (const auto& e : list)
         if (e.data == data && e.bytes == bytes && e.host.lock() == host)
-            return {e.buffer, e.event_ms, e.host_ms, true};
+            return {e.buffer, e.event_ms, e.host_ms, true, e.in_place};
+    if (std::shared_ptr<Buffer> own = dev.read_in_place(host, data, bytes)) {
+        list.push_back({tag, host, data, bytes, own, 0, 0, true});
+        return {own, 0, 0, false, true};
+    }
     std::shared_ptr<Buffer> buf = dev.alloc_bytes(bytes);
     const auto t0 = std::chrono::steady_clock::now();
     const double ms = q.write_bytes(*buf, data, bytes).elapsed_ms();
     const double host_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    list.push_back({tag, host, data, bytes, buf, ms, host_ms});
+    list.push_back({tag, host, data, bytes, buf, ms, host_ms, false});
     return {buf, ms, host_ms, false};
 }
 

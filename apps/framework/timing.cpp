@@ -21,14 +21,47 @@ std::atomic<std::chrono::steady_clock::rep> last_beat{0};
 // The warm-up runs, each waited for (a heartbeat each: one long kernel is progress too).
 void warm_up(Queue& q, const RunConfig& cfg,
              const std::function<std::pair<Event, Event>()>& launch) {
-    for (int i = 0; i < cfg.warmup; ++i) {
+    double last = 0;
+    for (int i = 0; another_warmup(cfg, i, last); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
         launch();
         q.finish();
+        last = since_ms(t0);
         heartbeat();
     }
     q.finish();
 }
 } // namespace
+
+bool another_run(const RunConfig& cfg, int done, double spent_ms) {
+    if (done >= cfg.reps)
+        return false;
+    return cfg.reps_budget_ms <= 0 || done < 3 || spent_ms < cfg.reps_budget_ms;
+}
+
+bool another_warmup(const RunConfig& cfg, int done, double last_ms) {
+    if (done >= cfg.warmup)
+        return false;
+    return cfg.warmup_budget_ms <= 0 || done == 0 || last_ms < cfg.warmup_budget_ms;
+}
+
+Stats time_on_host(const RunConfig& cfg, const std::function<void()>& body) {
+    double last = 0;
+    for (int i = 0; another_warmup(cfg, i, last); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        body();
+        last = since_ms(t0);
+    }
+    std::vector<double> ms;
+    double spent = 0;
+    while (another_run(cfg, int(ms.size()), spent)) {
+        const auto t0 = std::chrono::steady_clock::now();
+        body();
+        ms.push_back(since_ms(t0));
+        spent += ms.back();
+    }
+    return summarize(std::move(ms));
+}
 
 void heartbeat() {
     last_beat.store(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -52,32 +85,20 @@ double since_ms(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Stats time_runs(Queue& q, const RunConfig& cfg,
-                const std::function<std::pair<Event, Event>()>& launch) {
-    warm_up(q, cfg, launch);
-    std::vector<double> ms;
-    ms.reserve(static_cast<std::size_t>(std::max(cfg.reps, 0)));
-    for (int i = 0; i < cfg.reps; ++i) {
-        auto [first, last] = launch();
-        ms.push_back(Event::span_ms(first, last));
-        heartbeat();
-    }
-    q.finish();
-    return summarize(std::move(ms));
-}
-
 void time_runs(Result& r, Queue& q, const RunConfig& cfg,
                const std::function<std::pair<Event, Event>()>& launch) {
     warm_up(q, cfg, launch);
     std::vector<double> device, host;
     const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
-    for (int i = 0; i < cfg.reps; ++i) {
+    double spent = 0;
+    while (another_run(cfg, int(host.size()), spent)) {
         const auto t0 = std::chrono::steady_clock::now();
         auto [first, last] = launch();
         last.wait();
         const auto t1 = std::chrono::steady_clock::now();
         heartbeat();
         host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        spent += host.back();
         double d = std::nan("");
         try {
             d = Event::span_ms(first, last);

@@ -18,11 +18,16 @@ namespace duet::apps {
 void heartbeat();
 std::chrono::steady_clock::time_point last_heartbeat();
 
-// Runs `launch` cfg.warmup times untimed, then cfg.reps times; each call returns the first
-// and last Event of one run (the same Event for single-launch variants). Returns ms per run.
-Stats time_runs(Queue& q, const RunConfig& cfg,
-                const std::function<std::pair<Event, Event>()>& launch);
-// The same, also timing each run on the host (steady_clock from the launch to its completion);
+// Whether to run again after `done` runs that took `spent_ms` on the host clock in all (the
+// timed runs) or `last_ms` for the latest (the warm-up), by cfg's counts and budgets.
+bool another_run(const RunConfig& cfg, int done, double spent_ms);
+bool another_warmup(const RunConfig& cfg, int done, double last_ms);
+// `body` run by the rules of cfg (warm-up, then timed runs), each timed on the host's clock.
+Stats time_on_host(const RunConfig& cfg, const std::function<void()>& body);
+
+// Runs `launch` by the rules of cfg: warm-up runs untimed, then the timed runs, each timed on the
+// device's events (`launch` returns the first and last Event of one run, the same Event for
+// single-launch variants) and on the host (steady_clock from the launch to its completion);
 // sets r.kernel_ms, r.host_ms and r.clock from choose_clock.
 void time_runs(Result& r, Queue& q, const RunConfig& cfg,
                const std::function<std::pair<Event, Event>()>& launch);

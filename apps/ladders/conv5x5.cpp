@@ -95,7 +95,7 @@ Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
 // 25 * FLT_MIN for devices that flush subnormal products to zero. The double reference is exact
 // enough to count as exact. A wrong or missing tap moves a pixel by about |w x| ~ 0.25,
 // thousands of times the bound (about 4e-5 for a typical filter).
-double tolerance_of(const std::vector<float>& filter) {
+double tolerance_of(std::span<const float> filter) {
     double abs_sum = 0;
     for (float w : filter)
         abs_sum += std::fabs(double(w));
@@ -128,8 +128,8 @@ std::vector<std::size_t> pixels_to_check(std::size_t W, std::size_t H, Verify ve
     return idx;
 }
 
-std::shared_ptr<const Reference> compute_reference(const std::vector<float>& img,
-                                                   const std::vector<float>& filter, std::size_t W,
+std::shared_ptr<const Reference> compute_reference(std::span<const float> img,
+                                                   std::span<const float> filter, std::size_t W,
                                                    std::size_t H,
                                                    std::vector<std::size_t> indices) {
     auto ref = std::make_shared<Reference>();
@@ -168,8 +168,8 @@ static double shifted_sum(std::size_t len, long long s, double total, Get get) {
     return total;
 }
 
-SumCheck conv5x5_sums(const std::vector<float>& img, const std::vector<float>& filter,
-                      std::size_t W, std::size_t H) {
+SumCheck conv5x5_sums(std::span<const float> img, std::span<const float> filter, std::size_t W,
+                      std::size_t H) {
     std::vector<double> row_total(H, 0.0), col_total(W, 0.0);
     for (std::size_t y = 0; y < H; ++y)
         for (std::size_t x = 0; x < W; ++x) {
@@ -318,9 +318,8 @@ class Conv5x5 final : public App {
         const auto img_in = shared_floats(n, cfg.seed), filter_in = shared_floats(25, cfg.seed + 1);
         const auto &img = *img_in, &filter = *filter_in;
         std::vector<float> out(n);
-        r.kernel_ms = r.host_ms = native::time_host(cfg.warmup, cfg.reps, [&] {
-            native::conv5x5(img.data(), filter.data(), out.data(), W, H);
-        });
+        r.kernel_ms = r.host_ms = time_on_host(
+            cfg, [&] { native::conv5x5(img.data(), filter.data(), out.data(), W, H); });
         r.pixels = double(n);
         r.bytes = 8.0 * double(n);
         r.error_kind = "abs"; // the device rows' check
@@ -340,8 +339,8 @@ class Conv5x5 final : public App {
 
   private:
     // The row and column sums of a problem, made once and shared by its variants and devices.
-    std::shared_ptr<const SumCheck> problem_sums(const std::vector<float>& img,
-                                                 const std::vector<float>& filter, std::size_t W,
+    std::shared_ptr<const SumCheck> problem_sums(std::span<const float> img,
+                                                 std::span<const float> filter, std::size_t W,
                                                  std::size_t H, std::uint64_t seed) const {
         return sums_cache_.get(SumsKey{W, H, seed}, [&] {
             return std::make_shared<const SumCheck>(conv5x5_sums(img, filter, W, H));
@@ -356,8 +355,8 @@ class Conv5x5 final : public App {
 
     // The reference of the checked pixels, computed once per problem and shared by the variants
     // (the inputs depend only on the size and the seed).
-    std::shared_ptr<const Reference> reference(const std::vector<float>& img,
-                                               const std::vector<float>& filter, std::size_t W,
+    std::shared_ptr<const Reference> reference(std::span<const float> img,
+                                               std::span<const float> filter, std::size_t W,
                                                std::size_t H, const RunConfig& cfg,
                                                std::string& note) const {
         Result r; // full stays full: past the limit, refused when asked for, else a sample said

@@ -137,8 +137,8 @@ class Matmul final : public App {
         const auto a_in = shared_floats(M * K, cfg.seed), b_in = shared_floats(K * N, cfg.seed + 1);
         const auto &a = *a_in, &b = *b_in;
         std::vector<float> c(M * N);
-        r.kernel_ms = r.host_ms = native::time_host(
-            cfg.warmup, cfg.reps, [&] { native::sgemm(a.data(), b.data(), c.data(), M, N, K); });
+        r.kernel_ms = r.host_ms =
+            time_on_host(cfg, [&] { native::sgemm(a.data(), b.data(), c.data(), M, N, K); });
         r.flops = 2.0 * double(M) * double(N) * double(K);
         r.bytes = 4.0 * (double(M) * K + double(K) * N + double(M) * N);
         r.error_kind = "of bound"; // the device rows' check
@@ -177,10 +177,9 @@ class Matmul final : public App {
 
     // The reference of the checked entries, computed once per problem and shared by the
     // variants (the inputs depend only on the sizes and the seed).
-    std::shared_ptr<const Reference> reference(const std::vector<float>& a,
-                                               const std::vector<float>& b, std::size_t M,
-                                               std::size_t N, std::size_t K, const RunConfig& cfg,
-                                               std::string& note) const {
+    std::shared_ptr<const Reference> reference(std::span<const float> a, std::span<const float> b,
+                                               std::size_t M, std::size_t N, std::size_t K,
+                                               const RunConfig& cfg, std::string& note) const {
         Result r; // full stays full: past the limit, refused when asked for, else a sample said
         const Verify verify = verify_level(cfg, double(M) * N * K, full_check_limit, r, "matmul");
         note += (note.empty() || r.note.empty() ? "" : "; ") + r.note;
@@ -211,7 +210,7 @@ MatmulWork::Timed MatmulWork::launch(Kernel& kernel, const Shape&, const Range& 
 }
 
 void MatmulWork::check(Result& r, std::span<const float> c, const matmul_ref::Reference& ref,
-                       const std::vector<float>& a, const std::vector<float>& b) {
+                       std::span<const float> a, std::span<const float> b) {
     compare_outputs(r, c, ref.indices, ref.value, &ref.bound);
     // A sample: every row and column sum as well, so a wrong entry outside it still fails.
     if ((r.sampled = ref.indices.size() < p_.M * p_.N))

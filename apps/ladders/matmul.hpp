@@ -148,7 +148,7 @@ class MatmulWork {
                          const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
     // C against the reference of its checked entries (r.verified).
     virtual void check(Result& r, std::span<const float> c, const matmul_ref::Reference& ref,
-                       const std::vector<float>& a, const std::vector<float>& b);
+                       std::span<const float> a, std::span<const float> b);
     // The note of a run whose C is not checked.
     virtual void unverified(Result&) {}
 

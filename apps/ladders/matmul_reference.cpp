@@ -39,8 +39,8 @@ double tf32_entry_bound(double abs_sum, std::size_t K, bool truncated) {
 }
 
 // Double-precision dot products for the entries in `indices`, spread over the CPU's cores.
-std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
-                                                   const std::vector<float>& b, std::size_t M,
+std::shared_ptr<const Reference> compute_reference(std::span<const float> a,
+                                                   std::span<const float> b, std::size_t M,
                                                    std::size_t N, std::size_t K,
                                                    std::vector<std::size_t> indices) {
     (void)M;
@@ -91,7 +91,7 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
 
 // Row i's entries each have sum_k |a_ik b_kj| <= sum_k |a_ik| max_j |b_kj|, column j's
 // <= sum_k max_i |a_ik| |b_kj|: their bounds hold every entry of the row or column.
-SumCheck matmul_sums(const std::vector<float>& a, const std::vector<float>& b, std::size_t M,
+SumCheck matmul_sums(std::span<const float> a, std::span<const float> b, std::size_t M,
                      std::size_t N, std::size_t K, bool tf32, bool truncated) {
     const auto bound = [&](double abs_sum) {
         return tf32 ? tf32_entry_bound(abs_sum, K, truncated) : entry_bound(abs_sum, K);
@@ -137,8 +137,8 @@ SumCheck matmul_sums(const std::vector<float>& a, const std::vector<float>& b, s
 // The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
 // error of the GPU's C, and (float32 = true) of float32 dot products of the same entries on the
 // CPU, in the kernels' order (k ascending, one multiply-add after the other).
-double relative_error(const Reference& ref, std::span<const float> c, const std::vector<float>& a,
-                      const std::vector<float>& b, std::size_t N, std::size_t K, bool float32) {
+double relative_error(const Reference& ref, std::span<const float> c, std::span<const float> a,
+                      std::span<const float> b, std::size_t N, std::size_t K, bool float32) {
     std::vector<double> err(ref.indices.size(), 0.0);
     parallel_for(err.size(), 64, [&](std::size_t begin, std::size_t end) {
         for (std::size_t t = begin; t < end; ++t) {

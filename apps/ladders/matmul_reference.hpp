@@ -29,8 +29,8 @@ struct Reference {
 
 // Double-precision dot products for the entries in `indices` of C = A B (A M x K, B K x N), spread
 // over the CPU's cores.
-std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
-                                                   const std::vector<float>& b, std::size_t M,
+std::shared_ptr<const Reference> compute_reference(std::span<const float> a,
+                                                   std::span<const float> b, std::size_t M,
                                                    std::size_t N, std::size_t K,
                                                    std::vector<std::size_t> indices);
 
@@ -38,12 +38,12 @@ std::shared_ptr<const Reference> compute_reference(const std::vector<float>& a,
 // precision (M K + K N multiply-adds), each within the tolerance of a sum of entries within their
 // bounds (entry_bound, or tf32_entry_bound with `tf32`; `truncated` as there): what a sampled
 // check adds so that a wrong entry outside the sample still fails.
-SumCheck matmul_sums(const std::vector<float>& a, const std::vector<float>& b, std::size_t M,
+SumCheck matmul_sums(std::span<const float> a, std::span<const float> b, std::size_t M,
                      std::size_t N, std::size_t K, bool tf32 = false, bool truncated = false);
 
 // The largest |c - ref| / sum|a b| over the checked entries of C (N columns, K deep): the GPU's
 // C, or (float32 = true) float32 dot products of the same entries on the CPU in the kernels' order.
-double relative_error(const Reference& ref, std::span<const float> c, const std::vector<float>& a,
-                      const std::vector<float>& b, std::size_t N, std::size_t K, bool float32);
+double relative_error(const Reference& ref, std::span<const float> c, std::span<const float> a,
+                      std::span<const float> b, std::size_t N, std::size_t K, bool float32);
 
 } // namespace duet::apps::matmul_ref

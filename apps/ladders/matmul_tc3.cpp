@@ -58,8 +58,7 @@ double tc3_entry_bound(double abs_sum, std::size_t K) {
 }
 
 void tc3_check(Result& r, std::span<const float> c, const matmul_ref::Reference& ref,
-               const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
-               std::size_t K) {
+               std::span<const float> a, std::span<const float> b, std::size_t N, std::size_t K) {
     std::vector<double> bound(ref.indices.size());
     double worst = 0, mean = 0;
     for (std::size_t t = 0; t < bound.size(); ++t) {

@@ -23,7 +23,6 @@ double tc3_entry_bound(double abs_sum, std::size_t K);
 // FP64 reference (max and mean of |error| / sum|a b|), beside float32 dot products of the same
 // entries on the CPU.
 void tc3_check(Result& r, std::span<const float> c, const matmul_ref::Reference& ref,
-               const std::vector<float>& a, const std::vector<float>& b, std::size_t N,
-               std::size_t K);
+               std::span<const float> a, std::span<const float> b, std::size_t N, std::size_t K);
 
 } // namespace duet::apps

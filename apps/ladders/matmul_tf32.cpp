@@ -48,8 +48,8 @@ class Tf32Work final : public MatmulWork {
     Timed launch(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                  const Buffer& a, const Buffer& b, Buffer& c) override;
 
-    void check(Result& r, std::span<const float> c, const Reference& ref,
-               const std::vector<float>& a, const std::vector<float>& b) override {
+    void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
+               std::span<const float> b) override {
         r.sampled = ref.indices.size() < p_.M * p_.N;
         if (step_ == "tc3")
             return tc3_check(r, c, ref, a, b, p_.N, p_.K);

@@ -83,8 +83,8 @@ class Reduction final : public App {
             const auto& host = *problem.input;
             exact = problem.sums.exact;
             std::int32_t sum = 0;
-            r.kernel_ms = r.host_ms = native::time_host(
-                cfg.warmup, cfg.reps, [&] { sum = native::reduce_i32(host.data(), n); });
+            r.kernel_ms = r.host_ms =
+                time_on_host(cfg, [&] { sum = native::reduce_i32(host.data(), n); });
             got = double(sum);
             r.error_kind = "abs";
             r.tolerance = 0;
@@ -93,8 +93,8 @@ class Reduction final : public App {
             const auto& host = *problem.input;
             ref = problem.sums.ref;
             float sum = 0;
-            r.kernel_ms = r.host_ms = native::time_host(
-                cfg.warmup, cfg.reps, [&] { sum = native::reduce_f32(host.data(), n); });
+            r.kernel_ms = r.host_ms =
+                time_on_host(cfg, [&] { sum = native::reduce_f32(host.data(), n); });
             got = double(sum);
             r.error_kind = "abs";
             r.tolerance = problem.slack;

@@ -47,7 +47,7 @@ struct ReductionSums {
 };
 // A reduction problem: its shared input (problem.hpp) and sums, made once per (type, n, seed).
 template <class T> struct ReductionProblem {
-    std::shared_ptr<const std::vector<T>> input;
+    std::shared_ptr<const HostVector<T>> input;
     ReductionSums sums;
     double slack = 0; // what a float sum may be off by: 0, exact in any order (see the .cpp)
 };

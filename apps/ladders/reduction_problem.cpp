@@ -13,7 +13,7 @@ namespace duet::apps {
 namespace {
 
 // The sums of `x` in fixed chunks added in order: the same bits on any number of cores.
-template <class T> ReductionSums sums_of(const std::vector<T>& x) {
+template <class T> ReductionSums sums_of(const HostVector<T>& x) {
     constexpr std::size_t chunk = std::size_t{1} << 16;
     const std::size_t parts = (x.size() + chunk - 1) / chunk;
     std::vector<ReductionSums> part(parts);
@@ -41,11 +41,11 @@ template <class T> ReductionSums sums_of(const std::vector<T>& x) {
 // The sums of the last problem asked for, per type: every step of a ladder asks the same.
 template <class T> struct SumsCache {
     std::mutex mutex;
-    std::shared_ptr<const std::vector<T>> input;
+    std::shared_ptr<const HostVector<T>> input;
     ReductionSums sums;
 };
 
-template <class T> ReductionProblem<T> problem_of(std::shared_ptr<const std::vector<T>> input) {
+template <class T> ReductionProblem<T> problem_of(std::shared_ptr<const HostVector<T>> input) {
     static SumsCache<T> cache;
     std::lock_guard lock(cache.mutex);
     if (cache.input != input) {
@@ -81,7 +81,7 @@ template <> ReductionProblem<float> reduction_problem<float>(std::size_t n, std:
     const double scale = std::ldexp(1.0, -std::bit_width(static_cast<unsigned>(top)));
     const auto input = shared_input<float>('r', n, seed, h, 0, [&] {
         const auto k = shared_ints(n, seed, -h, h - 1);
-        std::vector<float> v(n);
+        HostVector<float> v(n);
         parallel_for(n, std::size_t{1} << 16, [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i)
                 v[i] = static_cast<float>((2.0 * (*k)[i] + 1) * scale);

@@ -146,8 +146,8 @@ class VecAdd final : public App {
         const auto a_in = shared_floats(n, cfg.seed), b_in = shared_floats(n, cfg.seed + 1);
         const auto &a = *a_in, &b = *b_in;
         std::vector<float> c(n);
-        r.kernel_ms = r.host_ms = native::time_host(
-            cfg.warmup, cfg.reps, [&] { native::vecadd(a.data(), b.data(), c.data(), n); });
+        r.kernel_ms = r.host_ms =
+            time_on_host(cfg, [&] { native::vecadd(a.data(), b.data(), c.data(), n); });
         r.bytes = 3.0 * n * sizeof(float);
         check(r, a, b, c, cfg);
         r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -167,7 +167,7 @@ class VecAdd final : public App {
     }
 
     // The check of every row, device or native: c = a + b exactly.
-    static void check(Result& r, const std::vector<float>& a, const std::vector<float>& b,
+    static void check(Result& r, std::span<const float> a, std::span<const float> b,
                       std::span<const float> c, const RunConfig& cfg) {
         r.error_kind = "abs";
         r.tolerance = 0; // one IEEE add, correctly rounded on every device

@@ -1,6 +1,5 @@
 // The host CPU as the native reference rows describe it, its threads and its clock.
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -57,20 +56,6 @@ std::string device_name(const std::string& library) {
     return "host CPU (" + c.model + ", " + std::to_string(c.threads) +
            (c.threads == 1 ? " thread, " : " threads, ") + c.isa +
            (library.empty() ? "" : ", " + library) + ")";
-}
-
-Stats time_host(int warmup, int reps, const std::function<void()>& body) {
-    for (int i = 0; i < warmup; ++i)
-        body();
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        body();
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count());
-    }
-    return summarize(ms);
 }
 
 } // namespace duet::apps::native

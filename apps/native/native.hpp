@@ -29,9 +29,6 @@ std::string device_name(const std::string& library = "");
 // on threads started once and kept (native/thread_pool.cpp); rethrows a body's exception.
 void on_threads(unsigned threads, const std::function<void(unsigned)>& body);
 
-// Calls `body` warmup times untimed, then reps times, each timed on the host's steady clock (ms).
-Stats time_host(int warmup, int reps, const std::function<void()>& body);
-
 // ---- the loops (all threads, vectorised for the widest ISA the CPU has) ----
 void vecadd(const float* a, const float* b, float* c, std::size_t n);
 float reduce_f32(const float* x, std::size_t n);

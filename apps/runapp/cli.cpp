@@ -151,6 +151,8 @@ options:
   --size S[,S...]           sizes: auto (default: per device), 4096, 2^20, 16M, 1024x768, MxNxK
   --variant NAME[,NAME]|all --local WxH[,WxH]    work-group shape(s)
   --reps N (10)             --warmup N (2)       --verify full|sample|off (full)
+                            by default the timed runs stop after 1 s once 3 have run, and
+                            the warm-up after a run of 100 ms or more (long kernels)
   --format table|json|csv   --output FILE        --seed N (42)
   --define NAME=VALUE       --quiet (no progress lines on a terminal)
   --timeout SECONDS         end the run after SECONDS in all (0: never); by default it ends
@@ -256,11 +258,13 @@ Cli parse(int argc, char** argv) {
                         throw Error::usage("--local '" + s + "': give W or WxH");
                     c.locals.push_back({d[0], d.size() > 1 ? d[1] : 1});
                 }
-            } else if (name == "--reps")
+            } else if (name == "--reps") {
                 c.reps = parse_int(name, v, 1, 100000);
-            else if (name == "--warmup")
+                c.reps_given = true;
+            } else if (name == "--warmup") {
                 c.warmup = parse_int(name, v, 0, 100000);
-            else if (name == "--seed")
+                c.warmup_given = true;
+            } else if (name == "--seed")
                 c.seed = static_cast<std::uint64_t>(parse_int(name, v, 0, 2147483647));
             else if (name == "--verify") {
                 c.verify_given = true;

@@ -22,6 +22,7 @@ struct Cli {
     std::string variant = "all";                    // --variant
     std::vector<std::array<std::size_t, 2>> locals; // --local WxH,...
     int reps = 10, warmup = 2;
+    bool reps_given = false, warmup_given = false; // else a time budget (RunConfig) applies
     duet::apps::Verify verify = duet::apps::Verify::full;
     bool verify_given = false;
     Format format = Format::table;

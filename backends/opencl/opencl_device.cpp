@@ -112,6 +112,34 @@ std::unique_ptr<HostBuffer> OpenclDevice::alloc_host(std::size_t bytes) {
     }
 }
 
+std::unique_ptr<Buffer> OpenclDevice::read_in_place(std::shared_ptr<const void> keep,
+                                                    const void* data, std::size_t bytes) {
+    if (!info_.is_cpu() || info_.caps.simulator || bytes == 0 || bytes > info_.max_alloc_bytes ||
+        reinterpret_cast<std::uintptr_t>(data) % view_alignment() != 0)
+        return nullptr;
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(context()(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes,
+                                const_cast<void*>(data), &err);
+    if (err != CL_SUCCESS) {
+        log().debug("clCreateBuffer(CL_MEM_USE_HOST_PTR, {} bytes): {}; copying instead", bytes,
+                    err);
+        return nullptr;
+    }
+    // The implementation may hold the memory past the buffer's release (commands in flight):
+    // `keep` goes when it says the object is gone.
+    auto* held = new std::shared_ptr<const void>(std::move(keep));
+    const auto release = [](cl_mem, void* p) {
+        delete static_cast<std::shared_ptr<const void>*>(p);
+    };
+    if (clSetMemObjectDestructorCallback(mem, release, held) != CL_SUCCESS) {
+        clReleaseMemObject(mem);
+        delete held;
+        return nullptr;
+    }
+    log().debug("clCreateBuffer(CL_MEM_USE_HOST_PTR, {} bytes): read in place", bytes);
+    return std::make_unique<OpenclBuffer>(cl::Buffer(mem), bytes, this);
+}
+
 std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
                                                      const BuildOptions& options) {
     std::string source, origin;

@@ -79,6 +79,9 @@ class OpenclDevice final : public Device {
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
+    // CL_MEM_USE_HOST_PTR on a CPU device (not a simulator, which copies anyway).
+    std::unique_ptr<Buffer> read_in_place(std::shared_ptr<const void> keep, const void* data,
+                                          std::size_t bytes) override;
     // A sub-buffer (clCreateSubBuffer) of one of this device's buffers.
     std::unique_ptr<Buffer> view(const Buffer& parent, std::size_t offset,
                                  std::size_t bytes) override;

@@ -20,4 +20,9 @@ std::unique_ptr<Buffer> Device::view(const Buffer&, std::size_t, std::size_t) {
                              info().id() + ")");
 }
 
+std::unique_ptr<Buffer> Device::read_in_place(std::shared_ptr<const void>, const void*,
+                                              std::size_t) {
+    return nullptr;
+}
+
 } // namespace duet

@@ -210,6 +210,13 @@ class Device {
     virtual long long checker_reports() const { return -1; }
     // Allocates page-locked host memory (falls back to plain memory, reported by pinned()).
     virtual std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) = 0;
+    // A buffer that is the `bytes` of host memory at `data` itself, for kernels to read in place
+    // (never to write), where the device works in host memory (a CPU device) and `data` is
+    // aligned for it (page-aligned always is); null where it cannot, and the caller uploads a
+    // copy instead. `keep` owns `data` and is held until the device is done with the buffer;
+    // the contents must not change meanwhile. The default: null.
+    virtual std::unique_ptr<Buffer> read_in_place(std::shared_ptr<const void> keep,
+                                                  const void* data, std::size_t bytes);
     // Builds (or finds in the caches) and returns the named kernel. The defines are checked
     // here, the same for every backend (duet/backend/build_options.hpp's rule), before the
     // backend's do_load_kernel sees them.
