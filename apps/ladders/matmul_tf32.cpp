@@ -95,6 +95,14 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
     wgmma_ = g.kernel == "matmul_tf32_wgmma" || g.kernel == "matmul_tc3_wgmma";
+    const bool wgmma_from_source = std::any_of(opts.defines.begin(), opts.defines.end(),
+                                               [](const auto& d) { return d.first == "DUET_TF32_WGMMA"; });
+    if (wgmma_from_source) // the device profile's (sm90a_ptx): kernels_cl/matmul_wgmma.clh
+        p_.s.note(kernel.build_options().find("DUET_SM90A_FALLBACK") == std::string::npos
+                      ? "wgmma (sm_90a PTX built from the kernel's source), tiles stored by "
+                        "every work-item (no tile copy engine)"
+                      : "mma.sync: the sm_90a build of the wgmma kernel failed and fell back "
+                        "(DUET_LOG_LEVEL=warn says why)");
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4;
