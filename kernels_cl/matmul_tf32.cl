@@ -39,7 +39,7 @@ __kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tf32(__global const float* restrict A, __global const float* restrict B,
             __global float* restrict C, const int M, const int N, const int K) {
 #if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh
-    __local float smem[3 * 2 * WG_TILE] __attribute__((aligned(128)));
+    __local float smem[WG_SMEM] __attribute__((aligned(1024)));
     wg_block(A, B, C, M, N, K, smem, 0);
 #elif defined(TF_ON)
     __local float As[2][TF_BM][TF_AS] __attribute__((aligned(16)));

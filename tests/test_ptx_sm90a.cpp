@@ -71,7 +71,8 @@ TEST_CASE("sm_90a PTX: text that must not be raised is refused with the reason")
         CHECK(r.error.find("targets sm_80, not sm_90") != std::string::npos);
     }
     SUBCASE("no .target line: not PTX (another vendor's binary)") {
-        const auto r = raise_to_sm90a("\x7f" "ELF//duet-sm90a x;\n");
+        const auto r = raise_to_sm90a("\x7f"
+                                      "ELF//duet-sm90a x;\n");
         CHECK(r.ptx.empty());
         CHECK_FALSE(r.error.empty());
     }

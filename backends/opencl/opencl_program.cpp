@@ -212,11 +212,30 @@ cl::Program build_raised(OpenclDevice& dev, const std::string& source, std::stri
     if (holds_sm90a(p))
         throw Error(ErrorKind::build, "opencl", "clBuildProgram", CL_BUILD_PROGRAM_FAILURE,
                     "CL_BUILD_PROGRAM_FAILURE",
-                    origin + " keeps marked sm_90a lines when built with " +
-                        sm90a_fallback_define + ": such a kernel must hide them behind #ifndef " +
-                        sm90a_fallback_define + " (kernels_cl/sm90a.clh)",
+                    origin + " keeps marked sm_90a lines when built with " + sm90a_fallback_define +
+                        ": such a kernel must hide them behind #ifndef " + sm90a_fallback_define +
+                        " (kernels_cl/sm90a.clh)",
                     "");
     return p;
+}
+
+// The program's cache key; a raised build (sm_90a) has its own, versioned with the transform.
+std::string program_key(const DeviceInfo& info, const std::string& source,
+                        const std::string& options, bool raised) {
+    std::vector<std::string_view> parts{"opencl",
+                                        source,
+                                        options,
+                                        info.name,
+                                        info.vendor,
+                                        info.device_version,
+                                        info.driver_version,
+                                        info.platform,
+                                        info.platform_version,
+                                        info.library,
+                                        duet::version};
+    if (raised)
+        parts.emplace_back("sm90a-ptx-1");
+    return ProgramCache::key(parts);
 }
 
 } // namespace
@@ -237,21 +256,7 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
     entry->origin = origin;
     const auto t0 = std::chrono::steady_clock::now();
     auto& cache = ProgramCache::instance();
-    // The raise is part of what is built: its own key, versioned with the transform.
-    std::vector<std::string_view> parts{"opencl",
-                                        source,
-                                        options,
-                                        info.name,
-                                        info.vendor,
-                                        info.device_version,
-                                        info.driver_version,
-                                        info.platform,
-                                        info.platform_version,
-                                        info.library,
-                                        duet::version};
-    if (raise)
-        parts.emplace_back("sm90a-ptx-1");
-    const std::string key = ProgramCache::key(parts);
+    const std::string key = program_key(info, source, options, raise);
     std::vector<cl::Device> devs{dev.cl_device()};
     if (auto bin = cache.load(key)) {
         try {

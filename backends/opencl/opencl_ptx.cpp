@@ -80,8 +80,8 @@ RaisedPtx raise_to_sm90a(std::string_view ptx) {
         const std::string_view body = line.substr(indent);
         std::string kept(line);
         if (starts_with(body, sm90a_marker)) {
-            kept = std::string(line.substr(0, indent)) +
-                   std::string(body.substr(sm90a_marker.size()));
+            kept =
+                std::string(line.substr(0, indent)) + std::string(body.substr(sm90a_marker.size()));
             ++out.lines;
         } else if (line.find(sm90a_marker) != std::string_view::npos) {
             out.error = "line " + std::to_string(number + 1) +
