@@ -33,11 +33,15 @@
 // this kernel's index arithmetic on any OpenCL device (slowly). Built with neither, the kernel
 // does nothing and the host does not run it (the step is skipped with the reason).
 #include "matmul_tf32.clh"
+#include "matmul_wgmma.clh"
 
 __kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tf32(__global const float* restrict A, __global const float* restrict B,
             __global float* restrict C, const int M, const int N, const int K) {
-#ifdef TF_ON
+#if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh
+    __local float smem[WG_SMEM] __attribute__((aligned(1024)));
+    wg_block(A, B, C, M, N, K, smem, 0);
+#elif defined(TF_ON)
     __local float As[2][TF_BM][TF_AS] __attribute__((aligned(16)));
     __local float Bs[2][TF_BK][TF_BS] __attribute__((aligned(16)));
 #ifdef DUET_TF32_EMULATE

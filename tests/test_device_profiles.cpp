@@ -55,6 +55,13 @@ TEST_CASE("profiles: the H100 through CUDA and through NVIDIA's OpenCL get their
     CHECK(cl.best.clamp_cost == 0);
     CHECK(cl.takes_define("WG"));
     CHECK(cl.takes_define("BEST_ALL_INSIDE"));
+    // Where the backend builds sm_90a PTX from OpenCL C: the tensor-core steps on wgmma.
+    auto hopper = nvidia(duet::KernelLanguage::opencl_c, 9, 0);
+    hopper.caps.sm90a_ptx = true;
+    const auto wg = duet::apps::profile_of(hopper);
+    CHECK(wg.rows.back() == "NVIDIA Hopper (compute capability 9.0), OpenCL through sm_90a PTX");
+    CHECK(wg.defines_for("matmul", "tf32") == D{{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}});
+    CHECK(wg.defines_for("matmul", "tc3") == D{{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}});
 }
 
 TEST_CASE("profiles: a device without a measured row gets the plain default") {

@@ -25,6 +25,8 @@ bool has_cap(const DeviceCapabilities& c, const std::string& name) {
         return c.matrix_units;
     if (name == "warpgroup_mma")
         return c.warpgroup_mma;
+    if (name == "sm90a_ptx")
+        return c.sm90a_ptx;
     throw Error::runtime(
         "device profiles: a row's match names the capability \"" + name +
         "\", which DeviceCapabilities has not (apps/framework/device_profile.cpp)");

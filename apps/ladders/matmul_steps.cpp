@@ -361,8 +361,9 @@ const std::vector<Step>& matmul_steps() {
          .hooks = best_hooks()},
         {.name = "tf32",
          .kernel = "matmul_tf32",
-         .description = "tensor cores (mma.sync; CUDA on compute capability 9.0: wgmma fed by "
-                        "TMA): TF32 inputs (10-bit mantissa), float sums; not float32",
+         .description = "tensor cores (mma.sync; on compute capability 9.0 wgmma: CUDA's fed by "
+                        "TMA, OpenCL's through sm_90a PTX): TF32 inputs (10-bit mantissa), float "
+                        "sums; not float32",
          .needs = {.refuses = tf32_unsupported, .refuses_note = tf32_note},
          .shapes = tf32_shapes,
          .hooks = tf32_hooks()},

@@ -55,18 +55,18 @@ class Tf32Work final : public MatmulWork {
             return tc3_check(r, c, ref, a, b, p_.N, p_.K);
         std::vector<double> bound(ref.indices.size());
         for (std::size_t t = 0; t < bound.size(); ++t)
-            bound[t] = tf32_entry_bound(ref.abs_sum[t], p_.K, wgmma_);
+            bound[t] = tf32_entry_bound(ref.abs_sum[t], p_.K, truncated_);
         compare_outputs(r, c, ref.indices, ref.value, &bound);
         if (r.sampled) // every row and column sum as well (TF32's bound)
-            check_sums(r, c, matmul_sums(a, b, p_.M, p_.N, p_.K, true, wgmma_));
+            check_sums(r, c, matmul_sums(a, b, p_.M, p_.N, p_.K, true, truncated_));
         char buf[320];
         std::snprintf(buf, sizeof buf,
                       "TF32, not float32 (inputs %s): max |error| %.2e of sum|a*b| against "
                       "the FP64 reference (bound %.2e); float32 dot products of the same "
                       "entries (CPU): %.2e",
-                      wgmma_ ? "truncated" : "rounded",
+                      truncated_ ? "truncated" : "rounded",
                       relative_error(ref, c, a, b, p_.N, p_.K, false),
-                      tf32_entry_bound(1.0, p_.K, wgmma_) - double(p_.K) * FLT_MIN,
+                      tf32_entry_bound(1.0, p_.K, truncated_) - double(p_.K) * FLT_MIN,
                       relative_error(ref, c, a, b, p_.N, p_.K, true));
         r.note += std::string(r.note.empty() ? "" : "; ") + buf;
     }
@@ -81,7 +81,8 @@ class Tf32Work final : public MatmulWork {
     std::string step_;
     bool emulated_;
     DeviceProfile profile_;
-    bool wgmma_ = false;
+    bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
+    bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
     std::unique_ptr<Kernel> transpose_, pad_;
     std::unique_ptr<Buffer> bt_, ap_;
 };
@@ -95,6 +96,19 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
     wgmma_ = g.kernel == "matmul_tf32_wgmma" || g.kernel == "matmul_tc3_wgmma";
+    // The device profile's wgmma from OpenCL C (sm90a_ptx: kernels_cl/matmul_wgmma.clh), unless
+    // the backend fell back to the kernel's mma.sync path (its build options say so).
+    const bool from_source =
+        std::any_of(opts.defines.begin(), opts.defines.end(),
+                    [](const auto& d) { return d.first == "DUET_TF32_WGMMA"; });
+    const bool fell_back = kernel.build_options().find("DUET_SM90A_FALLBACK") != std::string::npos;
+    if (from_source)
+        p_.s.note(fell_back ? "mma.sync: the sm_90a build of the wgmma kernel fell back "
+                              "(DUET_LOG_LEVEL=warn says why)"
+                            : "wgmma (sm_90a PTX built from the kernel's source), tiles copied "
+                              "by cp.async (no tile copy engine)" +
+                                  std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
+    truncated_ = wgmma_ || (from_source && !fell_back);
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4;

@@ -50,6 +50,7 @@ std::string capability_list(const duet::DeviceCapabilities& c) {
     add(c.matrix_units, "matrix units");
     add(c.device_scope_fence, "device-scope fence");
     add(c.warpgroup_mma, "warpgroup mma");
+    add(c.sm90a_ptx, "sm_90a PTX from source");
     add(c.simulator, "simulator");
     return s.empty() ? "-" : s;
 }

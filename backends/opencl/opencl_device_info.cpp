@@ -197,6 +197,9 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
             i.caps.device_scope_fence = true;
             i.caps.compute_major = int(major);
             i.caps.compute_minor = int(minor);
+            // Hopper (9.0): its compiler targets sm_90, where wgmma is refused, but the driver
+            // builds its own PTX raised to sm_90a (opencl_program_sm90a.cpp).
+            i.caps.sm90a_ptx = major == 9 && minor == 0;
         }
         if (query(d, warp_size_nv, warp)) {
             i.subgroup_width = int(warp);

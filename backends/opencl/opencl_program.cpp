@@ -172,17 +172,91 @@ void store_binary(OpenclDevice& dev, const cl::Program& p, const std::string& ke
                   const std::string& options, const std::string& origin);
 } // namespace
 
+namespace {
+
+cl::Program build_source(OpenclDevice& dev, const std::string& source, const std::string& options,
+                         const std::string& origin) {
+    std::vector<cl::Device> devs{dev.cl_device()};
+    cl::Program p;
+    try {
+        log().debug("clBuildProgram({}, \"{}\")", origin, options);
+        p = cl::Program(dev.context(), source);
+        p.build(devs, options.c_str());
+    } catch (const cl::Error& e) {
+        if (e.err() == CL_BUILD_PROGRAM_FAILURE || e.err() == CL_INVALID_BUILD_OPTIONS ||
+            e.err() == CL_COMPILE_PROGRAM_FAILURE)
+            throw Error(ErrorKind::build, "opencl", "clBuildProgram", e.err(), error_name(e.err()),
+                        "building " + origin + " with options \"" + options + "\" for " +
+                            dev.where() + " failed; the compiler's log follows",
+                        build_log(p, dev.cl_device()));
+        rethrow(e, "building " + origin + " for " + dev.where());
+    }
+    return p;
+}
+
+// A source build of a kernel with marked sm_90a lines, on a device that can raise them: the
+// raised program, else (logged) the source built again with the fallback define.
+cl::Program build_raised(OpenclDevice& dev, const std::string& source, std::string& options,
+                         const std::string& origin) {
+    cl::Program p = build_source(dev, source, options, origin);
+    std::string why;
+    if (auto raised = build_sm90a(dev, p, options, origin, why))
+        return *raised;
+    if (why.empty())
+        return p; // no marked line in this build: the kernel took its other path
+    log().warn("{} on {}: its sm_90a PTX did not build ({}); building it again with {} (the "
+               "kernel's path without sm_90a instructions)",
+               origin, dev.where(), why, sm90a_fallback_define);
+    options += std::string(" -D") + sm90a_fallback_define + "=1";
+    p = build_source(dev, source, options, origin);
+    if (holds_sm90a(p))
+        throw Error(ErrorKind::build, "opencl", "clBuildProgram", CL_BUILD_PROGRAM_FAILURE,
+                    "CL_BUILD_PROGRAM_FAILURE",
+                    origin + " keeps marked sm_90a lines when built with " + sm90a_fallback_define +
+                        ": such a kernel must hide them behind #ifndef " + sm90a_fallback_define +
+                        " (kernels_cl/sm90a.clh)",
+                    "");
+    return p;
+}
+
+// The program's cache key; a raised build (sm_90a) has its own, versioned with the transform.
+std::string program_key(const DeviceInfo& info, const std::string& source,
+                        const std::string& options, bool raised) {
+    std::vector<std::string_view> parts{"opencl",
+                                        source,
+                                        options,
+                                        info.name,
+                                        info.vendor,
+                                        info.device_version,
+                                        info.driver_version,
+                                        info.platform,
+                                        info.platform_version,
+                                        info.library,
+                                        duet::version};
+    if (raised)
+        parts.emplace_back("sm90a-ptx-1");
+    return ProgramCache::key(parts);
+}
+
+} // namespace
+
 std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string& source,
-                                            const std::string& options, const std::string& origin) {
+                                            const std::string& given_options,
+                                            const std::string& origin) {
     const auto& info = dev.info();
     auto entry = std::make_shared<ProgramEntry>();
+    // Marked sm_90a lines (opencl_program_sm90a.cpp): raised where the device can take them,
+    // else the kernel's other path from the start.
+    const bool marked = may_hold_sm90a(source);
+    const bool raise = marked && info.caps.sm90a_ptx;
+    std::string options = given_options;
+    if (marked && !raise)
+        options += std::string(" -D") + sm90a_fallback_define + "=1";
     entry->options = options;
     entry->origin = origin;
     const auto t0 = std::chrono::steady_clock::now();
     auto& cache = ProgramCache::instance();
-    const std::string key = ProgramCache::key(
-        {"opencl", source, options, info.name, info.vendor, info.device_version,
-         info.driver_version, info.platform, info.platform_version, info.library, duet::version});
+    const std::string key = program_key(info, source, options, raise);
     std::vector<cl::Device> devs{dev.cl_device()};
     if (auto bin = cache.load(key)) {
         try {
@@ -207,22 +281,10 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
         }
     }
     if (!entry->cache_hit) {
-        cl::Program p;
-        try {
-            log().debug("clBuildProgram({}, \"{}\")", origin, options);
-            p = cl::Program(dev.context(), source);
-            p.build(devs, options.c_str());
-        } catch (const cl::Error& e) {
-            if (e.err() == CL_BUILD_PROGRAM_FAILURE || e.err() == CL_INVALID_BUILD_OPTIONS ||
-                e.err() == CL_COMPILE_PROGRAM_FAILURE)
-                throw Error(ErrorKind::build, "opencl", "clBuildProgram", e.err(),
-                            error_name(e.err()),
-                            "building " + origin + " with options \"" + options + "\" for " +
-                                dev.where() + " failed; the compiler's log follows",
-                            build_log(p, dev.cl_device()));
-            rethrow(e, "building " + origin + " for " + dev.where());
-        }
+        cl::Program p = raise ? build_raised(dev, source, options, origin)
+                              : build_source(dev, source, options, origin);
         entry->program = p;
+        entry->options = options; // with the fallback define where the raise failed
         // With no cache (DUET_CACHE_DIR empty or unusable) nothing is stored, so the binary is
         // neither read back nor built again to see whether it keeps its argument information.
         if (cache.enabled())

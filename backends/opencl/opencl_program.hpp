@@ -2,6 +2,7 @@
 // Building programs (embedded sources, user sources, the binary cache) and kernels.
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <duet/backend/launch_checks.hpp>
@@ -66,5 +67,21 @@ std::string build_options(const BuildOptions& options);
 // Builds `source` for the device, through the on-disk cache. Throws a build Error with the log.
 std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string& source,
                                             const std::string& options, const std::string& origin);
+
+// ---- Hopper's sm_90a-only PTX in OpenCL C (opencl_program_sm90a.cpp, opencl_ptx.hpp) ----
+// Defined for the source build of a kernel that holds marked sm_90a lines where they cannot be
+// raised (the device lacks DeviceCapabilities::sm90a_ptx, or the raised build failed): the
+// kernel then takes another path (kernels_cl/sm90a.clh).
+inline constexpr const char* sm90a_fallback_define = "DUET_SM90A_FALLBACK";
+// Whether `source` names the marker at all (then the sm_90a path applies to its builds).
+bool may_hold_sm90a(const std::string& source);
+// Whether the program's binary (NVIDIA: PTX) still holds marked lines.
+bool holds_sm90a(const cl::Program& p);
+// `from_source` built again from its own PTX raised to sm_90a, where that PTX holds marked
+// lines; nothing where it holds none (`why` empty) or where the raise or the build failed (`why`
+// says how, with the driver's log).
+std::optional<cl::Program> build_sm90a(OpenclDevice& dev, const cl::Program& from_source,
+                                       const std::string& options, const std::string& origin,
+                                       std::string& why);
 
 } // namespace duet::opencl

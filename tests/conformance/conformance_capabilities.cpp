@@ -22,6 +22,8 @@ TEST_CASE("conformance: a device's architecture facts are consistent") {
                 CHECK(c.compute_minor == 0);
             if (c.warpgroup_mma) // sm_90a: Hopper only
                 CHECK((c.compute_major == 9 && c.compute_minor == 0));
+            if (c.sm90a_ptx) // NVIDIA's OpenCL on Hopper
+                CHECK((c.compute_major == 9 && c.compute_minor == 0 && i.backend == "opencl"));
             if (c.device_scope_fence) // CUDA, or an OpenCL compiler that takes PTX
                 CHECK(c.compute_major > 0);
         }

@@ -91,6 +91,11 @@ struct DeviceCapabilities {
     // Hopper's warpgroup MMA fed by the tensor memory accelerator (sm_90a) is in the backend's
     // prebuilt kernels (a build without defines).
     bool warpgroup_mma = false;
+    // Kernels built at run time may hold Hopper's sm_90a-only PTX (wgmma, setmaxnreg) as inline
+    // asm lines marked as kernels_cl/sm90a.clh says (NVIDIA's OpenCL on compute capability 9.0:
+    // the backend builds the driver's PTX again, raised to sm_90a, falling back to the kernel's
+    // other path, with a log line, where that fails).
+    bool sm90a_ptx = false;
     // The device is a simulator (Oclgrind): correct but slow, so apps keep sizes small.
     bool simulator = false;
 };
