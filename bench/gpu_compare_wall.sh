@@ -4,7 +4,7 @@
 source "$(dirname "$0")/gpu_env.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 $RUNAPP list > "$OUT/list.txt" 2>&1
-python3 "$ROOT/bench/compare_wall.py" "$RUNAPP" --cold --out "$OUT/compare_cold.json" ${COMPARE_ARGS:-} \
+python3 "$ROOT/bench/compare_wall.py" "$RUNAPP" --cold --runs 2 --out "$OUT/compare_cold.json" ${COMPARE_ARGS:-} \
     | tee "$OUT/compare_cold.md"
 python3 "$ROOT/bench/compare_wall.py" "$RUNAPP" --out "$OUT/compare_warm.json" ${COMPARE_ARGS:-} \
     | tee "$OUT/compare_warm.md"
