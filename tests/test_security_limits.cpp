@@ -91,6 +91,26 @@ TEST_CASE("security: host memory counts RLIMIT_AS; a problem beyond it fails at 
 #endif
 }
 
+TEST_CASE("security: a buffer over the device's largest allocation fails before inputs are made") {
+    DUET_NEED_OPENCL();
+    // reduction of 2e9 ints is one 8 GB buffer: on a device that cannot allocate it (PoCL here
+    // takes 4 GiB), it made its values for 49 s before the driver refused the buffer.
+    auto* dev = duet_test::devices_of("opencl").front();
+    if (dev->info().max_alloc_bytes == 0 || dev->info().max_alloc_bytes >= 8000000000ull) {
+        MESSAGE(dev->label() << " can allocate 8 GB in one buffer: not checked");
+        return;
+    }
+    TempDir t("maxalloc");
+    const auto r = runapp({"run", "reduction", "--size", "2000000000", "--variant", "cpu_i32",
+                           "--reps", "1", "--warmup", "0", "--device", dev->info().id()},
+                          {{"DUET_CACHE_DIR", (t.path / "c").string()}}, t.path, 20);
+    check_no_crash(r);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "reduction's values"));
+    CHECK(contains(r.err, "largest allocation"));
+}
+
 TEST_CASE("security: LD_LIBRARY_PATH with an empty element and a truncated library in the "
           "current directory: no SIGBUS, backends refused or the path cleaned") {
     CHECK(duet::library_path_problem("/usr/lib:/opt/lib").empty());
