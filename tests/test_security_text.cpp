@@ -126,13 +126,14 @@ TEST_CASE("security: a kernel name longer than 255 characters is refused before 
         text += std::string(std::istreambuf_iterator<char>(in), {});
     }
     write_file(cl / "vecadd.cl", text);
-    const auto r = runapp({"run", "vecadd", "--variant", "naive", "--size", "1000", "--reps", "1",
-                           "--warmup", "0"},
-                          {{"DUET_KERNEL_DIR", t.path.string()}}, t.path, 120);
+    const auto r = runapp(
+        {"run", "vecadd", "--variant", "naive", "--size", "1000", "--reps", "1", "--warmup", "0"},
+        {{"DUET_KERNEL_DIR", t.path.string()}}, t.path, 120);
     duet_test::check_no_crash(r);
     INFO(r.err);
     CHECK(r.code == 2);
-    CHECK(contains(r.err, "kernel file vecadd.cl defines a kernel whose name has 60000 characters"));
+    CHECK(
+        contains(r.err, "kernel file vecadd.cl defines a kernel whose name has 60000 characters"));
     // 255 characters are still a name.
     const std::string ok(255, 'n');
     CHECK_NOTHROW(duet::check_kernel_names("__kernel void " + ok + "(int n) {}",

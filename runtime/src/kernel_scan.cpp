@@ -159,9 +159,8 @@ void check_kernel_names(const std::string& text, KernelLanguage lang, const std:
     for (const auto& name : kernels_defined_in(text, lang))
         if (name.size() > max_kernel_name)
             throw Error::usage(origin + " defines a kernel whose name has " +
-                               std::to_string(name.size()) + " characters (" +
-                               name.substr(0, 32) + "...); a name may have at most " +
-                               std::to_string(max_kernel_name) +
+                               std::to_string(name.size()) + " characters (" + name.substr(0, 32) +
+                               "...); a name may have at most " + std::to_string(max_kernel_name) +
                                " (compilers' caches make files of them, and PoCL aborts on "
                                "longer ones): shorten it");
 }
