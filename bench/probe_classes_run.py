@@ -118,11 +118,14 @@ def probe_limits(ctx):
     ctx.probe("limits", "OCL_ICD_FILENAMES at a truncated library", ["list"],
               env={"OCL_ICD_FILENAMES": os.path.join(cwd, "libpocl.so.2")}, timeout=120,
               expect=(0, 3))
+    # Under an 8 GiB address space, so that none can take the shared machine's memory (where
+    # the host has room, reduction 2e9 is a run of 15 GB): each must be refused at once.
     for app, size in [("matmul", "46340"), ("conv5x5", "40000x40000"),
                       ("reduction", "2000000000"), ("vecadd", "2^33"), ("matmul", "2^20x2^20x2")]:
         ctx.probe("limits", f"{app} --size {size} fails early", ["run", app, "--size", size,
                   "--reps", "1", "--warmup", "0", "--variant", "naive" if app != "reduction"
-                  else "sequential_i32"], timeout=120, expect=(2, 3), max_seconds=15)
+                  else "sequential_i32"], as_limit_mb=8192, timeout=120, expect=(2, 3),
+                  max_seconds=15)
     ctx.probe("limits", "reduction 3e8 (2.4 GB with the CPU device's copy) under ulimit -v 2 GiB",
               ["run", "reduction", "--size", "300000000", "--variant", "sequential_i32",
                "--reps", "1", "--warmup", "0"], as_limit_mb=2048, timeout=120, expect=(2, 3),

@@ -119,6 +119,10 @@ def result_files(d, quick):
     with open(files[f"{mb} MB of [[]]"], "w") as f:
         f.write('{"schema":"duet-results","results":[' + ",".join(["[[]]"] * (mb * (1 << 20) // 5))
                 + "]}")
+    files[f"{mb} MB of [0]"] = f"{d}/ones.json"
+    with open(files[f"{mb} MB of [0]"], "w") as f:
+        f.write('{"schema":"duet-results","results":[' + ",".join(["[0]"] * (mb * (1 << 20) // 4))
+                + "]}")
     files[f"{mb} MB of 0"] = f"{d}/zeros.json"
     with open(files[f"{mb} MB of 0"], "w") as f:
         f.write('{"schema":"duet-results","results":[' + ",".join(["0"] * (mb * (1 << 20) // 2))
