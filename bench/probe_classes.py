@@ -58,29 +58,36 @@ def probe_plugins(ctx):
     cases["0777 directory, file named"] = (os.path.join(w, "open", "libduet_evil.so"), w)
     anc = inp.mkdir(os.path.join(w, "anc"), 0o777)
     cases["under a 0777 ancestor"] = (plant(os.path.join(anc, "inner")), w)
-    foreign = plant(os.path.join(w, "foreign"))
-    os.chown(foreign, NOBODY, NOBODY)
-    cases["directory owned by another user"] = (foreign, w)
+    root = os.geteuid() == 0  # only root can give a file to another user
+    if root:
+        foreign = plant(os.path.join(w, "foreign"))
+        os.chown(foreign, NOBODY, NOBODY)
+        cases["directory owned by another user"] = (foreign, w)
     private = plant(os.path.join(w, "private"), names=("libduet_evil.so",))
     cases["another name from a private directory"] = (private, w)
-    link = os.path.join(w, "their-link")
-    os.symlink(private, link)
-    os.lchown(link, NOBODY, NOBODY)
-    cases["another user's link to a directory"] = (link, w)
+    if root:
+        link = os.path.join(w, "their-link")
+        os.symlink(private, link)
+        os.lchown(link, NOBODY, NOBODY)
+        cases["another user's link to a directory"] = (link, w)
     # A directory that is the user's and writable by no one else, holding a known name that
     # others can change: the file itself must be checked.
     f666 = plant(os.path.join(w, "file666"), names=("libduet_opencl.so",), file_mode=0o666)
     cases["0666 libduet_opencl.so in a private directory"] = (f666, w)
-    fown = plant(os.path.join(w, "fileown"), names=("libduet_opencl.so",))
-    os.chown(os.path.join(fown, "libduet_opencl.so"), NOBODY, NOBODY)
-    cases["another user's libduet_opencl.so in a private directory"] = (fown, w)
+    if root:
+        fown = plant(os.path.join(w, "fileown"), names=("libduet_opencl.so",))
+        os.chown(os.path.join(fown, "libduet_opencl.so"), NOBODY, NOBODY)
+        cases["another user's libduet_opencl.so in a private directory"] = (fown, w)
     flink = inp.mkdir(os.path.join(w, "filelink"))
-    os.symlink(os.path.join(w, "open", "libduet_opencl.so"), os.path.join(flink, "libduet_opencl.so"))
+    os.symlink(os.path.join(w, "open", "libduet_opencl.so"),
+               os.path.join(flink, "libduet_opencl.so"))
     cases["libduet_opencl.so linking into a 0777 directory"] = (flink, w)
-    flink2 = inp.mkdir(os.path.join(w, "filelink2"))
-    os.symlink(os.path.join(private, "libduet_evil.so"), os.path.join(flink2, "libduet_opencl.so"))
-    os.lchown(os.path.join(flink2, "libduet_opencl.so"), NOBODY, NOBODY)
-    cases["another user's link as libduet_opencl.so"] = (flink2, w)
+    if root:
+        flink2 = inp.mkdir(os.path.join(w, "filelink2"))
+        os.symlink(os.path.join(private, "libduet_evil.so"),
+                   os.path.join(flink2, "libduet_opencl.so"))
+        os.lchown(os.path.join(flink2, "libduet_opencl.so"), NOBODY, NOBODY)
+        cases["another user's link as libduet_opencl.so"] = (flink2, w)
     commands = [["list"]] if ctx.quick else [["list"], ["doctor"], SMALL_RUN, ["info", "0"]]
     for name, (path, cwd_) in cases.items():
         for cmd in commands:
