@@ -107,6 +107,7 @@ PluginPath parse_plugin_path() {
     }
     // libduet's own directories are as trusted as libduet itself.
     const fs::path lib = library_dir();
+    p.own_from = p.dirs.size();
     if (!lib.empty()) {
         p.dirs.push_back(lib / "duet");
         p.dirs.push_back(lib);
@@ -154,22 +155,26 @@ std::vector<std::string> unshipped_plugins() {
 namespace {
 
 // Where libduet_NAME.so is: a file named in DUET_BACKEND_PATH, else the first of the trusted
-// directories holding one that is itself trusted (the directory's checks do not cover the file:
-// it may be writable by others, someone else's, or a link to such a file). Empty, with `reason`
-// set, when there is none.
+// directories holding one; in a DUET_BACKEND_PATH directory the file must be trusted itself
+// (the directory's checks do not cover it: it may be writable by others, someone else's, or a
+// link to such a file). libduet's own directories are as trusted as libduet. Empty, with
+// `reason` set, when there is none.
 fs::path find_plugin(const std::string& name, std::string& reason) {
     const std::string file = plugin_file(name);
     for (const auto& [named, path] : plugin_path().files)
         if (named == name)
             return path;
     std::string looked, untrusted;
-    for (const auto& d : plugin_path().dirs) {
+    const auto& dirs = plugin_path().dirs;
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+        const fs::path& d = dirs[i];
         looked += (looked.empty() ? "" : ", ") + d.string();
         std::error_code ec;
         std::string why;
         if (!shipped(name) || !fs::exists(d / file, ec))
             continue;
-        if (check_trusted_path((d / file).string(), TrustRule{"DUET_BACKEND_PATH", false, true},
+        if (i >= plugin_path().own_from ||
+            check_trusted_path((d / file).string(), TrustRule{"DUET_BACKEND_PATH", false, true},
                                &why))
             return d / file;
         if (untrusted.empty()) {
