@@ -5,6 +5,8 @@
 // directory, no relative entry, no directory or file someone else can change.
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -153,4 +155,36 @@ TEST_CASE("plugins: a directory or plugin file someone else can change is refuse
     fs::copy_file(fake_plugin, foreign / "libduet_opencl.so");
     REQUIRE(::chown(foreign.c_str(), 65534, 65534) == 0);
     refused(foreign.string(), "not by you");
+}
+
+TEST_CASE("plugins: a known name that someone else can change, in a trusted directory, is not "
+          "loaded") {
+    // The directory passes its checks (the user's, 0755); the file in it does not: writable by
+    // others, a link into a directory others can write, or (as root) someone else's file.
+    Scratch s;
+    const fs::path open = s.path / "open", writable = s.path / "writable",
+                   linked = s.path / "linked", foreign = s.path / "foreign";
+    for (const auto& d : {open, writable, linked, foreign})
+        fs::create_directories(d);
+    ::chmod(open.c_str(), 0777);
+    fs::copy_file(fake_plugin, open / "libduet_opencl.so");
+    fs::copy_file(fake_plugin, writable / "libduet_opencl.so");
+    ::chmod((writable / "libduet_opencl.so").c_str(), 0666);
+    fs::create_symlink(open / "libduet_opencl.so", linked / "libduet_opencl.so");
+    std::vector<std::pair<fs::path, std::string>> cases = {
+        {writable, "writable by group or others"}, {linked, "which someone else can change"}};
+    if (::geteuid() == 0) {
+        fs::copy_file(fake_plugin, foreign / "libduet_opencl.so");
+        REQUIRE(::chown((foreign / "libduet_opencl.so").c_str(), 65534, 65534) == 0);
+        cases.emplace_back(foreign, "not by you");
+    }
+    for (const auto& [dir, why] : cases) {
+        const auto [code, out] = duet_test::shell(with_path(dir.string(), "list"));
+        INFO(out);
+        CHECK(code == 0);
+        CHECK_FALSE(contains(out, "Fake Accelerator")); // its code never ran
+        CHECK(contains(out, "plugin " + (dir / "libduet_opencl.so").string() + " refused"));
+        CHECK(contains(out, why));
+        CHECK(contains(out, "opencl:0")); // Duet's own OpenCL plugin, next to libduet, loads
+    }
 }

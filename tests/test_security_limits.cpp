@@ -17,6 +17,7 @@
 #include <duet/backend/library_path.hpp>
 #include <duet/duet.hpp>
 
+#include "inputs.hpp"
 #include "runapp_child.hpp"
 #include "security_util.hpp"
 #include "test_util.hpp"
@@ -89,6 +90,34 @@ TEST_CASE("security: host memory counts RLIMIT_AS; a problem beyond it fails at 
     CHECK(code == 2);
     CHECK(contains(out, "available"));
 #endif
+}
+
+TEST_CASE("security: a buffer over the device's largest allocation fails before inputs are made") {
+    duet::DeviceInfo info;
+    info.backend = "opencl";
+    info.max_alloc_bytes = std::uint64_t{4} << 30;
+    CHECK_NOTHROW(duet::apps::check_device_alloc(info, 4.0 * (1 << 30), "a"));
+    CHECK_THROWS_AS(duet::apps::check_device_alloc(info, 8e9, "reduction's values"), duet::Error);
+    info.max_alloc_bytes = 0; // not known: not checked
+    CHECK_NOTHROW(duet::apps::check_device_alloc(info, 8e9, "a"));
+    DUET_NEED_OPENCL();
+    // reduction of 2e9 ints is one 8 GB buffer: on a device that cannot allocate it (PoCL takes
+    // a quarter to a third of the host's memory), it made its values for 49 s before the
+    // driver refused the buffer.
+    auto* dev = duet_test::devices_of("opencl").front();
+    if (dev->info().max_alloc_bytes == 0 || dev->info().max_alloc_bytes >= 8000000000ull) {
+        MESSAGE(dev->label() << " can allocate 8 GB in one buffer: not checked");
+        return;
+    }
+    TempDir t("maxalloc");
+    const auto r = runapp({"run", "reduction", "--size", "2000000000", "--variant", "cpu_i32",
+                           "--reps", "1", "--warmup", "0", "--device", dev->info().id()},
+                          {{"DUET_CACHE_DIR", (t.path / "c").string()}}, t.path, 20);
+    check_no_crash(r);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "reduction's values"));
+    CHECK(contains(r.err, "largest allocation"));
 }
 
 TEST_CASE("security: LD_LIBRARY_PATH with an empty element and a truncated library in the "

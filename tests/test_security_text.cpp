@@ -4,6 +4,8 @@
 // 1 GiB header was read on every lookup. Each must now be a result or a clear error, quickly.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -108,4 +110,35 @@ TEST_CASE("security: a DUET_KERNEL_DIR tree cannot crash, exhaust memory or make
         const std::string r = lookup("bomb");
         return r.find("expands to more than 64 MiB") != std::string::npos;
     }));
+}
+
+TEST_CASE("security: a kernel name longer than 255 characters is refused before a driver sees it") {
+    // PoCL aborted (an assertion on its cache file's name) on a 60,000-character kernel name
+    // in the program, even when another kernel of the file was asked for.
+    TempDir t("longname");
+    const fs::path cl = t.path / "kernels_cl";
+    fs::create_directories(cl);
+    for (const auto& f : fs::directory_iterator(fs::path(DUET_SOURCE_DIR) / "kernels_cl"))
+        fs::copy_file(f.path(), cl / f.path().filename());
+    std::string text = "__kernel void " + std::string(60000, 'k') + "(__global float* x) {}\n";
+    {
+        std::ifstream in(cl / "vecadd.cl");
+        text += std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    write_file(cl / "vecadd.cl", text);
+    const auto r = runapp(
+        {"run", "vecadd", "--variant", "naive", "--size", "1000", "--reps", "1", "--warmup", "0"},
+        {{"DUET_KERNEL_DIR", t.path.string()}}, t.path, 120);
+    duet_test::check_no_crash(r);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(
+        contains(r.err, "kernel file vecadd.cl defines a kernel whose name has 60000 characters"));
+    // 255 characters are still a name.
+    const std::string ok(255, 'n');
+    CHECK_NOTHROW(duet::check_kernel_names("__kernel void " + ok + "(int n) {}",
+                                           KernelLanguage::opencl_c, "<test>"));
+    CHECK_THROWS_AS(duet::check_kernel_names("extern \"C\" __global__ void " + ok + "x(int n) {}",
+                                             KernelLanguage::cuda, "<test>"),
+                    duet::Error);
 }

@@ -102,6 +102,13 @@ void check_host_fits(std::size_t n, std::size_t size, const std::string& what) {
                            " is available; give a smaller --size");
 }
 
+void check_device_alloc(const DeviceInfo& info, double bytes, const std::string& what) {
+    if (info.max_alloc_bytes > 0 && bytes > double(info.max_alloc_bytes))
+        throw Error::usage(what + ": " + bytes_text(std::uint64_t(bytes)) +
+                           " in one buffer, over " + info.id() + "'s largest allocation (" +
+                           bytes_text(info.max_alloc_bytes) + "); give a smaller --size");
+}
+
 std::size_t define_or(const RunConfig& cfg, const std::string& app, const std::string& name,
                       std::size_t fallback) {
     for (const auto& [key, value] : cfg.defines) {

@@ -45,6 +45,10 @@ std::string dims_label(const std::vector<std::size_t>& dims);
 // e.g. 3 x 4 bytes for vecadd's a, b and c) exceed the host's available memory; `what` names
 // them in the message ("an input" when empty). random_floats/random_ints check their own array.
 void check_host_fits(std::size_t n, std::size_t size, const std::string& what = {});
+// A usage Error when one buffer of `bytes` is over the device's largest allocation, checked
+// before the inputs are made (a 2e9-value reduction generated 8 GB for 49 s, then the driver
+// refused the buffer); `what` names the buffer.
+void check_device_alloc(const DeviceInfo& info, double bytes, const std::string& what);
 // Seeded uniform floats in [lo, hi): element i is uniform_float(counter_random(seed, i))
 // (problem.hpp), made on every core. shared_floats keeps one copy for every variant and device.
 HostVector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.f, float hi = 1.f);

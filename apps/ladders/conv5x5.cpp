@@ -240,6 +240,7 @@ class Conv5x5 final : public App {
         // The image and the output on the host (and a CPU device's copies), before anything.
         check_host_fits(2 * W * H, sizeof(float) * (is_cpu(dev.info()) ? 2 : 1),
                         "conv5x5's image and output (and a CPU device's copies)");
+        check_device_alloc(dev.info(), double(W) * H * sizeof(float), "conv5x5's image");
         r.size_label = dims_label({W, H});
         const Geometry g = geometry_of(v.name, cfg);
         BuildOptions opts;

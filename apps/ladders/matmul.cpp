@@ -62,6 +62,8 @@ class Matmul final : public App {
         // A, B and C on the host (and a CPU device's copies) together, before anything is made.
         check_host_fits(M * K + K * N + M * N, sizeof(float) * (is_cpu(dev.info()) ? 2 : 1),
                         "matmul's A, B and C (and a CPU device's copies)");
+        check_device_alloc(dev.info(), double(std::max({M * K, K * N, M * N})) * sizeof(float),
+                           "matmul's largest matrix");
         r.size_label = dims_label({M, N, K});
         BuildOptions opts;
         for (const auto& d : cfg.defines) // best's plan (matmul.hpp): the host's, not the kernel's

@@ -133,6 +133,7 @@ class Reduction final : public App {
         // The values on the host (and a CPU device's copy), before anything is made.
         check_host_fits(n, sizeof(T) * (is_cpu(info) ? 2 : 1),
                         "reduction's values (and a CPU device's copy)");
+        check_device_alloc(info, double(n) * sizeof(T), "reduction's values");
         const bool chunk = step.split == Split::chunk; // any group size, 1 by default
         std::size_t ls = cfg.local ? (*cfg.local)[0] : chunk ? 1 : 256;
         if (!chunk && (ls < 2 || !std::has_single_bit(ls)))

@@ -115,6 +115,7 @@ class VecAdd final : public App {
         // are host memory too.
         check_host_fits(n, 3 * sizeof(float) * (is_cpu(dev.info()) ? 2 : 1),
                         "vecadd's a, b and c (and a CPU device's copies)");
+        check_device_alloc(dev.info(), double(n) * sizeof(float), "vecadd's a");
         const auto a_in = shared_floats(n, cfg.seed), b_in = shared_floats(n, cfg.seed + 1);
         const auto &a = *a_in, &b = *b_in;
         auto da = s.upload(a_in), db = s.upload(b_in);

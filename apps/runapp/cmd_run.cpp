@@ -14,6 +14,7 @@
 #include "native/reference.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "rank_rows.hpp"
 #include "report.hpp"
 #include "tuning.hpp"
 
@@ -278,6 +279,9 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
     devs = devices_of_rank(world, devs);
     Progress progress(c.quiet, world.active() ? "rank " + std::to_string(world.rank) + ": " : "");
     progress.set_total(planned_rows(apps, c, devs.size()));
+    RankRows rank_rows(world, c, progress, argc, argv); // each row to rank 0 as it finishes
+    if (world.active())
+        progress.on_row = [&rank_rows](const Result& r) { rank_rows.finished(r); };
     std::vector<Result> results;
     std::vector<std::string> failures;
     for (const App* app : apps)
@@ -293,6 +297,8 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
                 failures.push_back(app->name() + " on " + dev->label() + ": " + e.what());
             }
         }
+    progress.on_row = nullptr;
+    rank_rows.done();
     add_references(c, results, progress.on());
     if (world.local_size > 1) // each rank times its own reference while the others run
         for (auto& r : results)

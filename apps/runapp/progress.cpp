@@ -16,6 +16,8 @@ void Progress::running(const std::string& what) const {
 }
 
 void Progress::row(const duet::apps::Result& r) {
+    if (on_row)
+        on_row(r);
     if (!on_)
         return;
     ++done_;

@@ -1,6 +1,7 @@
 #pragma once
 // Progress on long runs: one line on stderr per finished row (run, compare; per file for
 // report), only when stderr is a terminal and --quiet is not given; silent when piped.
+#include <functional>
 #include <string>
 
 #include "app.hpp"
@@ -19,6 +20,8 @@ class Progress {
     // One finished item of another kind (a file read by runapp report).
     void line(const std::string& text);
     void set_total(int total) { total_ = total; }
+    // Called with every finished row, shown or not (under mpirun: sends it to rank 0).
+    std::function<void(const duet::apps::Result&)> on_row;
 
   private:
     bool on_ = false;

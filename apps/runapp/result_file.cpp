@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 
@@ -25,18 +27,21 @@ constexpr std::size_t max_string =
     throw BadResultFile(what);
 }
 
-// What parsing `text` would allocate, estimated per token from nlohmann::json's layout (an
-// object's map and a member's node with its key, an array's vector, a string value's heap
-// string, an array element), and its depth: both checked before parsing, so that a hostile file
-// neither makes a parser or printer recurse deeper than max_depth nor grows to many times its
-// size (50 MB of "{}" objects were 1.67 GB once parsed).
-constexpr std::size_t cost_object = 64, cost_array = 40, cost_member = 48, cost_string = 48,
-                      cost_element = 16;
+// What parsing `text` would allocate, estimated per token from nlohmann::json's layout as
+// measured (malloc's overhead included): an object's map, a member's map node with its key, an
+// array's vector, a string value's heap string, an array element (16 bytes, three times over:
+// a growing vector holds its old and its doubled buffer at once). Checked before parsing with
+// the depth, so that a hostile file neither makes a parser or printer recurse deeper than
+// max_depth nor grows to many times its size (50 MB of "{}" objects were 1.67 GB once parsed,
+// 50 MB of "[0]" 1.35 GB).
+constexpr std::size_t cost_object = 64, cost_array = 56, cost_member = 112, cost_string = 64,
+                      cost_element = 48;
 constexpr std::size_t max_cost_per_byte = 16;
 
 void check_shape(const std::string& text) {
     int depth = 0;
-    bool in_string = false, escaped = false;
+    bool in_string = false, escaped = false, opened = false;
+    std::array<bool, max_depth + 2> array{}; // array[d]: the container at depth d is an array
     std::size_t cost = 0;
     for (char c : text) {
         if (in_string) {
@@ -48,6 +53,11 @@ void check_shape(const std::string& text) {
                 in_string = false;
             continue;
         }
+        if (opened && c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+            opened = false; // an array's first element has no comma before it
+            if (c != ']')
+                cost += cost_element;
+        }
         if (c == '"') {
             in_string = true;
             cost += cost_string;
@@ -56,11 +66,12 @@ void check_shape(const std::string& text) {
             if (++depth > max_depth)
                 bad("nested deeper than " + std::to_string(max_depth) +
                     " levels: not a Duet result file");
+            array[depth] = opened = c == '[';
         } else if (c == ']' || c == '}') {
-            --depth;
+            depth = std::max(depth - 1, 0);
         } else if (c == ':') {
             cost += cost_member;
-        } else if (c == ',') {
+        } else if (c == ',' && array[depth]) {
             cost += cost_element;
         }
     }

@@ -1,7 +1,8 @@
 // The Device's entry points that check before the backend builds: defines, compiler options
-// and name expressions, once for all backends (build_options.cpp's rules), so what one backend
-// refuses every backend refuses.
+// name expressions and kernel names, once for all backends (build_options.cpp's rules), so what one
+// backend refuses every backend refuses.
 #include <duet/backend/build_options.hpp>
+#include <duet/backend/kernel_sources.hpp>
 #include <duet/device.hpp>
 
 namespace duet {
@@ -12,6 +13,10 @@ std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const Build
     check_compiler_options("cuda_options", options.cuda_options);
     check_compiler_options("opencl_options", options.opencl_options);
     check_name_expressions(options.instantiations);
+    const std::string origin =
+        options.sources.origin.empty() ? "the kernel source" : options.sources.origin;
+    check_kernel_names(options.sources.opencl, KernelLanguage::opencl_c, origin);
+    check_kernel_names(options.sources.cuda, KernelLanguage::cuda, origin);
     return do_load_kernel(name, options);
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include <duet/backend/kernel_sources.hpp>
+#include <duet/error.hpp>
 
 namespace duet {
 
@@ -152,6 +153,16 @@ std::optional<std::string> included_name(const std::string& line) {
     c.i = close + 1;
     c.spaces();
     return c.at_end() ? std::optional<std::string>(name) : std::nullopt;
+}
+
+void check_kernel_names(const std::string& text, KernelLanguage lang, const std::string& origin) {
+    for (const auto& name : kernels_defined_in(text, lang))
+        if (name.size() > max_kernel_name)
+            throw Error::usage(origin + " defines a kernel whose name has " +
+                               std::to_string(name.size()) + " characters (" + name.substr(0, 32) +
+                               "...); a name may have at most " + std::to_string(max_kernel_name) +
+                               " (compilers' caches make files of them, and PoCL aborts on "
+                               "longer ones): shorten it");
 }
 
 } // namespace duet

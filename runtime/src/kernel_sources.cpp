@@ -176,6 +176,7 @@ SourceFile finished(FileRef& f, std::vector<FileRef>& files, KernelLanguage lang
         out.text.clear();
         expand_cl_includes(f.name, f.contents(), files, 0, out.text);
     }
+    check_kernel_names(out.text, lang, "kernel file " + f.name);
     return out;
 }
 

@@ -107,6 +107,7 @@ PluginPath parse_plugin_path() {
     }
     // libduet's own directories are as trusted as libduet itself.
     const fs::path lib = library_dir();
+    p.own_from = p.dirs.size();
     if (!lib.empty()) {
         p.dirs.push_back(lib / "duet");
         p.dirs.push_back(lib);
@@ -151,6 +152,45 @@ std::vector<std::string> unshipped_plugins() {
     return out;
 }
 
+namespace {
+
+// Where libduet_NAME.so is: a file named in DUET_BACKEND_PATH, else the first of the trusted
+// directories holding one; in a DUET_BACKEND_PATH directory the file must be trusted itself
+// (the directory's checks do not cover it: it may be writable by others, someone else's, or a
+// link to such a file). libduet's own directories are as trusted as libduet. Empty, with
+// `reason` set, when there is none.
+fs::path find_plugin(const std::string& name, std::string& reason) {
+    const std::string file = plugin_file(name);
+    for (const auto& [named, path] : plugin_path().files)
+        if (named == name)
+            return path;
+    std::string looked, untrusted;
+    const auto& dirs = plugin_path().dirs;
+    for (std::size_t i = 0; i < dirs.size(); ++i) {
+        const fs::path& d = dirs[i];
+        looked += (looked.empty() ? "" : ", ") + d.string();
+        std::error_code ec;
+        std::string why;
+        if (!shipped(name) || !fs::exists(d / file, ec))
+            continue;
+        if (i >= plugin_path().own_from ||
+            check_trusted_path((d / file).string(), TrustRule{"DUET_BACKEND_PATH", false, true},
+                               &why))
+            return d / file;
+        if (untrusted.empty()) {
+            untrusted = "plugin " + (d / file).string() + " refused: " + why;
+            log().warn("{}", untrusted);
+        }
+    }
+    reason = !untrusted.empty() ? untrusted
+                                : "plugin " + file + " not found (looked in " + looked +
+                                      "); this build of Duet has no " + name +
+                                      " backend, or DUET_BACKEND_PATH is wrong";
+    return {};
+}
+
+} // namespace
+
 LoadedBackend load_plugin(const std::string& name) {
     LoadedBackend l;
     l.report.name = name;
@@ -158,24 +198,9 @@ LoadedBackend load_plugin(const std::string& name) {
         l.report.reason = std::move(why);
         return l;
     }
-    const std::string file = plugin_file(name);
-    std::string looked;
-    fs::path found;
-    for (const auto& [named, path] : plugin_path().files)
-        if (named == name && found.empty())
-            found = path;
-    for (const auto& d : plugin_path().dirs) {
-        looked += (looked.empty() ? "" : ", ") + d.string();
-        std::error_code ec;
-        if (found.empty() && shipped(name) && fs::exists(d / file, ec))
-            found = d / file;
-    }
-    if (found.empty()) {
-        l.report.reason = "plugin " + file + " not found (looked in " + looked +
-                          "); this build of Duet has no " + name +
-                          " backend, or DUET_BACKEND_PATH is wrong";
+    const fs::path found = find_plugin(name, l.report.reason);
+    if (found.empty())
         return l;
-    }
     l.report.plugin = found.string();
     // A truncated plugin would be mapped and then kill the process with SIGBUS on first touch.
     if (const std::string bad = check_shared_library(found.string()); !bad.empty()) {

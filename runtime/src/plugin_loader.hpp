@@ -21,7 +21,8 @@ struct LoadedBackend {
 // directory's duet/ and the directory itself; the plugins DUET_BACKEND_PATH names by file; and
 // each entry refused, with the reason (each also warned about once).
 struct PluginPath {
-    std::vector<std::filesystem::path> dirs;
+    std::vector<std::filesystem::path> dirs; // DUET_BACKEND_PATH's, then libduet's own
+    std::size_t own_from = 0;                // dirs[own_from...] are libduet's own
     std::vector<std::pair<std::string, std::filesystem::path>> files; // NAME, libduet_NAME.so
     std::vector<std::string> refused;
 };

@@ -23,6 +23,11 @@ std::vector<SourceFile> kernel_files(KernelLanguage lang);
 std::vector<std::string> kernel_names(KernelLanguage lang);
 // Names of the kernels a source text defines (`__kernel void x` / `extern "C" __global__ void x`).
 std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang);
+// The longest kernel name a program may define (a file system's name limit).
+constexpr std::size_t max_kernel_name = 255;
+// Throws a usage error naming `origin` when `text` defines a kernel whose name is longer than
+// max_kernel_name: drivers make cache files named after kernels (PoCL aborts on such a name).
+void check_kernel_names(const std::string& text, KernelLanguage lang, const std::string& origin);
 // The header an `#include "NAME"` line names, or nothing for any other line.
 std::optional<std::string> included_name(const std::string& line);
 
