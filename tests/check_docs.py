@@ -11,9 +11,11 @@ apps_public_api).
                                    and a number of two digits or more): a reader cannot look
                                    such a number up; say what was measured, when and how
     check_docs.py public-api SRC   apps/ and examples/ include Duet through <duet/duet.hpp>
-                                   only: no plugin-SDK header (duet/backend/), no single public
-                                   header, no path into runtime/ or backends/ (docs/API.md says
-                                   an app needs that one include)
+                                   only (and a backend's extension header where they use one,
+                                   backends/NAME/include/duet/NAME/): no plugin-SDK header
+                                   (duet/backend/), no single public header, no path into
+                                   runtime/ or backends/ (docs/API.md says an app needs that one
+                                   include)
 
 The docs are README.md, CHANGELOG*.md and every .md under docs/. Fenced code blocks are skipped
 (they show commands and code, not claims about the tree); so are tokens with placeholders
@@ -167,7 +169,10 @@ def check_public_api(src):
                 continue
             name = m.group(2)
             into_tree = re.search(r"(^|/)(runtime|backends)/", name)
-            if (name.startswith("duet/") and name != "duet/duet.hpp") or into_tree:
+            extension = any((b / "include" / name).is_file()
+                            for b in (src / "backends").iterdir())
+            if (name.startswith("duet/") and name != "duet/duet.hpp" and not extension) or \
+                    into_tree:
                 close = ">" if m.group(1) == "<" else '"'
                 errors.append(f"{rel}:{n}: includes {m.group(1)}{name}{close}: an app includes "
                               "<duet/duet.hpp> only (plugin-SDK headers are duet/backend/)")

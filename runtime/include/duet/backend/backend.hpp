@@ -8,7 +8,7 @@
 #include <duet/registry.hpp>
 
 // Bumped whenever Backend or the public interfaces change in an incompatible way.
-#define DUET_BACKEND_ABI 6 // 6: KernelArg::Kind::tile_map (5: DeviceInfo::local_mem_optin_bytes)
+#define DUET_BACKEND_ABI 7 // 7: KernelArg::Kind::extension (6: a tile-map kind)
 
 namespace duet {
 
