@@ -11,7 +11,7 @@ source "$(dirname "$0")/gpu_env.sh"
 } > "$OUT/devices.txt" 2>&1
 head -30 "$OUT/devices.txt"
 export DUET_REQUIRE_CUDA=1 DUET_TEST_SKIP_PLATFORM=Portable
-for t in test_units test_shapes test_cuda conformance test_contracts test_apps test_runapp test_honest test_security; do
+for t in test_units test_shapes test_cuda conformance test_apps test_runapp test_honest test_security; do
     [ -x "$B/bin/$t" ] || continue
     timeout 150 "$B/bin/$t" > "$OUT/$t.txt" 2>&1
     echo "$t: exit $? $(grep -E '^\[doctest\] (test cases|assertions)' "$OUT/$t.txt" | tr '\n' ' ')"

@@ -29,7 +29,7 @@ root, f, t = sys.argv[1:]
 src = open(f"{root}/kernels_cl/{f}.cl").read()
 open(f"{t}/{f}.cl", "w").write(src.replace('#include "matmul.clh"', open(f"{root}/kernels_cl/matmul.clh").read()))
 PY
-    for mode in hints "-DDUET_NO_NV_UNROLL=1 -DBEST_UNROLL=0"; do
+    for mode in hints "-DDUET_NO_NV_UNROLL=1"; do
         defs="-Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1"
         [ "$mode" = hints ] || defs="$defs $mode"
         "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \

@@ -16,7 +16,7 @@ within 0.9 of the square figure. --odd is --sizes with 4096, 8192 and the odd an
 sizes of docs/design/sgemm.md, and --square 4096,8192.
 --reference replaces the cuBLAS command (tests use a stand-in; it gets --sizes LIST appended).
 
-e.g. --config cuda=cuda:0 --config opencl=opencl:1 --config cuda-bk16=cuda:0,BEST_BK=16,BEST_PAD=0
+e.g. --config cuda=cuda:0 --config opencl=opencl:1 --config cuda-bk8=cuda:0,BEST_BK=8
 """
 import argparse
 import json

@@ -7,6 +7,7 @@
 #if !defined(BEST_ORDER) && defined(cl_nv_pragma_unroll) && !BEST_CLAMP
 #define BEST_ORDER 3
 #endif
+#define BEST_SLICES_ROLLED 1 // C's unaligned rows in a rolled loop (matmul_best_write.clh)
 #include "matmul_best.clh"
 
 // C = A * B, A M x K, B K x N, C M x Nc with rows of Nc floats, Nc <= N: the host passes N > Nc

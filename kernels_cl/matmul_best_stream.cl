@@ -34,9 +34,7 @@
 // unrolled here, rolled in matmul_best, where ptxas schedules each kernel's loop of tiles well
 // (the static stall counts of bench/cubin_loop.py: rolled here, 2497 cycles a tile, 58 of them
 // stalls of 4 against 2336 and 6).
-#ifndef BEST_SLICES_ROLLED
 #define BEST_SLICES_ROLLED 0
-#endif
 // NVIDIA's compiler: a step's multiply-adds with the last row first (BEST_ORDER 4,
 // matmul_best.clh) where no block is clamped, as in CUDA: on the H100 5120^3 5.59 ms against 5.80
 // row by row, 8192^3 22.70 against 23.56 (its waves: 21.79), orders 1-3 between
@@ -65,11 +63,8 @@
 // 250 instructions before their stores into local memory, against 820 in CUDA's loop, which two
 // more registers held through it move as late (docs/design/sgemm.md). Without its
 // checked loop (BEST_ALL_INSIDE, matmul_best.clh) it runs 8192^3 in 21.69 ms.
-// BEST_STREAM_FRESH=0 leaves it out, to measure it. Other compilers: nothing to do.
-#ifndef BEST_STREAM_FRESH
-#define BEST_STREAM_FRESH 1
-#endif
-#if BEST_STREAM_FRESH && defined(cl_nv_pragma_unroll)
+// Other compilers: nothing to do.
+#if defined(cl_nv_pragma_unroll)
 #define BEST_FRESH(x) __asm__ __volatile__("" : "+r"(x))
 #else
 #define BEST_FRESH(x)

@@ -1,5 +1,6 @@
 // Matrix multiply, step 6 of the ladder (best, matmul_split_sum): the CUDA twin of
 // kernels_cl/matmul_best.cl, whose comments explain the step.
+#define BEST_SLICES_ROLLED 1 // C's unaligned rows in a rolled loop (matmul_best_write.cuh)
 #include "matmul_best.cuh"
 
 extern "C" __global__ void __launch_bounds__(BEST_NT, BEST_MINB)

@@ -28,30 +28,22 @@
 #ifndef BEST_SPLIT // 1: K split over the launch's third dimension (set by the host when it splits)
 #define BEST_SPLIT 0
 #endif
-#ifndef BEST_FAST // blocks wholly inside aligned matrices load without bounds checks
-#define BEST_FAST 1
-#endif
-#ifndef BEST_ORDER // the order of a step's multiply-adds (matmul_best_tile): 0-4 below
+#ifndef BEST_ORDER // the order of a step's multiply-adds (matmul_best_tile): 1 or 4 below
 #define BEST_ORDER 1
 #endif
-// The n-th row of a step's multiply-adds: 0 and 1 row by row, 2 even rows first, 3 pairs of
-// rows, even pairs first, 4 the last row first; 1-3 take every other row backwards (serpentine).
-#if BEST_ORDER == 2
-#define BEST_ROW_AT(n) ((n) < BEST_TM / 2 ? 2 * (n) : 2 * ((n) - BEST_TM / 2) + 1)
-#elif BEST_ORDER == 3
-#define BEST_ROW_AT(n)                                                                            \
-    (2 * ((n) / 2 < BEST_TM / 4 ? 2 * ((n) / 2) : 2 * ((n) / 2 - BEST_TM / 4) + 1) + (n) % 2)
-#elif BEST_ORDER == 4
+// The n-th row of a step's multiply-adds: 1 row by row, every other row backwards (serpentine),
+// 4 the last row first. The orders the host builds (matmul_best_stream.cu chooses 4 over
+// unclamped blocks); kernels_cl/matmul_best.clh has OpenCL's (0, 3 and 4).
+#if BEST_ORDER == 4
 #define BEST_ROW_AT(n) (BEST_TM - 1 - (n))
-#else
+#elif BEST_ORDER == 1
 #define BEST_ROW_AT(n) (n)
+#else
+#error "best: BEST_ORDER is 1 or 4 in CUDA"
 #endif
 #define BEST_SERPENTINE (BEST_ORDER >= 1 && BEST_ORDER <= 3)
 #ifndef BEST_BSWAP // B's pairs of columns swapped in shared memory (kernels_cl/matmul_best.clh):
 #define BEST_BSWAP 0 // in CUDA 6% slower in waves and 9% spread on the H100
-#endif
-#ifndef BEST_HOT // 1: blocks inside C run their whole tiles in a loop of their own
-#define BEST_HOT 1
 #endif
 #ifndef BEST_UNALIGNED // set by the host: 1 where A's rows are not 16-byte aligned, 2 where B's
 #define BEST_UNALIGNED 0 // are not, 3 both: unchecked loads by float there
@@ -93,9 +85,8 @@
 #define BEST_RSTEP (4 * BEST_TY)
 #define BEST_CSTEP (4 * BEST_TX)
 #endif
-#ifndef BEST_PAD // floats of padding per row of A's transposed tile, where 48 KiB leave room
+// Floats of padding per row of A's transposed tile, where 48 KiB leave room.
 #define BEST_PAD (8 * BEST_BK * (BEST_BM + 4 + BEST_BN) <= 49152 ? 4 : 0)
-#endif
 #define BEST_LA (BEST_BM * BEST_BK / (4 * BEST_NT))
 #define BEST_LB (BEST_BK * BEST_BN / (4 * BEST_NT))
 #if BEST_TM % 4 != 0 || BEST_TN % 4 != 0 || BEST_BM % BEST_TM != 0 || BEST_BN % BEST_TN != 0 ||    \
@@ -151,15 +142,15 @@ __device__ __forceinline__ void matmul_best_load(const float* A, const float* B,
     for (int l = 0; l < BEST_LA; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BK / 4), c = (q - r * (BEST_BK / 4)) * 4;
-        pa[l] = BEST_FAST && inside ? matmul_best_lda(A + BEST_ROW(m0 + r, M) * K + k0 + c)
-                                    : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
+        pa[l] = inside ? matmul_best_lda(A + BEST_ROW(m0 + r, M) * K + k0 + c)
+                       : matmul_load4(A, m0 + r, k0 + c, M, K, a_vec);
     }
 #pragma unroll
     for (int l = 0; l < BEST_LB; ++l) {
         const int q = tid + l * BEST_NT;
         const int r = q / (BEST_BN / 4), c = (q - r * (BEST_BN / 4)) * 4;
-        pb[l] = BEST_FAST && inside ? matmul_best_ldb(B + (k0 + r) * N, n0 + c, N)
-                                    : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
+        pb[l] = inside ? matmul_best_ldb(B + (k0 + r) * N, n0 + c, N)
+                       : matmul_load4(B, k0 + r, n0 + c, K, N, b_vec);
     }
 }
 
@@ -273,12 +264,11 @@ __device__ __forceinline__ void matmul_best_block(const float* __restrict__ A,
     matmul_best_store(As[0], Bs[0], tid, pa, pb);
     __syncthreads();
     int t = 0;
-#if BEST_HOT
     // The hot loop: while the next tile is whole and inside A and B (a block inside C, all but
     // the last one or two tiles), loads without checks and no branch but the loop's own. (With
     // the checks' branches at the top of every tile, 4% of the H100's warp samples waited for
     // instructions at their targets: docs/design/sgemm.md.)
-    if (BEST_FAST && inside)
+    if (inside)
         for (const int hot = min(tiles, full_tiles - t0) - 1; t < hot; ++t) {
             const int cur = t & 1;
             matmul_best_load(A, B, M, N, K, m0, n0, (t0 + t + 1) * BEST_BK, tid, a_vec, b_vec,
@@ -287,7 +277,6 @@ __device__ __forceinline__ void matmul_best_block(const float* __restrict__ A,
             matmul_best_store(As[cur ^ 1], Bs[cur ^ 1], tid, pa, pb);
             __syncthreads();
         }
-#endif
     for (; t < tiles; ++t) {
         const int cur = t & 1;
         if (t + 1 < tiles)

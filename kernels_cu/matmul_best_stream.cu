@@ -1,8 +1,6 @@
 // Matrix multiply, best over the device's multiprocessors (stream-K): the CUDA twin of
 // kernels_cl/matmul_best_stream.cl, whose comments explain it.
-#ifndef BEST_SLICES_ROLLED // as kernels_cl/matmul_best_stream.cl
-#define BEST_SLICES_ROLLED 0
-#endif
+#define BEST_SLICES_ROLLED 0 // C's unaligned rows in an unrolled loop, as kernels_cl/matmul_best_stream.cl
 // The order of a step's multiply-adds (matmul_best.cuh): over clamped blocks the serpentine (1),
 // with which ptxas schedules this kernel's loop well there (2342 stall cycles, 3 of 4; row by row
 // 2473 and 51); over unclamped ones the last row first (4): 8192^3 on the H100 21.45 ms against

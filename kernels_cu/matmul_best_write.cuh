@@ -6,8 +6,10 @@
 #ifndef BEST_ROWS_OUT // 1 (set by the host where Nc % 4 != 0): C's rows out through S
 #define BEST_ROWS_OUT 0
 #endif
-#ifndef BEST_SLICES_ROLLED // the slices' loop kept rolled (1) or unrolled: ptxas schedules best's
-#define BEST_SLICES_ROLLED 1 // loop well with the first, matmul_best_stream's with the second
+// The slices' loop kept rolled (1) or unrolled (0), defined by the kernel file: ptxas schedules
+// best's loop well with the first (matmul_best.cu), matmul_best_stream's with the second.
+#ifndef BEST_SLICES_ROLLED
+#error "BEST_SLICES_ROLLED must be defined by the kernel file (matmul_best.cu, matmul_best_stream.cu)"
 #endif
 #define BEST_SLICE (2 * BEST_BK) // rows of C's block per slice through S
 __device__ __forceinline__ void matmul_best_write(float* __restrict__ C, int M, int Nc, int m0,

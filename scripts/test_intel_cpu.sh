@@ -23,12 +23,12 @@ export OCL_ICD_FILENAMES=
 # the local-memory tree.
 # The launch checks of argument kinds need each kernel's argument information, which this
 # runtime drops from programs made from cached binaries: they must hold on a warm cache too.
-contracts=$(dirname "$runapp")/test_contracts
-if [ -x "$contracts" ]; then
+conformance=$(dirname "$runapp")/conformance
+if [ -x "$conformance" ]; then
     cache=$(mktemp -d)
     for pass in cold warm; do
-        echo "test_contracts, $pass cache"
-        DUET_CACHE_DIR=$cache "$contracts" -tc="contracts: arguments are per launch*"
+        echo "conformance's argument checks, $pass cache"
+        DUET_CACHE_DIR=$cache "$conformance" -tc="conformance: arguments are per launch*"
     done
     rm -rf "$cache"
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks that the docs stay true to the tree (ctest docs_paths, docs_run_numbers).
+"""Checks that the docs stay true to the tree (ctest docs_paths, docs_run_numbers,
+apps_public_api).
 
     check_docs.py paths SRC        every repository path a doc names exists: paths in backticks
                                    (`apps/framework/shape.cpp`, `tests/conformance/`; a bare file
@@ -9,6 +10,12 @@
     check_docs.py run-numbers SRC  no doc, comment or script cites an internal run ("call"
                                    and a number of two digits or more): a reader cannot look
                                    such a number up; say what was measured, when and how
+    check_docs.py public-api SRC   apps/ and examples/ include Duet through <duet/duet.hpp>
+                                   only (and a backend's extension header where they use one,
+                                   backends/NAME/include/duet/NAME/): no plugin-SDK header
+                                   (duet/backend/), no single public header, no path into
+                                   runtime/ or backends/ (docs/API.md says an app needs that one
+                                   include)
 
 The docs are README.md, CHANGELOG*.md and every .md under docs/. Fenced code blocks are skipped
 (they show commands and code, not claims about the tree); so are tokens with placeholders
@@ -146,17 +153,48 @@ def check_run_numbers(src):
     return errors
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
+APP_DIRS = ("apps/", "examples/")
+
+
+def check_public_api(src):
+    """An app's #include lines that reach Duet other than through <duet/duet.hpp>."""
+    errors = []
+    for rel in tracked_files(src):
+        if not rel.startswith(APP_DIRS) or pathlib.Path(rel).suffix not in (".cpp", ".hpp", ".h"):
+            continue
+        for n, line in enumerate((src / rel).read_text().split("\n"), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            name = m.group(2)
+            into_tree = re.search(r"(^|/)(runtime|backends)/", name)
+            extension = any((b / "include" / name).is_file()
+                            for b in (src / "backends").iterdir())
+            if (name.startswith("duet/") and name != "duet/duet.hpp" and not extension) or \
+                    into_tree:
+                close = ">" if m.group(1) == "<" else '"'
+                errors.append(f"{rel}:{n}: includes {m.group(1)}{name}{close}: an app includes "
+                              "<duet/duet.hpp> only (plugin-SDK headers are duet/backend/)")
+    return errors
+
+
+CHECKS = {"paths": (check_paths, "paths the docs name that do not exist"),
+          "run-numbers": (check_run_numbers,
+                          "internal run numbers (say what was measured, when and how instead)"),
+          "public-api": (check_public_api, "includes of Duet other than <duet/duet.hpp> in apps")}
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("paths", "run-numbers"):
+    if len(sys.argv) != 3 or sys.argv[1] not in CHECKS:
         print(__doc__, file=sys.stderr)
         return 2
     src = pathlib.Path(sys.argv[2]).resolve()
-    errors = check_paths(src) if sys.argv[1] == "paths" else check_run_numbers(src)
+    check, what = CHECKS[sys.argv[1]]
+    errors = check(src)
     for e in errors:
         print(e)
     if errors:
-        what = ("paths the docs name that do not exist" if sys.argv[1] == "paths"
-                else "internal run numbers (say what was measured, when and how instead)")
         print(f"check_docs: {len(errors)} {what}", file=sys.stderr)
         return 1
     print(f"check_docs {sys.argv[1]}: ok")

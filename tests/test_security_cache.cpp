@@ -20,9 +20,9 @@
 
 #include <duet/backend/build_options.hpp>
 #include <duet/backend/elf_check.hpp>
-#include <duet/backend/host_memory.hpp>
 #include <duet/backend/program_cache.hpp>
 #include <duet/duet.hpp>
+#include <duet/host_memory.hpp>
 
 #include "runapp_child.hpp"
 #include "security_util.hpp"

@@ -13,9 +13,9 @@
 #include <doctest/doctest.h>
 
 #include <duet/backend/elf_check.hpp>
-#include <duet/backend/host_memory.hpp>
-#include <duet/backend/library_path.hpp>
 #include <duet/duet.hpp>
+#include <duet/host_memory.hpp>
+#include <duet/library_path.hpp>
 
 #include "inputs.hpp"
 #include "runapp_child.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include <duet/device_info.hpp>
+#include <duet/duet.hpp>
 
 namespace duet::apps {
 

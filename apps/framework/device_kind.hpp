@@ -3,7 +3,7 @@
 // language or type names themselves: each question is one function here, answered from
 // DeviceInfo (its type and capabilities), or the device's profile (device_profile.hpp), so a new
 // backend needs no change in apps/.
-#include <duet/device_info.hpp>
+#include <duet/duet.hpp>
 
 namespace duet::apps {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include <duet/error.hpp>
+#include <duet/duet.hpp>
 #include <nlohmann/json.hpp>
 
 namespace duet::apps {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <duet/device_info.hpp>
+#include <duet/duet.hpp>
 
 #include "tune_space.hpp" // Defines
 

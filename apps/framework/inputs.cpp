@@ -8,7 +8,7 @@
 #include <numeric>
 #include <thread>
 
-#include <duet/backend/host_memory.hpp>
+#include <duet/duet.hpp>
 
 #include "app.hpp"
 

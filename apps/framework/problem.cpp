@@ -11,7 +11,7 @@
 #include <thread>
 #include <tuple>
 
-#include <duet/backend/host_memory.hpp>
+#include <duet/duet.hpp>
 
 #include "inputs.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include <duet/backend/log.hpp>
+#include <duet/duet.hpp>
 
 namespace duet::apps {
 
@@ -171,7 +171,8 @@ TuneRow run_point(const App& app, Device& dev, const Variant& variant, const Tun
         default:
             throw;
         }
-        log().debug("tune {} {} {}: {}", app.name(), point.variant, point.label, row.reason);
+        log_message(LogLevel::debug, "tune " + app.name() + " " + point.variant + " " +
+                                         point.label + ": " + row.reason);
     }
     return row;
 }

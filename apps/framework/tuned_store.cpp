@@ -8,9 +8,7 @@
 #include <filesystem>
 #include <set>
 
-#include <duet/backend/log.hpp>
-#include <duet/backend/private_files.hpp>
-#include <duet/program_cache_info.hpp>
+#include <duet/duet.hpp>
 #include <nlohmann/json.hpp>
 
 namespace duet::apps {
@@ -133,30 +131,33 @@ TuningStore::TuningStore(std::string path) : path_(std::move(path)) {
     std::string why;
     const fs::path file(path_);
     if (file.has_parent_path() && !make_private_dir(file.parent_path().string(), &why)) {
-        log().warn("tuned parameters in {} not used: {}", path_, why);
+        log_message(LogLevel::warn, "tuned parameters in " + path_ + " not used: " + why);
         return;
     }
     const auto text = read_private_file(path_, std::size_t(16) << 20, &why);
     if (!text) {
         if (!why.empty()) // otherwise no sweep has been stored yet
-            log().warn("tuned parameters in {} not used: {}. Fix: remove it (rm {}) and run "
-                       "`runapp tune` again",
-                       path_, why, path_);
+            log_message(LogLevel::warn, "tuned parameters in " + path_ + " not used: " + why +
+                                            ". Fix: remove it (rm " + path_ +
+                                            ") and run `runapp tune` again");
         return;
     }
     const Json j = Json::parse(*text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("entries") || !j["entries"].is_array()) {
-        log().warn("tuned parameters in {} are unreadable (damaged, or not a Duet tuning file); "
-                   "ignoring them: the kernels' defaults are used until `runapp tune` rewrites "
-                   "it, or remove it (rm {})",
-                   path_, path_);
+        log_message(LogLevel::warn,
+                    "tuned parameters in " + path_ +
+                        " are unreadable (damaged, or not a Duet tuning file); ignoring them: the "
+                        "kernels' defaults are used until `runapp tune` rewrites it, or remove "
+                        "it (rm " +
+                        path_ + ")");
         return;
     }
     for (const auto& item : j["entries"]) {
         try {
             entries_.push_back(from_json(item));
         } catch (const std::exception& e) {
-            log().warn("tuned parameters in {}: ignoring a malformed entry ({})", path_, e.what());
+            log_message(LogLevel::warn, "tuned parameters in " + path_ +
+                                            ": ignoring a malformed entry (" + e.what() + ")");
         }
     }
 }
@@ -218,9 +219,11 @@ std::string apply_tuned(const TuningStore& store, const DeviceInfo& info, const 
     // Only this space's parameters, as positive integers: anything else is not ours.
     for (const auto& [k, v] : e->defines)
         if (!names.count(k) || !positive_integer(v)) {
-            log().warn("tuned parameters for {} {} on {}: ignoring {}={} (not a parameter of "
-                       "this variant); rerun `runapp tune {}`",
-                       app.name(), variant.name, info.name, k, v, app.name());
+            log_message(LogLevel::warn, "tuned parameters for " + app.name() + " " + variant.name +
+                                            " on " + info.name + ": ignoring " + k + "=" + v +
+                                            " (not a parameter of this variant); rerun `runapp "
+                                            "tune " +
+                                            app.name() + "`");
             return {};
         }
     if (e->local && !space->local_param)

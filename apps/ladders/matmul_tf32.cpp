@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <duet/cuda/tile_map.hpp> // the CUDA backend's extension: the steps' kernels are CUDA's
+
 #include "device_profile.hpp"
 #include "matmul.hpp"
 #include "matmul_reference.hpp"
@@ -138,9 +140,9 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
         if (pad_)
             q.launch(*pad_, pad_range, a, *ap_, mi, ki, kpi);
         const Buffer& a_rows = pad_ ? *ap_ : a;
-        auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, rows, 32),
-                             duet::tile_map(*bt_, N, Kp, cols, 32), a, *bt_, c, mi, ni, ki, kpi,
-                             duet::local(g.local_bytes));
+        auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, rows, 32),
+                             duet::cuda::tile_map(*bt_, N, Kp, cols, 32), a, *bt_, c, mi, ni, ki,
+                             kpi, duet::local(g.local_bytes));
         return std::pair{first, last};
     };
 }

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include <duet/error.hpp>
+#include <duet/duet.hpp>
 
 #include "native.hpp"
 #include "stream.hpp"

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include <duet/stats.hpp>
+#include <duet/duet.hpp>
 
 namespace duet::apps::native {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <duet/backend/kernel_sources.hpp>
+#include <duet/duet.hpp>
 
 namespace runapp::compile {
 

@@ -11,7 +11,6 @@
 
 #include <unistd.h>
 
-#include <duet/backend/library_path.hpp>
 #include <duet/duet.hpp>
 
 #include "commands.hpp"
@@ -92,7 +91,7 @@ void start_watchdog(double seconds, bool idle) {
 }
 
 // An LD_LIBRARY_PATH with empty or relative elements makes the dynamic linker load libraries
-// from the current directory (duet/backend/library_path.hpp), and it reads the variable once,
+// from the current directory (duet/library_path.hpp), and it reads the variable once,
 // at start: runapp starts itself again with those elements removed, saying so. Should that
 // fail, libduet refuses to load backends under such a path.
 void sanitize_library_path(char** argv) {

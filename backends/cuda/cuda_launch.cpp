@@ -1,10 +1,10 @@
 // Launch planning: grid = global / local per dimension (the app rounds global up, never us),
 // arguments as pointers to their values, local arguments laid out in one dynamic shared memory
 // block (as duet_local_t offsets, or as `extern __shared__` memory when the kernel has no
-// parameter for them), tile maps as the CUtensorMap they describe (cuda_tile_map.cpp). The range
-// and argument contracts are checked by the runtime (Queue::launch_args against launch_contract_of)
-// before this runs: CUDA's own errors for those cases (cudaErrorInvalidConfiguration, or garbage
-// from a wrongly sized argument) say too little.
+// parameter for them), tile maps (duet::cuda::tile_map) as the CUtensorMap they describe
+// (cuda_tile_map.cpp). The range and argument contracts are checked by the runtime
+// (Queue::launch_args against launch_contract_of) before this runs: CUDA's own errors for those
+// cases (cudaErrorInvalidConfiguration, or garbage from a wrongly sized argument) say too little.
 #include "cuda_launch.hpp"
 
 #include <climits>
@@ -96,7 +96,7 @@ void plan_launch(CudaKernel& kernel, const Range& range, const std::array<std::s
     // Sized up front: argv holds addresses of these elements, which must not move.
     bool tile_maps = false;
     for (const auto& a : args)
-        tile_maps |= a.kind == KernelArg::Kind::tile_map;
+        tile_maps |= a.kind == KernelArg::Kind::extension;
     plan.argv.resize(args.size());
     plan.pointers.resize(args.size());
     plan.offsets.resize(args.size());
@@ -120,15 +120,21 @@ void plan_launch(CudaKernel& kernel, const Range& range, const std::array<std::s
             arg_value = &plan.pointers[i];
             break;
         }
-        case KernelArg::Kind::tile_map: {
+        case KernelArg::Kind::extension: {
+            const TileMap* map = as_tile_map(*a.extension);
+            if (!map)
+                throw Error::usage(where() + ": argument " + std::to_string(i) + " is a " +
+                                   a.extension->name() + ", an extension of the " +
+                                   a.extension->backend() +
+                                   " backend; a CUDA kernel takes buffers, scalars, "
+                                   "duet::local and duet::cuda::tile_map");
             const auto* buf = dynamic_cast<const CudaBuffer*>(a.buffer);
             if (!buf || &buf->device() != &dev)
                 throw Error::usage(where() + ": argument " + std::to_string(i) +
                                    " is a tile map over a buffer that is not CUDA memory of " +
                                    dev.label());
-            plan.maps[i] = encode_tile_map(dev, a.tile, buf->ptr(), [&] {
-                return where() + ": argument " + std::to_string(i);
-            });
+            plan.maps[i] = encode_tile_map(
+                dev, *map, buf->ptr(), [&] { return where() + ": argument " + std::to_string(i); });
             arg_value = plan.maps[i].bytes;
             break;
         }

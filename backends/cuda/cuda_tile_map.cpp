@@ -1,4 +1,4 @@
-// duet::tile_map on CUDA (cuda_tile_map.hpp). The driver entry point is looked up through the
+// duet::cuda::tile_map on CUDA (cuda_tile_map.hpp). The driver entry point is looked up through the
 // runtime (cudaGetDriverEntryPointByVersion), so the backend needs no link to libcuda itself.
 #include "cuda_tile_map.hpp"
 
@@ -40,7 +40,7 @@ EncodeTiled encoder(const std::function<std::string()>& where) {
 
 static_assert(sizeof(CUtensorMap) == tile_map_param_size &&
                   alignof(CUtensorMap) <= alignof(TileMapParam),
-              "duet::tile_map_param_size is a CUtensorMap's size");
+              "duet::cuda::tile_map_param_size is a CUtensorMap's size");
 
 TileMapParam encode_tile_map(const CudaDevice& dev, const TileMap& map, void* ptr,
                              const std::function<std::string()>& where) {

@@ -1,21 +1,29 @@
 #pragma once
-// duet::tile_map arguments on CUDA: the 128-byte CUtensorMap that Hopper's tile copy engine
-// (TMA) reads, made by the driver's cuTensorMapEncodeTiled for a CudaBuffer.
+// duet::cuda::tile_map arguments (<duet/cuda/tile_map.hpp>, the backend's extension): the
+// 128-byte CUtensorMap that Hopper's tile copy engine (TMA) reads, made by the driver's
+// cuTensorMapEncodeTiled for a CudaBuffer.
+#include <cstring>
 #include <functional>
 #include <string>
 
-#include <duet/kernel_arg.hpp>
+#include <duet/cuda/tile_map.hpp>
 
 namespace duet::cuda {
 
 class CudaDevice;
 
-// The parameter a kernel receives for a duet::tile_map (a CUtensorMap: 128 bytes, aligned to 128).
+// The tile map an extension argument is, or null when it is another backend's extension.
+inline const TileMap* as_tile_map(const ExtensionArg& e) {
+    return std::strcmp(e.name(), TileMap::kind_name) == 0 ? static_cast<const TileMap*>(&e)
+                                                          : nullptr;
+}
+
+// The parameter a kernel receives for a tile map (a CUtensorMap: 128 bytes, aligned to 128).
 struct alignas(128) TileMapParam {
     unsigned char bytes[tile_map_param_size];
 };
 
-// Encodes `map` (its shape already checked by the runtime, kernel_arg.hpp) over device memory
+// Encodes `map` (its shape already checked by the runtime: TileMap::problem) over device memory
 // `ptr` of `dev`. Usage Errors where the device has no tile copy engine (compute capability
 // below 9.0) or the driver lacks the entry point; `where` names the launch (called only to
 // build an error: a launch that is fine builds no text).

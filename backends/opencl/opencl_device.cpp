@@ -1,8 +1,8 @@
 // An OpenCL device: its context, memory and kernels (what it is: opencl_device_info.cpp).
 
-#include <duet/backend/host_memory.hpp>
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/backend/log.hpp>
+#include <duet/host_memory.hpp>
 
 #include "opencl_check.hpp"
 #include "opencl_device.hpp"

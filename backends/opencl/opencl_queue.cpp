@@ -228,11 +228,12 @@ Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
                          doing() + ": argument " + std::to_string(i) + " (local memory) of " +
                              k->name() + k->signature().to_string());
                 break;
-            case KernelArg::Kind::tile_map:
-                throw Error::usage(doing() + ": argument " + std::to_string(i) +
-                                   " is a duet::tile_map, and OpenCL has no tile copy engine "
-                                   "(tile maps need CUDA on compute capability 9.0 or newer); "
-                                   "pass the buffer itself to an OpenCL kernel");
+            case KernelArg::Kind::extension:
+                throw Error::usage(doing() + ": argument " + std::to_string(i) + " is a " +
+                                   a.extension->name() + ", an extension of the " +
+                                   a.extension->backend() +
+                                   " backend; an OpenCL kernel takes buffers, scalars and "
+                                   "duet::local (pass the buffer itself)");
             }
         }
         // Pinned host buffers taken as arguments: unmapped for the kernel, mapped again after.

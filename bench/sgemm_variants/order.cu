@@ -1,6 +1,7 @@
 // best's block code with the tile of C chosen from the launch in other ways than best's 2-D id
 // (docs/design/sgemm.md): by a division, by shifts, in other orders. Built by
 // build.sh, timed by order.py. Not a kernel of Duet's: an experiment, kept to be rerun.
+#define BEST_SLICES_ROLLED 1 // as matmul_best.cu
 #include "matmul_best.cuh"
 #define BODY                                                                                       \
     __shared__ __align__(16) float As[2][BEST_BK][BEST_BM + BEST_PAD];                             \

@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
 
-#include <duet/backend/host_memory.hpp>
+#include <duet/host_memory.hpp>
 
 namespace duet {
 

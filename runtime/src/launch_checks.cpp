@@ -11,14 +11,14 @@ namespace duet {
 
 namespace {
 
-const char* given_kind(const KernelArg& a) {
+std::string given_kind(const KernelArg& a) {
     switch (a.kind) {
     case KernelArg::Kind::buffer:
         return "a buffer";
     case KernelArg::Kind::local:
         return "duet::local()";
-    case KernelArg::Kind::tile_map:
-        return "a duet::tile_map";
+    case KernelArg::Kind::extension:
+        return std::string("a ") + a.extension->name();
     default:
         return "a scalar";
     }
@@ -50,30 +50,11 @@ std::size_t passed_size(const KernelArg& a) {
         return sizeof(void*);
     case KernelArg::Kind::local:
         return local_offset_param_size;
-    case KernelArg::Kind::tile_map:
-        return tile_map_param_size;
+    case KernelArg::Kind::extension:
+        return a.extension->param_size();
     default:
         return a.size;
     }
-}
-
-// What is wrong with a tile map's shape, or "" (kernel_arg.hpp's TileMap says the limits).
-std::string tile_map_problem(const TileMap& t) {
-    const auto n = [](std::uint64_t v) { return std::to_string(v); };
-    if (t.rows == 0 || t.cols == 0)
-        return "a tile map of " + n(t.rows) + " x " + n(t.cols) + " floats (empty)";
-    if (t.box_rows == 0 || t.box_rows > 256 || t.box_cols == 0 || t.box_cols * 4 > 128)
-        return "a tile map's box of " + n(t.box_rows) + " x " + n(t.box_cols) +
-               " floats: 1 to 256 rows of 1 to 32 floats (a 128-byte swizzled row)";
-    if (t.cols * 4 % 16 != 0)
-        return "a tile map of rows of " + n(t.cols) +
-               " floats: the tile copier needs rows a multiple of 16 bytes apart (4 floats); "
-               "pad the rows";
-    if (t.rows >= (std::uint64_t(1) << 32) || t.cols >= (std::uint64_t(1) << 32) ||
-        t.rows * t.cols > t.buffer->size() / 4)
-        return "a tile map of " + n(t.rows) + " x " + n(t.cols) + " floats over a buffer of " +
-               n(t.buffer->size()) + " bytes";
-    return {};
 }
 
 // Whether `a` can be passed for `p` by kind (and by size where the kind is unknown).
@@ -118,14 +99,18 @@ std::string KernelSignature::to_string() const {
 std::string kernel_args_problem(const KernelSignature& signature, std::span<const KernelArg> args) {
     const auto& params = signature.params;
     for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i].kind == KernelArg::Kind::extension && !args[i].extension)
+            return "argument " + std::to_string(i) +
+                   " is an extension argument without its ExtensionArg (make it with "
+                   "KernelArg::from)";
         if ((args[i].kind == KernelArg::Kind::buffer ||
-             args[i].kind == KernelArg::Kind::tile_map) &&
+             args[i].kind == KernelArg::Kind::extension) &&
             !args[i].buffer)
             return "argument " + std::to_string(i) +
                    " is a null buffer (or a HostBuffer the device cannot reach: its "
                    "device_buffer() is null)";
-        if (args[i].kind == KernelArg::Kind::tile_map)
-            if (std::string p = tile_map_problem(args[i].tile); !p.empty())
+        if (args[i].kind == KernelArg::Kind::extension)
+            if (std::string p = args[i].extension->problem(); !p.empty())
                 return "argument " + std::to_string(i) + " is " + p;
         if (args[i].kind == KernelArg::Kind::local && args[i].size == 0)
             return "argument " + std::to_string(i) + " asks for 0 bytes of local memory";

@@ -3,7 +3,7 @@
 #include <sstream>
 #include <vector>
 
-#include <duet/backend/library_path.hpp>
+#include <duet/library_path.hpp>
 
 namespace duet {
 

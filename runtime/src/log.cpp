@@ -4,6 +4,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <duet/backend/log.hpp>
+#include <duet/log_message.hpp>
 
 namespace duet {
 
@@ -28,6 +29,15 @@ spdlog::logger& log() {
         return l;
     }();
     return *logger;
+}
+
+static_assert(int(LogLevel::trace) == spdlog::level::trace &&
+                  int(LogLevel::warn) == spdlog::level::warn &&
+                  int(LogLevel::critical) == spdlog::level::critical,
+              "LogLevel follows spdlog's level order");
+
+void log_message(LogLevel level, const std::string& text) {
+    log().log(static_cast<spdlog::level::level_enum>(static_cast<int>(level)), "{}", text);
 }
 
 } // namespace duet

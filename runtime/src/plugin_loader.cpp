@@ -16,9 +16,9 @@
 #include <dlfcn.h>
 
 #include <duet/backend/elf_check.hpp>
-#include <duet/backend/library_path.hpp>
 #include <duet/backend/log.hpp>
 #include <duet/backend/private_files.hpp>
+#include <duet/library_path.hpp>
 
 namespace duet::detail {
 

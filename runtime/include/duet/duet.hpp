@@ -3,6 +3,11 @@
 #include <duet/device.hpp>
 #include <duet/device_id.hpp>
 #include <duet/error.hpp>
+#include <duet/host_memory.hpp>
+#include <duet/kernel_library.hpp>
+#include <duet/library_path.hpp>
+#include <duet/log_message.hpp>
+#include <duet/private_files.hpp>
 #include <duet/program_cache_info.hpp>
 #include <duet/range.hpp>
 #include <duet/registry.hpp>

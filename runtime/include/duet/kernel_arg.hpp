@@ -1,10 +1,12 @@
 #pragma once
-// Typed kernel arguments: buffers, scalars by value, dynamic local/shared memory, and tile maps.
+// Typed kernel arguments: buffers, scalars by value, dynamic local/shared memory, and arguments
+// a backend extension defines (ExtensionArg).
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <type_traits>
 #if __cplusplus >= 202002L && __has_include(<span>)
 #include <span>
@@ -24,35 +26,35 @@ inline LocalMemory local(std::size_t bytes) {
     return LocalMemory{bytes};
 }
 
-// A 2-D view of a buffer of floats for a device's tile copy engine (Hopper's TMA): a row-major
-// matrix of `rows` x `cols` floats (rows `cols` floats apart), copied into shared memory as
-// boxes of box_rows x box_cols, each row of a box 128-byte swizzled (16-byte chunk c of box row
-// r at c ^ (r % 8), what wgmma's 128-byte swizzle mode reads), zeros where a box leaves the
-// matrix. The kernel receives the backend's descriptor of it (CUDA: a 128-byte CUtensorMap
-// parameter, `const __grid_constant__`). Limits (checked at launch): box_cols * 4 <= 128 bytes,
-// box_rows <= 256, cols * 4 a multiple of 16 bytes, the matrix inside the buffer. A backend
-// without a tile copy engine refuses it.
-struct TileMap {
-    const Buffer* buffer = nullptr;
-    std::uint64_t rows = 0, cols = 0;
-    std::uint32_t box_rows = 0, box_cols = 0;
+// An argument that one backend defines, an extension of the API (the CUDA backend's tile map,
+// duet::cuda::tile_map in <duet/cuda/tile_map.hpp>). The runtime checks what it can without
+// knowing that backend: the buffer it views is set, `problem()` is empty, and, where a kernel's
+// parameters are known only by size, `param_size()` is that size. The backend it is for
+// encodes it; every other backend refuses it, by name. A launch holds it by reference: it must
+// live until the launch call returns (a temporary in the launch's arguments does).
+class ExtensionArg {
+  public:
+    virtual ~ExtensionArg() = default;
+    // The backend that takes it ("cuda").
+    virtual const char* backend() const = 0;
+    // How messages name it ("duet::cuda::tile_map"); the backend recognises it by this name.
+    virtual const char* name() const = 0;
+    // The buffer it views; null when none was set (a usage Error at launch).
+    virtual const Buffer* buffer() const = 0;
+    // Bytes of the kernel parameter it becomes.
+    virtual std::size_t param_size() const = 0;
+    // Why it cannot be passed as it is ("" when it can), checked before any backend sees it.
+    virtual std::string problem() const = 0;
 };
-// Makes a tile-map kernel argument over `b` (see TileMap).
-inline TileMap tile_map(const Buffer& b, std::uint64_t rows, std::uint64_t cols,
-                        std::uint32_t box_rows, std::uint32_t box_cols) {
-    return TileMap{&b, rows, cols, box_rows, box_cols};
-}
-// The size of a tile-map parameter in a CUDA kernel (CUtensorMap).
-inline constexpr std::size_t tile_map_param_size = 128;
 
 // One kernel argument, as the backends receive it.
 struct KernelArg {
-    enum class Kind { buffer, scalar, local, tile_map };
+    enum class Kind { buffer, scalar, local, extension };
     Kind kind = Kind::scalar;
-    const Buffer* buffer = nullptr;        // Kind::buffer, Kind::tile_map
-    std::array<unsigned char, 16> value{}; // Kind::scalar, first `size` bytes
-    std::size_t size = 0;                  // scalar size, or local bytes
-    TileMap tile{};                        // Kind::tile_map
+    const Buffer* buffer = nullptr;          // Kind::buffer, Kind::extension (the one it views)
+    std::array<unsigned char, 16> value{};   // Kind::scalar, first `size` bytes
+    std::size_t size = 0;                    // scalar size, or local bytes
+    const ExtensionArg* extension = nullptr; // Kind::extension
 
     // Converts one C++ value into an argument; unsupported types fail to compile.
     template <class T> static KernelArg from(const T& v) {
@@ -66,10 +68,10 @@ struct KernelArg {
         } else if constexpr (std::is_same_v<T, LocalMemory>) {
             a.kind = Kind::local;
             a.size = v.bytes;
-        } else if constexpr (std::is_same_v<T, TileMap>) {
-            a.kind = Kind::tile_map;
-            a.buffer = v.buffer;
-            a.tile = v;
+        } else if constexpr (std::is_base_of_v<ExtensionArg, T>) {
+            a.kind = Kind::extension;
+            a.buffer = v.buffer();
+            a.extension = &v;
         } else {
             static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 16 &&
                               !std::is_pointer_v<T>,

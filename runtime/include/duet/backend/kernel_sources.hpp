@@ -1,28 +1,19 @@
 #pragma once
-// Duet's own kernel sources: embedded at build time, or read from DUET_KERNEL_DIR.
-#include <duet/device_info.hpp>
-
+// Duet's own kernel sources: embedded at build time, or read from DUET_KERNEL_DIR. The public
+// part (SourceFile, kernel_files, kernels_defined_in) is <duet/kernel_library.hpp>.
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace duet {
+#include <duet/kernel_library.hpp>
 
-// One source file.
-struct SourceFile {
-    std::string name; // file name, e.g. "matmul.cl"
-    std::string text; // contents
-};
+namespace duet {
 
 // The file of Duet's own kernels that defines `kernel` in `lang`, or nothing. An OpenCL file's
 // #include "NAME.clh" lines come back replaced by the header's text (OpenCL builds one string).
 std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang);
-// Every source file of a language (headers included), for NVRTC include lists.
-std::vector<SourceFile> kernel_files(KernelLanguage lang);
 // Kernel names defined in a language's files, sorted.
 std::vector<std::string> kernel_names(KernelLanguage lang);
-// Names of the kernels a source text defines (`__kernel void x` / `extern "C" __global__ void x`).
-std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang);
 // The longest kernel name a program may define (a file system's name limit).
 constexpr std::size_t max_kernel_name = 255;
 // Throws a usage error naming `origin` when `text` defines a kernel whose name is longer than

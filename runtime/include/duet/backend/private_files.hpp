@@ -1,10 +1,10 @@
 #pragma once
-// Files only the user can plant: a private directory (0700, owned by the user, every ancestor
-// safe), bounded reads of regular files only, and writes through unique temporary files renamed
-// into place. Used by the program cache and the tuning store.
-#include <cstddef>
-#include <optional>
+// The checks behind <duet/private_files.hpp> (which this includes), for the runtime's own use:
+// whether a path is one only the user (and root, where allowed) can change, and whether a link
+// on it could be repointed. Used by the program cache and the plugin loader.
 #include <string>
+
+#include <duet/private_files.hpp>
 
 namespace duet {
 
@@ -25,21 +25,5 @@ bool check_trusted_path(const std::string& path, const TrustRule& rule, std::str
 // False, with the reason and `fix` in `why`, when a symbolic link on `path` (as given) belongs
 // to someone other than the user or root: they could repoint it at any file the user can read.
 bool check_links(const std::string& path, const std::string& fix, std::string* why);
-
-// Creates `dir` (missing components 0700 whatever the umask, where the kernel resolves the path)
-// and checks it with check_trusted_path (owned by the user). `variable` names the setting in
-// the message.
-bool make_private_dir(const std::string& dir, std::string* why,
-                      const std::string& variable = "DUET_CACHE_DIR");
-
-// Reads a regular file (never a FIFO, device or symlink: opened O_NOFOLLOW|O_NONBLOCK, then
-// fstat) of the user's, writable by no one else, of at most `max_bytes`. nullopt when it does not
-// exist; otherwise nullopt with `why`.
-std::optional<std::string> read_private_file(const std::string& path, std::size_t max_bytes,
-                                             std::string* why);
-
-// Writes `data` to `path` (mode 0600) through a unique O_EXCL|O_NOFOLLOW temporary file in the
-// same directory, then an atomic rename. Never follows a link planted at either name.
-bool write_private_file(const std::string& path, const std::string& data, std::string* why);
 
 } // namespace duet
