@@ -36,8 +36,8 @@ def run_once(runapp, args, cache_dir):
 
 
 def warmups(median_ms, warmup):
-    """runapp's default warm-up stops after a run of 100 ms or more (--warmup not given)."""
-    return min(warmup, 1) if median_ms >= 100 else warmup
+    """runapp's default warm-up stops after a run of 20 ms or more (--warmup not given)."""
+    return min(warmup, 1) if median_ms >= 20 else warmup
 
 
 def summarize(doc, reps, warmup):

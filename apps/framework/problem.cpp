@@ -117,6 +117,14 @@ std::span<std::byte> download_space(Device& dev, std::size_t bytes) {
     if (!held || held->size() < bytes) {
         held.reset(); // the old one goes first: pinned memory is scarce
         held = dev.alloc_host(std::max<std::size_t>(bytes, 1));
+        // Its pages touched on every core now, rather than faulted in one by one by the
+        // driver's copy on one thread (where the driver has not done it already).
+        auto* base = static_cast<volatile std::byte*>(held->data());
+        const std::size_t pages = (bytes + 4095) / 4096;
+        parallel_for(pages, std::size_t{1} << 10, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t p = begin; p < end; ++p)
+                base[p * 4096] = std::byte{0};
+        });
     }
     return {static_cast<std::byte*>(held->data()), bytes};
 }

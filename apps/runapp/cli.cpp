@@ -151,8 +151,8 @@ options:
   --size S[,S...]           sizes: auto (default: per device), 4096, 2^20, 16M, 1024x768, MxNxK
   --variant NAME[,NAME]|all --local WxH[,WxH]    work-group shape(s)
   --reps N (10)             --warmup N (2)       --verify full|sample|off (full)
-                            by default the timed runs stop after 1 s once 3 have run, and
-                            the warm-up after a run of 100 ms or more (long kernels)
+                            by default the timed runs stop after 0.3 s once 3 have run,
+                            the warm-up after a run of 20 ms or more (long kernels)
   --format table|json|csv   --output FILE        --seed N (42)
   --define NAME=VALUE       --quiet (no progress lines on a terminal)
   --timeout SECONDS         end the run after SECONDS in all (0: never); by default it ends

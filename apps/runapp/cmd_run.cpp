@@ -31,9 +31,9 @@ RunConfig base_config(const Cli& c) {
     cfg.reps = c.reps;
     cfg.warmup = c.warmup;
     // Unless counts were asked for, a long kernel (a slow device's) runs fewer times: the timed
-    // runs stop after a second once three have run, the warm-up after a run of 100 ms.
-    cfg.reps_budget_ms = c.reps_given ? 0 : 1000;
-    cfg.warmup_budget_ms = c.warmup_given ? 0 : 100;
+    // runs stop after 0.3 s once three have run, the warm-up after a run of 20 ms.
+    cfg.reps_budget_ms = c.reps_given ? 0 : 300;
+    cfg.warmup_budget_ms = c.warmup_given ? 0 : 20;
     cfg.verify = c.verify;
     cfg.seed = c.seed;
     cfg.defines = c.defines;
