@@ -75,9 +75,13 @@ configure_and_build() {
     cmake -S "$here" -B "$build" "${args[@]}" ${DUET_CMAKE_ARGS:-} >&2
     if [ "$mode" = compare ]; then
         # A plugin the configure step left out (no toolkit, no loader) is no target.
+        # (The list is read whole first: `grep -q` on the pipe would close it early, and under
+        # pipefail the SIGPIPE that cmake then gets would drop the plugin.)
         targets=(--target runapp)
+        local known
+        known=$(cmake --build "$build" --target help 2>/dev/null || true)
         for t in duet_opencl duet_cuda; do
-            cmake --build "$build" --target help 2>/dev/null | grep -qw "$t" && targets+=(--target "$t")
+            grep -qw -- "$t" <<<"$known" && targets+=(--target "$t")
         done
     fi
     cmake --build "$build" -j "$(nproc)" "${targets[@]}" >&2
