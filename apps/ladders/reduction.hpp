@@ -52,6 +52,8 @@ template <class T> struct ReductionProblem {
     double slack = 0; // what a float sum may be off by: 0, exact in any order (see the .cpp)
 };
 template <class T> ReductionProblem<T> reduction_problem(std::size_t n, std::uint64_t seed);
+template <> ReductionProblem<int> reduction_problem<int>(std::size_t n, std::uint64_t seed);
+template <> ReductionProblem<float> reduction_problem<float>(std::size_t n, std::uint64_t seed);
 // The ints' range [-hi, hi]: hi * n <= INT32_MAX, so no partial sum of any subset, in any order,
 // can overflow int32 and the device's sum must equal the exact int64 one.
 int reduction_int_range(std::size_t n);
