@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "output.hpp"
 #include "result_file.hpp"
 #include "runapp_child.hpp"
 #include "sheet.hpp"
@@ -126,4 +127,31 @@ TEST_CASE("report model: the JSON writer keeps the provenance as written") {
     std::vector<runapp::Run> plain = {one(gpu_node())};
     runapp::merge_into(plain[0], one(gpu_node()));
     CHECK_FALSE(runapp::runs_to_json(plain).contains("failures"));
+}
+
+TEST_CASE("report model: a row read back carries what to_json wrote (program, x CPU, copy)") {
+    duet::apps::Result r;
+    r.app = "vecadd";
+    r.variant = "naive";
+    r.device_id = "opencl:0";
+    r.kernel_ms.median = 0.5;
+    r.verified = r.pass = true;
+    r.provenance = "disk_cache";
+    r.x_cpu = 12.5;
+    r.native_copy_gbs = 20.25;
+    const duet::apps::Result back = runapp::row_from_json(runapp::to_json(r));
+    CHECK(back.provenance == "disk_cache");
+    CHECK(back.x_cpu == 12.5);
+    CHECK(back.native_copy_gbs == 20.25);
+    CHECK(runapp::to_json(back) == runapp::to_json(r));
+    // Written before these fields existed: the defaults (no reference, nothing measured).
+    json old = runapp::to_json(r);
+    for (const char* key : {"provenance", "x_cpu", "native_copy_gbs"})
+        old.erase(key);
+    const duet::apps::Result plain = runapp::row_from_json(old);
+    CHECK(plain.provenance == "compiled");
+    CHECK(plain.x_cpu == 0);
+    CHECK(plain.native_copy_gbs == 0);
+    old["x_cpu"] = -1;
+    CHECK_THROWS_AS(runapp::row_from_json(old), runapp::BadResultFile);
 }

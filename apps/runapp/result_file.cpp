@@ -203,6 +203,10 @@ Result row_from_json(const json& j) {
     r.tolerance = number(j, "tolerance");
     r.seed = static_cast<std::uint64_t>(std::min(number(j, "seed"), 9.0e15));
     r.cache_hit = flag(j, "cache_hit");
+    if (j.contains("provenance")) // compiled, memory_cache, disk_cache, ...
+        r.provenance = text(j, "provenance");
+    r.x_cpu = number(j, "x_cpu");
+    r.native_copy_gbs = number(j, "native_copy_gbs");
     // The amounts per run, back from the figures to_json derived from them.
     const double ms = r.kernel_ms.median;
     r.flops = number(j, "gflops") * ms * 1e6;
