@@ -100,7 +100,7 @@ bool read_and_print(const std::string& text, int& accepted) {
         runapp::write_html(out, sheet);
         for (const auto& run : sheet.runs)
             for (auto f : {runapp::Format::table, runapp::Format::csv, runapp::Format::json})
-                runapp::print_results(out, run.results, f, run.prov);
+                runapp::print_results(out, run.results, f, run.info.document);
         ++accepted;
         // Output in proportion to the input: a page, a table, a CSV and a JSON of it.
         return out.str().size() <= 200 * text.size() + (1 << 20);

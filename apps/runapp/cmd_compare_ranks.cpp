@@ -56,16 +56,13 @@ int finish_ranks(const mpi::World& w, const Cli& c, std::vector<duet::apps::Resu
     for (std::size_t i = 0; i < texts.size(); ++i) {
         try {
             for (auto& run : parse_result_text(texts[i])) {
-                auto same = std::find_if(runs.begin(), runs.end(),
-                                         [&](const Run& r) { return r.host() == run.host(); });
-                if (same == runs.end()) {
+                auto same = std::find_if(runs.begin(), runs.end(), [&](const Run& r) {
+                    return r.info.machine.host == run.info.machine.host;
+                });
+                if (same == runs.end())
                     runs.push_back(std::move(run));
-                    continue;
-                }
-                for (auto& r : run.results)
-                    same->results.push_back(std::move(r));
-                for (const auto& f : run.prov.value("failures", nlohmann::json::array()))
-                    same->prov["failures"].push_back(f);
+                else
+                    merge_into(*same, std::move(run));
             }
         } catch (const BadResultFile& e) {
             std::cerr << "runapp: error: rank " << i << "'s rows could not be read: " << e.what()
@@ -74,7 +71,7 @@ int finish_ranks(const mpi::World& w, const Cli& c, std::vector<duet::apps::Resu
         }
     }
     for (auto& run : runs)
-        run.prov.erase("mpi");
+        run.info.document.erase("mpi"); // a rank's place, not the merged run's
     std::vector<duet::apps::Result> all;
     for (const auto& run : runs)
         all.insert(all.end(), run.results.begin(), run.results.end());

@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <duet/duet.hpp>
 
@@ -19,38 +18,25 @@ namespace runapp {
 
 namespace {
 
-std::string field(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // Every run's CSV rows, each led by the machine and the date it ran on.
 void write_csv(std::ostream& out, const std::vector<Run>& runs) {
-    bool header = false;
-    for (const auto& run : runs) {
-        std::ostringstream one;
-        print_results(one, run.results, Format::csv, run.prov);
-        std::istringstream in(one.str());
-        std::string line;
-        std::getline(in, line);
-        if (!header)
-            out << "machine,date," << line << "\n";
-        header = true;
-        while (std::getline(in, line))
-            out << csv_field(run.host()) << "," << csv_field(run.date()) << "," << line << "\n";
-    }
+    if (!runs.empty())
+        out << "machine,date," << csv_header() << "\n";
+    for (const auto& run : runs)
+        for (const auto& r : run.results)
+            out << csv_field(run.info.machine.host) << "," << csv_field(run.info.date()) << ","
+                << csv_row(r) << "\n";
 }
 
 void write_table(std::ostream& out, const Sheet& s) {
     if (s.runs.size() > 1) {
         out << "runs:\n";
         for (const auto& run : s.runs) {
-            const auto m = run.prov.value("machine", nlohmann::json::object());
+            const RunInfo& i = run.info;
             out << "  "
-                << printable((run.host().empty() ? "?" : run.host()) + " " + run.date() + ": " +
-                             field(m, "cpu") + ", " + field(m, "os") + ", duet " +
-                             field(run.prov, "duet_version") +
-                             (run.file.empty() ? "" : " (" + run.file + ")"))
+                << printable((i.machine.host.empty() ? "?" : i.machine.host) + " " + i.date() +
+                             ": " + i.machine.cpu + ", " + i.machine.os + ", duet " +
+                             i.duet_version + (run.file.empty() ? "" : " (" + run.file + ")"))
                 << "\n";
         }
         out << "\n";
@@ -100,13 +86,11 @@ int present_runs(const Cli& c, std::vector<Run> runs) {
     }
     int code = 0;
     for (const auto& run : s.runs)
-        if (auto f = run.prov.find("failures"); f != run.prov.end() && f->is_array())
-            for (const auto& line : *f)
-                if (line.is_string()) {
-                    std::cerr << "runapp: error: " << (run.host().empty() ? "" : run.host() + ": ")
-                              << line.get<std::string>() << "\n";
-                    code = 3;
-                }
+        for (const auto& line : run.info.failures) {
+            const std::string& host = run.info.machine.host;
+            std::cerr << "runapp: error: " << (host.empty() ? "" : host + ": ") << line << "\n";
+            code = 3;
+        }
     return code;
 }
 

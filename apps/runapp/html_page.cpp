@@ -59,13 +59,6 @@ body{max-width:none;padding:0;font-size:11pt}nav{display:none}a{color:#000}
 figure,table,.card{break-inside:avoid}section.app{break-before:auto}.scroll{overflow:visible}}
 )";
 
-std::string str(const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    if (it == j.end())
-        return {};
-    return it->is_string() ? it->get<std::string>() : it->is_number() ? it->dump() : std::string();
-}
-
 // Distinct values joined: the build options or clocks a device used.
 std::string distinct(const std::set<std::string>& values) {
     std::string out;
@@ -95,12 +88,11 @@ void machines(std::ostream& out, const Sheet& s) {
            "<th>CPU</th><th>OS</th><th>date "
            "(UTC)</th><th>duet</th><th>command</th><th>file</th></tr></thead><tbody>\n";
     for (const auto& run : s.runs) {
-        const auto m = run.prov.value("machine", nlohmann::json::object());
-        out << "<tr><td>" << esc(run.host()) << "</td><td>" << esc(str(m, "cpu")) << "</td><td>"
-            << esc(str(m, "os")) << "</td><td>" << esc(run.date()) << "</td><td>"
-            << esc(str(run.prov, "duet_version")) << "</td><td><code>"
-            << esc(str(run.prov, "command")) << "</code></td><td>" << esc(run.file)
-            << "</td></tr>\n";
+        const RunInfo& i = run.info;
+        out << "<tr><td>" << esc(i.machine.host) << "</td><td>" << esc(i.machine.cpu) << "</td><td>"
+            << esc(i.machine.os) << "</td><td>" << esc(i.date()) << "</td><td>"
+            << esc(i.duet_version) << "</td><td><code>" << esc(i.command) << "</code></td><td>"
+            << esc(run.file) << "</td></tr>\n";
     }
     out << "</tbody></table></div>\n";
 }
@@ -125,10 +117,10 @@ void provenance_table(std::ostream& out, const Sheet& s) {
             ++builds;
             hits += r.cache_hit ? 1 : 0;
         }
+        const DeviceRecord& d = s.device(c);
         out << "<tr><th>" << esc(c.label) << "</th><td>" << esc(c.name) << "</td><td>"
-            << esc(str(c.device, "platform") + " " + str(c.device, "platform_version"))
-            << "</td><td>" << esc(str(c.device, "driver")) << "</td><td><code>"
-            << esc(str(c.device, "library")) << "</code></td><td class=n>"
+            << esc(d.platform + " " + d.platform_version) << "</td><td>" << esc(d.driver)
+            << "</td><td><code>" << esc(d.library) << "</code></td><td class=n>"
             << (c.peak_gbs > 0 ? fmt("%.0f GB/s", c.peak_gbs) : "—") << "</td><td class=n>"
             << (c.peak_gflops > 0 ? fmt("%.0f GFLOP/s", c.peak_gflops) : "—") << "</td><td><code>"
             << esc(distinct(options)) << "</code></td><td>" << hits << " of " << builds
@@ -152,7 +144,7 @@ void write_html(std::ostream& out, const Sheet& s) {
             apps.push_back(r.app);
     std::set<std::string> hosts;
     for (const auto& run : s.runs)
-        hosts.insert(run.host());
+        hosts.insert(run.info.machine.host);
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
            "'unsafe-inline'\">\n"
@@ -164,7 +156,7 @@ void write_html(std::ostream& out, const Sheet& s) {
         << " machine(s), " << s.runs.size() << " run(s)";
     std::set<std::string> dates;
     for (const auto& run : s.runs)
-        dates.insert(run.date());
+        dates.insert(run.info.date());
     if (!dates.empty())
         out << "; " << esc(*dates.begin())
             << (dates.size() > 1 ? " to " + esc(*dates.rbegin()) : "") << " UTC";
@@ -181,7 +173,7 @@ void write_html(std::ostream& out, const Sheet& s) {
 }
 
 void write_html(std::ostream& out, const std::vector<Result>& results, const nlohmann::json& prov) {
-    write_html(out, make_sheet({Run{"", prov, results}}));
+    write_html(out, make_sheet({Run{"", run_info_from_json(prov), results}}));
 }
 
 } // namespace runapp

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <ostream>
+#include <sstream>
 
 #include <sys/stat.h>
 
@@ -234,6 +235,32 @@ nlohmann::json to_json(const Result& r) {
     return j;
 }
 
+std::string csv_header() {
+    return "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_min,"
+           "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,provenance,gflops,effective_gbs,"
+           "mpixels_per_s,verified,pass,max_error,tolerance,status,clock,x_cpu,native_copy_gbs,"
+           "checked";
+}
+
+std::string csv_row(const Result& r) {
+    const bool figure = !r.implausible && !r.skipped;
+    std::ostringstream out;
+    out << csv_field(r.app) << ',' << csv_field(r.variant) << ',' << csv_field(r.backend) << ','
+        << csv_field(r.device_id) << ',' << csv_field(r.device_name) << ','
+        << csv_field(r.size_label) << ',' << csv_field(r.local_label) << ',' << r.seed << ','
+        << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max << ',' << r.h2d_ms
+        << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms << ',' << (r.cache_hit ? 1 : 0)
+        << ',' << csv_field(r.provenance) << ',' << (figure ? r.gflops() : 0) << ','
+        << (figure ? r.gbs() : 0) << ',' << (figure ? r.mpixels() : 0) << ','
+        << (r.verified ? 1 : 0) << ',' << (r.pass ? 1 : 0) << ',' << r.max_error << ','
+        << r.tolerance << ',' << csv_field(r.status()) << ','
+        << csv_field(r.skipped ? std::string() : r.clock) << ','
+        << (r.x_cpu > 0 ? fmt("%.4g", r.x_cpu) : "") << ','
+        << (r.native_copy_gbs > 0 ? fmt("%.4g", r.native_copy_gbs) : "") << ','
+        << (r.verified ? (r.sampled ? "sample" : "full") : "");
+    return out.str();
+}
+
 nlohmann::json provenance(int argc, char** argv) {
     nlohmann::json p;
     p["schema"] = result_schema;
@@ -287,28 +314,9 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         return;
     }
     if (f == Format::csv) {
-        out << "app,variant,backend,device_id,device,size,local,seed,kernel_ms_median,kernel_ms_"
-               "min,"
-               "kernel_ms_max,h2d_ms,d2h_ms,wall_ms,build_ms,cache_hit,provenance,gflops,effective_"
-               "gbs,"
-               "mpixels_per_s,verified,pass,max_error,tolerance,status,clock,x_cpu,native_copy_"
-               "gbs,checked\n";
-        for (const auto& r : results) {
-            const bool figure = !r.implausible && !r.skipped;
-            out << csv_field(r.app) << ',' << csv_field(r.variant) << ',' << csv_field(r.backend)
-                << ',' << csv_field(r.device_id) << ',' << csv_field(r.device_name) << ','
-                << csv_field(r.size_label) << ',' << csv_field(r.local_label) << ',' << r.seed
-                << ',' << r.kernel_ms.median << ',' << r.kernel_ms.min << ',' << r.kernel_ms.max
-                << ',' << r.h2d_ms << ',' << r.d2h_ms << ',' << r.wall_ms << ',' << r.build_ms
-                << ',' << (r.cache_hit ? 1 : 0) << ',' << csv_field(r.provenance) << ','
-                << (figure ? r.gflops() : 0) << ',' << (figure ? r.gbs() : 0) << ','
-                << (figure ? r.mpixels() : 0) << ',' << (r.verified ? 1 : 0) << ','
-                << (r.pass ? 1 : 0) << ',' << r.max_error << ',' << r.tolerance << ','
-                << csv_field(r.status()) << ',' << csv_field(r.skipped ? std::string() : r.clock)
-                << ',' << (r.x_cpu > 0 ? fmt("%.4g", r.x_cpu) : "") << ','
-                << (r.native_copy_gbs > 0 ? fmt("%.4g", r.native_copy_gbs) : "") << ','
-                << (r.verified ? (r.sampled ? "sample" : "full") : "") << "\n";
-        }
+        out << csv_header() << "\n";
+        for (const auto& r : results)
+            out << csv_row(r) << "\n";
         return;
     }
     std::string last_header;

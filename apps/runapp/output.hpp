@@ -19,6 +19,9 @@ std::string printable(const std::string& s);
 // printable() (one row, one line), quoted when it holds a comma or a quote (RFC 4180), and a
 // leading = + - @ neutralised with an apostrophe (a spreadsheet would run it as a formula).
 std::string csv_field(const std::string& v);
+// The CSV header line and one result's line (no line break): every text through csv_field.
+std::string csv_header();
+std::string csv_row(const duet::apps::Result& r);
 
 // A simple aligned text table; every cell is printed through printable().
 class Table {

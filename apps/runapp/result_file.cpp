@@ -20,6 +20,7 @@ using nlohmann::json;
 constexpr std::size_t max_file_bytes = std::size_t(256) << 20;
 constexpr int max_depth = 32; // a result file nests 4 levels; a deeper one is not Duet's
 constexpr std::size_t max_rows = 1000000;
+constexpr std::size_t max_devices = 4096; // one machine's devices
 constexpr std::size_t max_string =
     4096; // longer strings are cut (a hostile file's page stays small)
 
@@ -174,24 +175,6 @@ void check_schema(const json& doc, const char* want) {
 
 } // namespace
 
-std::string Run::host() const {
-    auto m = prov.find("machine");
-    if (m == prov.end() || !m->is_object())
-        return {};
-    auto h = m->find("host");
-    return h != m->end() && h->is_string() ? h->get<std::string>() : std::string();
-}
-
-std::string Run::date() const {
-    auto t = prov.find("time");
-    if (t == prov.end() || !t->is_string())
-        return {};
-    std::string s = t->get<std::string>().substr(0, 16);
-    if (s.size() > 10 && s[10] == 'T')
-        s[10] = ' ';
-    return s;
-}
-
 Result row_from_json(const json& j) {
     if (!j.is_object())
         bad(std::string("a row is ") + type_name(j) + ", expected an object");
@@ -220,6 +203,10 @@ Result row_from_json(const json& j) {
     r.tolerance = number(j, "tolerance");
     r.seed = static_cast<std::uint64_t>(std::min(number(j, "seed"), 9.0e15));
     r.cache_hit = flag(j, "cache_hit");
+    if (j.contains("provenance")) // compiled, memory_cache, disk_cache, ...
+        r.provenance = text(j, "provenance");
+    r.x_cpu = number(j, "x_cpu");
+    r.native_copy_gbs = number(j, "native_copy_gbs");
     // The amounts per run, back from the figures to_json derived from them.
     const double ms = r.kernel_ms.median;
     r.flops = number(j, "gflops") * ms * 1e6;
@@ -252,10 +239,12 @@ Run run_from_json(json doc) {
     for (const char* key : {"time", "duet_version", "command"})
         if (auto it = doc.find(key); it != doc.end() && !it->is_string())
             bad(std::string("field '") + key + "' is " + type_name(*it) + ", expected a string");
-    for (const char* key : {"machine", "devices"})
-        if (auto it = doc.find(key); it == doc.end() || !it->is_structured())
-            bad(std::string("field '") + key + "' is missing or not " +
-                (key[0] == 'm' ? "an object" : "an array"));
+    if (auto it = doc.find("machine"); it == doc.end() || !it->is_object())
+        bad("field 'machine' is missing or not an object");
+    if (auto it = doc.find("devices"); it == doc.end() || !it->is_array())
+        bad("field 'devices' is missing or not an array");
+    if (doc["devices"].size() > max_devices)
+        bad("more than " + std::to_string(max_devices) + " devices");
     for (const auto& d : doc["devices"])
         if (!d.is_object())
             bad("an entry of 'devices' is " + std::string(type_name(d)) + ", expected an object");
@@ -276,8 +265,22 @@ Run run_from_json(json doc) {
         bad("results[" + std::to_string(i) + "]: " + e.what());
     }
     doc.erase("results");
-    run.prov = std::move(doc);
+    run.info = run_info_from_json(std::move(doc));
     return run;
+}
+
+void merge_into(Run& into, Run&& from) {
+    for (auto& r : from.results)
+        into.results.push_back(std::move(r));
+    if (from.info.failures.empty())
+        return;
+    auto& written = into.info.document["failures"]; // what the JSON writer writes
+    if (!written.is_array())
+        written = json::array();
+    for (auto& f : from.info.failures) {
+        written.push_back(f);
+        into.info.failures.push_back(std::move(f));
+    }
 }
 
 std::vector<Run> parse_result_text(const std::string& text) {
@@ -343,7 +346,7 @@ std::vector<Run> read_result_file(const std::string& path) {
 
 json runs_to_json(const std::vector<Run>& runs) {
     auto one = [](const Run& r) {
-        json doc = r.prov;
+        json doc = r.info.document;
         doc["results"] = json::array();
         for (const auto& row : r.results)
             doc["results"].push_back(to_json(row));

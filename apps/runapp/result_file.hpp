@@ -9,17 +9,15 @@
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
+#include "run_info.hpp"
 
 namespace runapp {
 
-// One run: where it came from, its provenance and its rows.
+// One run: where it came from, its provenance and its rows, all typed.
 struct Run {
-    std::string file;    // the file it was read from ("" for this process's run)
-    nlohmann::json prov; // the document without "results": machine, time, devices, command
+    std::string file; // the file it was read from ("" for this process's run)
+    RunInfo info;     // machine, time, command, devices (the document without "results")
     std::vector<duet::apps::Result> results;
-
-    std::string host() const; // the machine's host name, "" when unknown
-    std::string date() const; // "2026-11-23 13:04" (UTC), from "time"
 };
 
 struct BadResultFile : std::runtime_error {
@@ -34,8 +32,10 @@ inline constexpr const char* report_schema = "duet-report";
 std::vector<Run> read_result_file(const std::string& path);
 // Checks and parses the text of a result or report document; throws BadResultFile.
 std::vector<Run> parse_result_text(const std::string& text);
-// One result document (schema, provenance, results) checked; throws BadResultFile.
+// One result document (schema, provenance, results) checked and typed; throws BadResultFile.
 Run run_from_json(nlohmann::json doc);
+// `from`'s rows and failures added to `into` (two ranks of one host: one run).
+void merge_into(Run& into, Run&& from);
 // One row, to_json's inverse; throws BadResultFile naming the field and what was wrong.
 duet::apps::Result row_from_json(const nlohmann::json& j);
 // A result document of one run; a report document of several.

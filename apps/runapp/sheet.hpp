@@ -11,12 +11,14 @@
 namespace runapp {
 
 struct Column {
-    std::string label;     // "opencl:0", or "opencl:0 @ lab-node 2026-11-23 13:04"
-    std::size_t run = 0;   // index in Sheet::runs
-    std::string device_id; // as the run named it
-    std::string name;      // the device's name
-    nlohmann::json device; // the run's provenance entry of the device ({} when absent)
-    double peak_gbs = 0, peak_gflops = 0; // 0: unknown
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+    std::string label;         // "opencl:0", or "opencl:0 @ lab-node 2026-11-23 13:04"
+    std::size_t run = 0;       // index in Sheet::runs
+    std::string device_id;     // as the run named it
+    std::string name;          // the device's name
+    std::size_t device = none; // its entry in the run's RunInfo::devices (none: not listed)
+    double peak_gbs = 0, peak_gflops = 0; // 0: unknown (a twin's when the device's are)
 };
 
 struct Sheet {
@@ -28,6 +30,8 @@ struct Sheet {
     std::vector<std::pair<std::string, std::string>> twins;
 
     const Column* column(const std::string& label) const;
+    // The column's device as its run's provenance lists it (all fields empty when not listed).
+    const DeviceRecord& device(const Column& c) const;
 };
 
 Sheet make_sheet(std::vector<Run> runs);
