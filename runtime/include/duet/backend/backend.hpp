@@ -7,9 +7,9 @@
 #include <duet/device.hpp>
 #include <duet/registry.hpp>
 
-// Bumped whenever Backend or the public interfaces change in an incompatible way.
-#define DUET_BACKEND_ABI                                                                           \
-    7 // 7: KernelArg::Kind::extension, Device::read_in_place, DeviceCapabilities::sm90a_ptx
+// Bumped whenever Backend or the public interfaces change in an incompatible way (7:
+// KernelArg::Kind::extension, Device::read_in_place, DeviceCapabilities::sm90a_ptx).
+#define DUET_BACKEND_ABI 7
 
 namespace duet {
 
