@@ -58,7 +58,10 @@ local_cuda_archs() {
 }
 
 configure_and_build() {
+    # The main job's build is Release (no debug info: it builds faster and runs the same host
+    # code); the full one keeps RelWithDebInfo for the tests' backtraces.
     local args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+    [ "$mode" = compare ] && args=(-DCMAKE_BUILD_TYPE=Release)
     # The CUDA toolkit is optional; where it is installed in the usual place, use it.
     if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
         args+=(-DCUDAToolkit_ROOT=/usr/local/cuda)
