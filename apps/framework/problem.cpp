@@ -120,10 +120,11 @@ std::span<std::byte> download_space(Device& dev, std::size_t bytes) {
         // Its pages touched on every core now, rather than faulted in one by one by the
         // driver's copy on one thread (where the driver has not done it already).
         auto* base = static_cast<volatile std::byte*>(held->data());
-        const std::size_t pages = (bytes + 4095) / 4096;
+        constexpr std::size_t page = HostAllocator<std::byte>::page;
+        const std::size_t pages = (bytes + page - 1) / page;
         parallel_for(pages, std::size_t{1} << 10, [&](std::size_t begin, std::size_t end) {
             for (std::size_t p = begin; p < end; ++p)
-                base[p * 4096] = std::byte{0};
+                base[p * page] = std::byte{0};
         });
     }
     return {static_cast<std::byte*>(held->data()), bytes};

@@ -18,18 +18,14 @@ std::string ms_text(double v) {
 namespace {
 std::atomic<std::chrono::steady_clock::rep> last_beat{0};
 
-// The warm-up runs, each waited for (a heartbeat each: one long kernel is progress too).
-void warm_up(Queue& q, const RunConfig& cfg,
-             const std::function<std::pair<Event, Event>()>& launch) {
+// Calls `run` as cfg's warm-up says (its count, and its budget on the host clock).
+void warm_up(const RunConfig& cfg, const std::function<void()>& run) {
     double last = 0;
     for (int i = 0; another_warmup(cfg, i, last); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        launch();
-        q.finish();
+        run();
         last = since_ms(t0);
-        heartbeat();
     }
-    q.finish();
 }
 } // namespace
 
@@ -46,12 +42,7 @@ bool another_warmup(const RunConfig& cfg, int done, double last_ms) {
 }
 
 Stats time_on_host(const RunConfig& cfg, const std::function<void()>& body) {
-    double last = 0;
-    for (int i = 0; another_warmup(cfg, i, last); ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        body();
-        last = since_ms(t0);
-    }
+    warm_up(cfg, body);
     std::vector<double> ms;
     double spent = 0;
     while (another_run(cfg, int(ms.size()), spent)) {
@@ -87,7 +78,13 @@ double since_ms(std::chrono::steady_clock::time_point t0) {
 
 void time_runs(Result& r, Queue& q, const RunConfig& cfg,
                const std::function<std::pair<Event, Event>()>& launch) {
-    warm_up(q, cfg, launch);
+    // Each warm-up run waited for (a heartbeat each: one long kernel is progress too).
+    warm_up(cfg, [&] {
+        launch();
+        q.finish();
+        heartbeat();
+    });
+    q.finish();
     std::vector<double> device, host;
     const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
     double spent = 0;
