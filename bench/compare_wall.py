@@ -55,18 +55,21 @@ def summarize(doc, reps, warmup):
 
 
 def overheads(doc, warmup):
-    """Per row: the host's time (wall less the kernel's runs) against the target, twice the
-    device time plus 100 ms."""
+    """Per row: the host's time (wall less the kernel's runs and less the problem's set-up, which
+    the first row of a problem on a device makes for all of them and which is reported on its own)
+    against the target, twice the device time plus 100 ms."""
     rows = []
     for r in doc["results"]:
         if r.get("backend") == "native" or r.get("skipped"):
             continue
         k = r.get("kernel_ms", {})
         device_ms = k.get("median", 0) * ((k.get("runs", 0) or 0) + warmups(k.get("median", 0), warmup))
-        host_ms = r.get("wall_ms", 0) - device_ms
+        parts = r.get("wall_parts_ms", {})
+        setup_ms = parts.get("setup", 0)
+        host_ms = r.get("wall_ms", 0) - setup_ms - device_ms
         rows.append({"app": r["app"], "variant": r["variant"], "device": r["device_id"],
-                     "size": r.get("size"), "wall_ms": r.get("wall_ms", 0),
-                     "device_ms": device_ms, "host_ms": host_ms,
+                     "size": r.get("size"), "wall_ms": r.get("wall_ms", 0), "setup_ms": setup_ms,
+                     "parts": parts, "device_ms": device_ms, "host_ms": host_ms,
                      "within": host_ms <= 2 * device_ms + 100, "build_ms": r.get("build_ms", 0),
                      "provenance": r.get("provenance")})
     return rows
@@ -94,7 +97,8 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--warmup", type=int, default=2, help="the warm-up runs of each row")
     ap.add_argument("args", nargs="*")
-    a = ap.parse_args()
+    a, extra = ap.parse_known_args()  # compare's own options pass through
+    a.args += [x for x in extra if x != "--"]
     record = {"command": f"runapp compare {' '.join(a.args)}", "cold": a.cold, "runs": []}
     with tempfile.TemporaryDirectory() as tmp:
         if not a.cold:  # one untimed run fills the cache
@@ -111,10 +115,16 @@ def main():
             rows = overheads(doc, a.warmup)
             over = [x for x in rows if not x["within"]]
             print(f"rows whose host time is over 2x device time + 100 ms: {len(over)} of {len(rows)}")
-            for x in sorted(over, key=lambda x: -x["host_ms"])[:15]:
+            for x in sorted(over, key=lambda x: -x["host_ms"])[:20]:
+                parts = ", ".join(f"{k} {v:.0f}" for k, v in x["parts"].items() if k != "setup")
                 print(f"  {x['app']} {x['variant']} on {x['device']} at {x['size']}: host "
                       f"{x['host_ms']:.0f} ms, device {x['device_ms']:.1f} ms, build {x['build_ms']:.0f} ms "
-                      f"({x['provenance']})")
+                      f"({x['provenance']}); wall parts ms: {parts}")
+            setups = [x for x in rows if x["setup_ms"] > 0]
+            print(f"problem set-up (inputs, references, first upload), made once per problem and "
+                  f"device: {sum(x['setup_ms'] for x in setups) / 1e3:.1f} s in {len(setups)} rows")
+            for x in sorted(setups, key=lambda x: -x["setup_ms"])[:12]:
+                print(f"  {x['app']} at {x['size']} on {x['device']}: {x['setup_ms']:.0f} ms")
             print()
             record["runs"].append({"wall_s": wall, "exit": code, "groups": [
                 {"app": k[0], "device": k[1], **v} for k, v in sorted(groups.items())],

@@ -3,14 +3,17 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <thread>
 
 #include <duet/duet.hpp>
 
 #include "app.hpp"
 #include "problem.hpp"
+#include "setup_clock.hpp"
 #include "test_util.hpp"
 
 using namespace duet::apps;
@@ -134,6 +137,47 @@ TEST_CASE("shared uploads: one device copy per problem, released for another pro
         up1.buffer.reset();
         up2.buffer.reset();
         CHECK(old.expired());
+        release_shared_uploads();
+    }
+}
+
+TEST_CASE("set-up clock: nested timers count once, and only their own time") {
+    const double before = setup_ms_so_far();
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+        const SetupTimer outer;
+        const SetupTimer inner;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    const double elapsed =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double counted = setup_ms_so_far() - before;
+    CHECK(counted >= 20);
+    CHECK(counted <= elapsed); // counted twice would be about twice the sleep
+}
+
+TEST_CASE("wall parts: a problem's first row carries its set-up, the others none; parts add up") {
+    const auto& app = find_app("vecadd");
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        INFO(dev->info().id());
+        RunConfig cfg;
+        cfg.size = {1 << 16};
+        cfg.reps = 2;
+        cfg.warmup = 0;
+        cfg.seed = 0x5e7u + std::uint64_t(dev->info().local_index); // a problem no other test made
+        std::vector<Result> rows;
+        for (const auto& v : select_variants(app, "naive,vec4"))
+            rows.push_back(app.run(*dev, v, cfg));
+        for (const auto& r : rows) {
+            INFO(r.variant);
+            CHECK(r.pass);
+            const auto& w = r.wall_parts;
+            const double sum = w.setup + w.build + w.buffers + w.runs + w.download + w.check;
+            CHECK(sum == doctest::Approx(r.wall_ms).epsilon(1e-9));
+            CHECK(w.runs > 0);
+        }
+        CHECK(rows[0].wall_parts.setup > 0);  // the inputs were made and uploaded here
+        CHECK(rows[1].wall_parts.setup == 0); // and found made
         release_shared_uploads();
     }
 }

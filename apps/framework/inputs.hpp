@@ -13,6 +13,7 @@
 
 #include "app.hpp"
 #include "problem.hpp"
+#include "setup_clock.hpp"
 
 namespace duet::apps {
 
@@ -24,7 +25,8 @@ template <class Key, class Value> class LastValueCache {
     template <class F> std::shared_ptr<const Value> get(const Key& key, F&& compute) {
         std::lock_guard lock(mutex_);
         if (!value_ || !(key_ == key)) {
-            value_.reset(); // free the old one first: at large sizes it is big
+            value_.reset();         // free the old one first: at large sizes it is big
+            const SetupTimer setup; // made once for every row of the problem
             value_ = compute();
             key_ = key;
         }

@@ -14,6 +14,7 @@
 #include <duet/duet.hpp>
 
 #include "inputs.hpp"
+#include "setup_clock.hpp"
 
 namespace duet::apps {
 
@@ -48,6 +49,7 @@ class InputCache {
                 return it->value;
             }
         lock.unlock(); // made on every core without holding others up
+        const SetupTimer setup;
         auto made = make();
         lock.lock();
         const std::uint64_t avail = host_memory_available();
@@ -115,7 +117,8 @@ std::span<std::byte> download_space(Device& dev, std::size_t bytes) {
     std::lock_guard lock(spaces.mutex);
     auto& held = spaces.by_key[{&dev, std::this_thread::get_id()}];
     if (!held || held->size() < bytes) {
-        held.reset(); // the old one goes first: pinned memory is scarce
+        const SetupTimer setup; // once per device and thread, for every row after
+        held.reset();           // the old one goes first: pinned memory is scarce
         held = dev.alloc_host(std::max<std::size_t>(bytes, 1));
         // Its pages touched on every core now, rather than faulted in one by one by the
         // driver's copy on one thread (where the driver has not done it already).
@@ -171,6 +174,7 @@ SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
     for (const auto& e : list)
         if (e.data == data && e.bytes == bytes && e.host.lock() == host)
             return {e.buffer, e.event_ms, e.host_ms, true, e.in_place};
+    const SetupTimer setup; // the problem's first upload to this device
     if (std::shared_ptr<Buffer> own = dev.read_in_place(host, data, bytes)) {
         list.push_back({tag, host, data, bytes, own, 0, 0, true});
         return {own, 0, 0, false, true};

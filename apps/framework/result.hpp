@@ -19,6 +19,12 @@ struct Result {
     double h2d_ms = 0, d2h_ms = 0; // input upload, output download (device events)
     double h2d_bytes = 0, d2h_bytes = 0;
     double wall_ms = 0; // end to end: build, upload, warm-up, timed runs, download, check
+    // Where wall_ms went, on the host's clock (ms; the parts add up to it). `setup` is what this
+    // row made for every row of its problem: inputs, references and sums, the first upload to
+    // its device, the device's download space (setup_clock.hpp); 0 when it found them made.
+    struct WallParts {
+        double setup = 0, build = 0, buffers = 0, runs = 0, download = 0, check = 0;
+    } wall_parts;
     double build_ms = 0;
     bool cache_hit = false;              // the load compiled nothing (provenance is not "compiled")
     std::string provenance = "compiled"; // duet::provenance_name(): compiled, memory_cache, ...

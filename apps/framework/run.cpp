@@ -1,6 +1,8 @@
 // The steps every App::run shares (run.hpp).
 #include "run.hpp"
 
+#include <algorithm>
+
 namespace duet::apps {
 
 void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
@@ -17,7 +19,8 @@ void describe(Result& r, const Device& dev, const Kernel& k, const std::string& 
 }
 
 StepRun::StepRun(Device& dev, const App& app, const Step& step, const RunConfig& cfg)
-    : dev_(dev), app_(app), step_(step), cfg_(cfg), t0_(std::chrono::steady_clock::now()) {
+    : dev_(dev), app_(app), step_(step), cfg_(cfg), t0_(std::chrono::steady_clock::now()),
+      last_mark_(t0_), setup_at_mark_(setup_ms_so_far()) {
     r.seed = cfg.seed;
     heartbeat(); // a new step: the watchdog's clock starts again
     reports_ = dev.checker_reports();
@@ -29,12 +32,14 @@ Kernel& StepRun::build(const BuildOptions& opts, std::vector<Shape> shapes) {
     fit_ = build_fitting(dev_, step_.kernel, opts, shapes, step_.name);
     note(shape_note(step_.name, fit_));
     describe(r, dev_, *fit_.kernel, app_.name(), step_);
+    mark(&Result::WallParts::build);
     return *fit_.kernel;
 }
 
 Kernel& StepRun::build_as_given(const BuildOptions& opts) {
     fit_.kernel = dev_.load_kernel(step_.kernel, opts);
     describe(r, dev_, *fit_.kernel, app_.name(), step_);
+    mark(&Result::WallParts::build);
     return *fit_.kernel;
 }
 
@@ -54,7 +59,20 @@ Buffer* StepRun::output(std::size_t used_bytes) {
 }
 
 void StepRun::time(const std::function<std::pair<Event, Event>()>& launch) {
+    mark(&Result::WallParts::buffers);
     time_runs(r, queue(), cfg_, launch);
+    mark(&Result::WallParts::runs);
+}
+
+void StepRun::mark(double Result::WallParts::*part) {
+    const auto now = std::chrono::steady_clock::now();
+    const double setup = setup_ms_so_far();
+    const double made = setup - setup_at_mark_;
+    r.wall_parts.*part +=
+        std::max(0.0, std::chrono::duration<double, std::milli>(now - last_mark_).count() - made);
+    r.wall_parts.setup += made;
+    last_mark_ = now;
+    setup_at_mark_ = setup;
 }
 
 void StepRun::check_guards() {
@@ -81,8 +99,8 @@ void StepRun::note(const std::string& text) {
 Result StepRun::finish(const SizeModel& model) {
     if (cfg_.size.empty()) // say why this size
         note(choose_size(model, dev_.info()).note);
-    r.wall_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    mark(&Result::WallParts::check);
+    r.wall_ms = std::chrono::duration<double, std::milli>(last_mark_ - t0_).count();
     return std::move(r);
 }
 

@@ -18,6 +18,7 @@
 #include "app.hpp"
 #include "auto_size.hpp"
 #include "problem.hpp"
+#include "setup_clock.hpp"
 #include "timing.hpp"
 
 namespace duet::apps {
@@ -92,6 +93,7 @@ class StepRun {
         const double event_ms = queue().read_bytes(buf, space.data(), n * sizeof(T)).elapsed_ms();
         r.d2h_ms = transfer_ms(event_ms, since_ms(t0), double(n) * sizeof(T), ceiling_gbs());
         r.d2h_bytes = double(n) * sizeof(T);
+        mark(&Result::WallParts::download);
         return {reinterpret_cast<const T*>(space.data()), n};
     }
     // Fails r when a kernel wrote outside any output (GuardedOutput::check), or when a checking
@@ -106,11 +108,15 @@ class StepRun {
 
   private:
     std::string problem_tag() const;
+    // The host time since the last mark goes to `part` of r.wall_parts, less the set-up made in
+    // it (setup_clock.hpp), which goes to the set-up.
+    void mark(double Result::WallParts::*part);
     Device& dev_;
     const App& app_;
     const Step& step_;
     const RunConfig& cfg_;
-    std::chrono::steady_clock::time_point t0_;
+    std::chrono::steady_clock::time_point t0_, last_mark_;
+    double setup_at_mark_ = 0; // setup_ms_so_far() at the last mark
     std::unique_ptr<Queue> queue_;
     Fitted fit_;
     int inputs_ = 0;

@@ -7,6 +7,7 @@
 
 #include "problem.hpp"
 #include "reduction.hpp"
+#include "setup_clock.hpp"
 
 namespace duet::apps {
 
@@ -49,6 +50,7 @@ template <class T> ReductionProblem<T> problem_of(std::shared_ptr<const HostVect
     static SumsCache<T> cache;
     std::lock_guard lock(cache.mutex);
     if (cache.input != input) {
+        const SetupTimer setup; // made once for every step of the problem
         cache.sums = sums_of(*input);
         cache.input = input;
     }

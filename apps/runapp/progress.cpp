@@ -25,8 +25,12 @@ void Progress::row(const duet::apps::Result& r) {
         "[" + std::to_string(done_) + (total_ > 0 ? "/" + std::to_string(total_) : "") + "] ";
     std::string figure = r.skipped || r.implausible ? std::string() : throughput(r) + " ";
     std::cerr << "\r\033[K" << prefix_ << count << r.app << " " << r.variant << " on "
-              << r.device_id << " (" << r.size_label << "): " << figure << check_label(r) << "\n"
-              << std::flush;
+              << r.device_id << " (" << r.size_label << "): " << figure << check_label(r) << "\n";
+    // The problem's set-up, said once, by the row that made it (setup_clock.hpp).
+    if (r.wall_parts.setup >= 50)
+        std::cerr << prefix_ << "      set-up of this problem (inputs, references, upload to "
+                  << r.device_id << "): " << fmt("%.2f", r.wall_parts.setup / 1e3) << " s\n";
+    std::cerr << std::flush;
 }
 
 void Progress::line(const std::string& text) {

@@ -198,6 +198,19 @@ Result row_from_json(const json& j) {
     r.h2d_bytes = number(j, "h2d_gbs") * r.h2d_ms * 1e6;
     r.d2h_bytes = number(j, "d2h_gbs") * r.d2h_ms * 1e6;
     r.wall_ms = number(j, "wall_ms");
+    if (const auto parts = j.find("wall_parts_ms"); parts != j.end()) {
+        if (!parts->is_object())
+            bad(std::string("field 'wall_parts_ms' is ") + type_name(*parts) +
+                ", expected an object");
+        auto& w = r.wall_parts;
+        for (auto [key, part] : {std::pair{"setup", &w.setup},
+                                 {"build", &w.build},
+                                 {"buffers", &w.buffers},
+                                 {"runs", &w.runs},
+                                 {"download", &w.download},
+                                 {"check", &w.check}})
+            *part = number(*parts, key);
+    }
     r.build_ms = number(j, "build_ms");
     r.max_error = number(j, "max_error");
     r.tolerance = number(j, "tolerance");
