@@ -16,6 +16,7 @@
 #include "conv5x5.hpp"
 #include "cpu_steps.hpp"
 #include "matmul_reference.hpp"
+#include "matmul_tc3.hpp"
 #include "output.hpp"
 #include "test_util.hpp"
 
@@ -123,6 +124,37 @@ TEST_CASE("sums: a sampled conv5x5 or matmul that is right passes; one wrong out
     r.pass = true;
     check_sums(r, mm, matmul_ref::matmul_sums(a, b, H, W, K));
     CHECK(!r.pass);
+}
+
+TEST_CASE("sums: tc3's sampled check fails a wrong entry outside its sample") {
+    const std::size_t M = 40, N = 56, K = 24;
+    const auto a = random_floats(M * K, 7), b = random_floats(K * N, 8);
+    std::vector<float> c(M * N);
+    for (std::size_t i = 0; i < M; ++i)
+        for (std::size_t j = 0; j < N; ++j) {
+            double s = 0;
+            for (std::size_t k = 0; k < K; ++k)
+                s += double(a[i * K + k]) * b[k * N + j];
+            c[i * N + j] = float(s);
+        }
+    std::vector<std::size_t> sample; // every third entry: (5, 1) is outside it
+    for (std::size_t t = 0; t < M * N; t += 3)
+        sample.push_back(t);
+    const auto ref = matmul_ref::compute_reference(a, b, M, N, K, sample);
+    REQUIRE(ref->sums);        // a sample carries the problem's row and column sums
+    const auto checked = [&] { // as matmul's run sets a row up for its check
+        Result r;
+        r.error_kind = "of bound";
+        r.tolerance = 1.0;
+        r.verified = r.pass = r.sampled = true;
+        tc3_check(r, c, *ref, a, b, N, K);
+        return r;
+    };
+    CHECK(checked().pass);
+    c[5 * N + 1] += 0.01f;
+    const Result r = checked();
+    CHECK_FALSE(r.pass);
+    CHECK(r.note.find("row 5's sum") != std::string::npos);
 }
 
 TEST_CASE("every float counts: a reduction that loses one input fails, float as int") {

@@ -12,6 +12,7 @@
 #include <duet/duet.hpp>
 
 #include "app.hpp"
+#include "guard.hpp"
 #include "problem.hpp"
 #include "setup_clock.hpp"
 #include "test_util.hpp"
@@ -178,6 +179,34 @@ TEST_CASE("wall parts: a problem's first row carries its set-up, the others none
         }
         CHECK(rows[0].wall_parts.setup > 0);  // the inputs were made and uploaded here
         CHECK(rows[1].wall_parts.setup == 0); // and found made
+        release_shared_uploads();
+    }
+}
+
+TEST_CASE("outputs: memory of one size is reused, poisoned again, never shared by two at once") {
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        INFO(dev->info().id());
+        auto q = dev->create_queue();
+        constexpr std::size_t bytes = std::size_t{1} << 16;
+        const Buffer* first = nullptr;
+        {
+            GuardedOutput o1(*dev, *q, bytes);
+            GuardedOutput o2(*dev, *q, bytes); // o1 is in use: other memory
+            CHECK(&o2.buffer() != &o1.buffer());
+            first = &o1.buffer();
+            const std::vector<float> ones(bytes / sizeof(float), 1.0f);
+            q->write(o1.buffer(), ones);
+            q->finish();
+        }
+        GuardedOutput again(*dev, *q, bytes);
+        CHECK(&again.buffer() == first); // the first idle one of its size, written over
+        std::vector<unsigned char> back(bytes);
+        q->read_bytes(again.buffer(), back.data(), bytes);
+        CHECK(std::all_of(back.begin(), back.end(), [](unsigned char v) { return v == 0xFF; }));
+        Result r;
+        r.pass = true;
+        again.check(r, *q);
+        CHECK(r.pass);
         release_shared_uploads();
     }
 }

@@ -24,20 +24,31 @@ class GuardedOutput {
     // the output (0xFF, as poison()). On a backend without views, and on a checking device
     // (Device::checker_reports(), which reports accesses before the buffer itself), the zone is
     // after the end only.
+    // The device memory is kept and reused by the next output of the same size on the device
+    // (the rows of one problem), poisoned again and given a new pattern; the run that holds it
+    // must have finished its queue before it lets it go.
     GuardedOutput(Device& dev, Queue& q, std::size_t used_bytes);
+    ~GuardedOutput();
+    GuardedOutput(const GuardedOutput&) = delete;
+    GuardedOutput& operator=(const GuardedOutput&) = delete;
     // What kernels and downloads get: the output itself.
-    Buffer& buffer() { return view_ ? *view_ : *whole_; }
-    const Buffer& buffer() const { return view_ ? *view_ : *whole_; }
+    Buffer& buffer();
+    const Buffer& buffer() const;
     // Fails r when either zone changed ("wrote before the start" / "past the end").
     void check(Result& r, Queue& q) const;
     std::size_t front_bytes() const { return front_; }
     std::size_t back_bytes() const { return back_; }
 
+    struct Space; // the device memory, kept between outputs (guard.cpp)
+
   private:
-    std::unique_ptr<Buffer> whole_, view_;
+    std::shared_ptr<Space> space_;
     std::size_t front_ = 0, used_ = 0, back_ = 0;
     std::vector<unsigned char> pattern_; // front_ + back_ bytes: the front zone's, then the back's
 };
+
+// Frees the kept output memory of every device (a device about to be closed; tests).
+void release_output_spaces();
 
 // True when `zone` equals `pattern` byte for byte (sizes included).
 bool guard_intact(const std::vector<unsigned char>& zone, const unsigned char* pattern);

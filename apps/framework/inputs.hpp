@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <duet/duet.hpp>
@@ -17,26 +18,37 @@
 
 namespace duet::apps {
 
-// Keeps the last value computed for one key: the CPU reference of a problem, shared by the
-// variants of a ladder (their inputs depend only on the sizes and the seed). Thread-safe.
-template <class Key, class Value> class LastValueCache {
+// Keeps the values computed for the last two keys: the CPU reference of a problem, shared by the
+// variants of a ladder and by the devices that run it (their inputs depend only on the sizes and
+// the seed). Two, so that a device with a size of its own between two that share one (a CPU
+// between two views of one GPU in `compare`) does not make the first problem's again.
+// Thread-safe.
+template <class Key, class Value> class RecentValues {
   public:
-    // The value for `key`, computed by `compute()` unless it is the one already held.
+    // The value for `key`, computed by `compute()` unless it is held; the older of two is
+    // freed before a new one is computed (at large sizes a value is big).
     template <class F> std::shared_ptr<const Value> get(const Key& key, F&& compute) {
         std::lock_guard lock(mutex_);
-        if (!value_ || !(key_ == key)) {
-            value_.reset();         // free the old one first: at large sizes it is big
-            const SetupTimer setup; // made once for every row of the problem
-            value_ = compute();
-            key_ = key;
-        }
-        return value_;
+        for (int i = 0; i < 2; ++i)
+            if (held_[i].value && held_[i].key == key) {
+                if (i == 1)
+                    std::swap(held_[0], held_[1]); // most recent first
+                return held_[0].value;
+            }
+        held_[1] = std::move(held_[0]);
+        held_[0] = {};
+        const SetupTimer setup; // made once for every row of the problem
+        held_[0] = {key, compute()};
+        return held_[0].value;
     }
 
   private:
+    struct Held {
+        Key key{};
+        std::shared_ptr<const Value> value;
+    };
     std::mutex mutex_;
-    std::shared_ptr<const Value> value_;
-    Key key_{};
+    Held held_[2];
 };
 
 // Parses "4096", "2^20", "16M", "64k", "1024x768" into dims; rejects 0, negatives, junk.

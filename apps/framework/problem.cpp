@@ -13,6 +13,7 @@
 
 #include <duet/duet.hpp>
 
+#include "guard.hpp"
 #include "inputs.hpp"
 #include "setup_clock.hpp"
 
@@ -189,6 +190,7 @@ SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
 }
 
 void release_shared_uploads() {
+    release_output_spaces();
     {
         auto& cache = upload_cache();
         std::lock_guard lock(cache.mutex);

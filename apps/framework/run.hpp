@@ -31,6 +31,11 @@ class StepRun {
   public:
     // Starts the wall clock of one run of `step` of `app` on `dev`.
     StepRun(Device& dev, const App& app, const Step& step, const RunConfig& cfg);
+    // Waits for the queue (a run that threw may have work in flight), then lets the outputs'
+    // memory go to the next run.
+    ~StepRun();
+    StepRun(const StepRun&) = delete;
+    StepRun& operator=(const StepRun&) = delete;
 
     Result r; // the row this run fills in
 

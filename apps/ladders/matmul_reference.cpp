@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "inputs.hpp"
+#include "setup_clock.hpp"
 
 namespace duet::apps::matmul_ref {
 
@@ -43,7 +44,6 @@ std::shared_ptr<const Reference> compute_reference(std::span<const float> a,
                                                    std::span<const float> b, std::size_t M,
                                                    std::size_t N, std::size_t K,
                                                    std::vector<std::size_t> indices) {
-    (void)M;
     // B transposed once (in cache-sized blocks), so each dot product reads both operands
     // contiguously.
     std::vector<float> bt(N * K);
@@ -86,31 +86,36 @@ std::shared_ptr<const Reference> compute_reference(std::span<const float> a,
         }
     };
     parallel_for(n, 256, work);
+    if (n < M * N) // a sample: the row and column sums a sampled check adds, made once too
+        ref->sums = std::make_shared<const SumParts>(sum_parts(a, b, M, N, K));
     return ref;
 }
 
 // Row i's entries each have sum_k |a_ik b_kj| <= sum_k |a_ik| max_j |b_kj|, column j's
 // <= sum_k max_i |a_ik| |b_kj|: their bounds hold every entry of the row or column.
-SumCheck matmul_sums(std::span<const float> a, std::span<const float> b, std::size_t M,
-                     std::size_t N, std::size_t K, bool tf32, bool truncated) {
-    const auto bound = [&](double abs_sum) {
-        return tf32 ? tf32_entry_bound(abs_sum, K, truncated) : entry_bound(abs_sum, K);
-    };
+SumParts sum_parts(std::span<const float> a, std::span<const float> b, std::size_t M, std::size_t N,
+                   std::size_t K) {
+    // Each sum below adds in the same order as a loop on one core would (k, i or j ascending):
+    // the cores split the independent sums, never one sum.
     std::vector<double> b_sum(K, 0.0), b_max(K, 0.0), a_sum(K, 0.0), a_max(K, 0.0);
-    for (std::size_t k = 0; k < K; ++k)
-        for (std::size_t j = 0; j < N; ++j) {
-            b_sum[k] += b[k * N + j];
-            b_max[k] = std::max(b_max[k], std::fabs(double(b[k * N + j])));
-        }
-    for (std::size_t i = 0; i < M; ++i)
-        for (std::size_t k = 0; k < K; ++k) {
-            a_sum[k] += a[i * K + k];
-            a_max[k] = std::max(a_max[k], std::fabs(double(a[i * K + k])));
-        }
-    SumCheck s;
+    parallel_for(K, 16, [&](std::size_t k0, std::size_t k1) {
+        for (std::size_t k = k0; k < k1; ++k)
+            for (std::size_t j = 0; j < N; ++j) {
+                b_sum[k] += b[k * N + j];
+                b_max[k] = std::max(b_max[k], std::fabs(double(b[k * N + j])));
+            }
+    });
+    parallel_for(K, 256, [&](std::size_t k0, std::size_t k1) { // A's columns, rows streamed
+        for (std::size_t i = 0; i < M; ++i)
+            for (std::size_t k = k0; k < k1; ++k) {
+                a_sum[k] += a[i * K + k];
+                a_max[k] = std::max(a_max[k], std::fabs(double(a[i * K + k])));
+            }
+    });
+    SumParts s;
     s.cols = N;
     s.row_ref.resize(M);
-    s.row_tol.resize(M);
+    s.row_abs.resize(M);
     parallel_for(M, 64, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             double sum = 0, abs_bound = 0;
@@ -119,19 +124,45 @@ SumCheck matmul_sums(std::span<const float> a, std::span<const float> b, std::si
                 abs_bound += std::fabs(double(a[i * K + k])) * b_max[k];
             }
             s.row_ref[i] = sum;
-            s.row_tol[i] = sum_tolerance(N, bound(abs_bound));
+            s.row_abs[i] = abs_bound;
         }
     });
     s.col_ref.assign(N, 0.0);
-    s.col_tol.assign(N, 0.0);
-    for (std::size_t k = 0; k < K; ++k)
-        for (std::size_t j = 0; j < N; ++j) {
-            s.col_ref[j] += a_sum[k] * double(b[k * N + j]);
-            s.col_tol[j] += a_max[k] * std::fabs(double(b[k * N + j]));
-        }
-    for (double& t : s.col_tol)
-        t = sum_tolerance(M, bound(t));
+    s.col_abs.assign(N, 0.0);
+    parallel_for(N, 256, [&](std::size_t j0, std::size_t j1) { // B's rows streamed
+        for (std::size_t k = 0; k < K; ++k)
+            for (std::size_t j = j0; j < j1; ++j) {
+                s.col_ref[j] += a_sum[k] * double(b[k * N + j]);
+                s.col_abs[j] += a_max[k] * std::fabs(double(b[k * N + j]));
+            }
+    });
     return s;
+}
+
+SumCheck sums_within(const SumParts& parts, const std::function<double(double)>& entry_bound) {
+    SumCheck s;
+    s.cols = parts.cols;
+    s.row_ref = parts.row_ref;
+    s.col_ref = parts.col_ref;
+    const std::size_t M = parts.row_ref.size();
+    s.row_tol.resize(M);
+    for (std::size_t i = 0; i < M; ++i)
+        s.row_tol[i] = sum_tolerance(parts.cols, entry_bound(parts.row_abs[i]));
+    s.col_tol.resize(parts.col_abs.size());
+    for (std::size_t j = 0; j < s.col_tol.size(); ++j)
+        s.col_tol[j] = sum_tolerance(M, entry_bound(parts.col_abs[j]));
+    return s;
+}
+
+SumCheck matmul_sums(const SumParts& parts, std::size_t K, bool tf32, bool truncated) {
+    return sums_within(parts, [&](double abs_sum) {
+        return tf32 ? tf32_entry_bound(abs_sum, K, truncated) : entry_bound(abs_sum, K);
+    });
+}
+
+SumCheck matmul_sums(std::span<const float> a, std::span<const float> b, std::size_t M,
+                     std::size_t N, std::size_t K, bool tf32, bool truncated) {
+    return matmul_sums(sum_parts(a, b, M, N, K), K, tf32, truncated);
 }
 
 // The largest |c - ref| / sum|a b| over the checked entries: for the tf32 note, the measured
@@ -143,12 +174,14 @@ double relative_error(const Reference& ref, std::span<const float> c, std::span<
     parallel_for(err.size(), 64, [&](std::size_t begin, std::size_t end) {
         for (std::size_t t = begin; t < end; ++t) {
             const std::size_t i = ref.indices[t] / N, j = ref.indices[t] % N;
-            double v = c[ref.indices[t]];
+            double v = 0;
             if (float32) {
                 float s = 0.0f;
                 for (std::size_t k = 0; k < K; ++k)
                     s = std::fma(a[i * K + k], b[k * N + j], s);
                 v = s;
+            } else {
+                v = c[ref.indices[t]];
             }
             err[t] = ref.abs_sum[t] > 0 ? std::fabs(v - ref.value[t]) / ref.abs_sum[t] : 0.0;
         }
@@ -157,6 +190,15 @@ double relative_error(const Reference& ref, std::span<const float> c, std::span<
     for (const double e : err)
         worst = std::max(worst, e);
     return worst;
+}
+
+double float32_error(const Reference& ref, std::span<const float> a, std::span<const float> b,
+                     std::size_t N, std::size_t K) {
+    std::call_once(ref.float32_once, [&] {
+        const SetupTimer setup; // once per problem, for every step that reports it
+        ref.float32_error = relative_error(ref, {}, a, b, N, K, true);
+    });
+    return ref.float32_error;
 }
 
 } // namespace duet::apps::matmul_ref

@@ -71,13 +71,17 @@ void tc3_check(Result& r, std::span<const float> c, const matmul_ref::Reference&
     }
     mean /= double(std::max<std::size_t>(1, bound.size()));
     compare_outputs(r, c, ref.indices, ref.value, &bound);
+    if (r.sampled) // every row and column sum as well, within tc3's bound
+        check_sums(r, c, matmul_ref::sums_within(*ref.sums, [&](double abs_sum) {
+                       return tc3_entry_bound(abs_sum, K);
+                   }));
     char buf[320];
     std::snprintf(buf, sizeof buf,
                   "float32-accurate from TF32 tensor cores (3xTF32): |error| of sum|a*b| against "
                   "the FP64 reference max %.2e, mean %.2e (bound %.2e); float32 dot products of "
                   "the same entries (CPU): max %.2e",
                   worst, mean, tc3_entry_bound(1.0, K) - 3.0 * double(K) * FLT_MIN,
-                  matmul_ref::relative_error(ref, c, a, b, N, K, true));
+                  matmul_ref::float32_error(ref, a, b, N, K));
     r.note += std::string(r.note.empty() ? "" : "; ") + buf;
 }
 
