@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Checks docs/API.md against the public headers and compiles every C++ snippet of the docs.
+"""Checks the API docs against the public headers and compiles every C++ snippet of the docs.
+
+The API docs are the guide, docs/API.md, and the reference pages, docs/api/*.md.
 
   check_api_docs.py names SRC            every public name in runtime/include/duet/*.hpp (types,
-                                         functions, members, enumerators) appears in docs/API.md
+                                         functions, members, enumerators) appears in the API
+                                         docs (on any of their pages)
   check_api_docs.py snippets SRC OUT CXX FLAGS...
-                                         every ```cpp block of README.md and docs/API.md is
+                                         every ```cpp block of README.md and the API docs is
                                          compiled: a block with `int main` as a program, any
                                          other inside a function that has the names the docs'
                                          fragments use (dev, q, n, x, y, kernel, host)
@@ -49,16 +52,24 @@ def public_names(src: pathlib.Path):
             and not n.startswith("__")}
 
 
+def api_docs(src: pathlib.Path):
+    """The API docs, relative to SRC: the guide, then the reference pages."""
+    return ["docs/API.md"] + sorted(str(p.relative_to(src)) for p in (src / "docs/api").glob("*.md"))
+
+
 def check_names(src: pathlib.Path) -> int:
-    doc = (src / "docs/API.md").read_text()
-    missing = sorted(n for n in public_names(src) if not re.search(r"\b" + re.escape(n) + r"\b", doc))
+    docs = api_docs(src)
+    text = "\n".join((src / d).read_text() for d in docs)
+    where = " and ".join(docs)
+    missing = sorted(n for n in public_names(src) if not re.search(r"\b" + re.escape(n) + r"\b", text))
     if missing:
-        print("docs/API.md does not mention these public names from runtime/include/duet/:")
+        print(f"no API doc ({where}) mentions these public names from runtime/include/duet/:")
         for n in missing:
             print("  " + n)
-        print("document them (docs/API.md), or make them private")
+        print("document them (the guide, docs/API.md, or the reference under docs/api/), or make "
+              "them private")
         return 1
-    print(f"docs/API.md mentions all {len(public_names(src))} public names")
+    print(f"the API docs ({where}) mention all {len(public_names(src))} public names")
     return 0
 
 
@@ -82,7 +93,7 @@ def check_snippets(src: pathlib.Path, out: pathlib.Path, cxx: str, flags) -> int
     out.mkdir(parents=True, exist_ok=True)
     failed = 0
     count = 0
-    for doc in ("README.md", "docs/API.md"):
+    for doc in ["README.md"] + api_docs(src):
         text = (src / doc).read_text()
         for i, m in enumerate(re.finditer(r"^```cpp\n(.*?)^```", text, flags=re.S | re.M)):
             body = m.group(1)

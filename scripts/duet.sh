@@ -30,7 +30,7 @@ test_packages=(oclgrind
           intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv
           # scripts/check_format.sh (the ctest `format`)
           clang-format
-          # docs/API.md checks (scripts/check_api_docs.py); examples/ and the .deb test.
+          # the API docs' checks (scripts/check_api_docs.py); examples/ and the .deb test.
           python3 dpkg-dev
           # mpirun -n N runapp compare; the HTML page's test renders it in headless Chromium.
           openmpi-bin libopenmpi-dev chromium)

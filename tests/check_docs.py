@@ -14,7 +14,7 @@ apps_public_api).
                                    only (and a backend's extension header where they use one,
                                    backends/NAME/include/duet/NAME/): no plugin-SDK header
                                    (duet/backend/), no single public header, no path into
-                                   runtime/ or backends/ (docs/API.md says an app needs that one
+                                   runtime/ or backends/ (the API docs say an app needs that one
                                    include)
 
 The docs are README.md, CHANGELOG*.md and every .md under docs/. Fenced code blocks are skipped

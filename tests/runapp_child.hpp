@@ -184,6 +184,15 @@ Proc runapp(const std::vector<std::string>& args, const EnvChanges& env, const f
     return s.find(what) != std::string::npos;
 }
 
+// A run that ended by itself, exit code 0, with PASS and no FAIL in its table.
+[[maybe_unused]] void check_pass(const Proc& r) {
+    INFO(r.cmd << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.signal == 0);
+    CHECK(r.code == 0);
+    CHECK(contains(r.out, "PASS"));
+    CHECK_FALSE(contains(r.out, "FAIL"));
+}
+
 // Whether runapp sees an OpenCL device opencl:0, asked of runapp itself.
 [[maybe_unused]] bool has_opencl0() {
     static const bool has = [] {

@@ -119,8 +119,70 @@ class Reduction final : public App {
         const ReductionStep& step = reduction_step_of(v);
         const DeviceInfo& info = dev.info();
         const DeviceProfile profile = profile_of(info); // the build switches its kernels take
+        auto [n, ls] = checked_shape<T>(info, v, step, cfg);
+        const BuildPlan b = build_plan(info, profile, v, step, cfg, ls);
+        // The group: --local as given (or an error), else 256 where the kernel allows it, else
+        // the largest power of two that it does (reduction_steps.cpp).
+        if (cfg.local) {
+            BuildOptions opts = b.opts;
+            if (b.wg_define)
+                opts.defines.emplace_back("WG", std::to_string(ls));
+            // pick_local checks the kernel's limit
+            s.shape().local = pick_local(cfg, {ls, 1}, s.build_as_given(opts));
+        } else {
+            // WG with each shape, or the user's WG fixing the group (reduction_steps.cpp)
+            s.build(b.opts);
+            ls = s.shape().local[0];
+            if (!r.note.empty()) // the shape's note, then this app's own parts
+                r.note += "; ";
+        }
+        Kernel& kernel = s.kernel();
+        r.size_label = std::to_string(n);
+        r.local_label = std::to_string(s.shape().local[0]);
 
-        // ---- sizes ----
+        // Ints in [-hi, hi] (reduction_int_range: no partial sum can overflow int32); floats whose
+        // sums are exact in any order (reduction_problem<float>), so a lost value fails.
+        const int hi = reduction_int_range(n);
+        const auto problem = reduction_problem<T>(n, cfg.seed);
+        const std::vector<Pass> passes = plan_passes(info, step, cfg, n, ls, b.chunk_step);
+        auto din = s.upload(problem.input);
+        const bool atomic = step.split == Split::grid_atomic;
+        const T result = run_passes<T>(s, kernel, *din, passes, ls, atomic);
+        r.bytes = double(n) * sizeof(T); // each input value read once; partial sums are noise
+
+        // ---- check ----
+        r.error_kind = "abs";
+        // Integer addition is exact and (see above) cannot overflow; the float values are
+        // chosen so that their float sum is exact too, in any order (reduction_floats).
+        const double slack = problem.slack; // what the float sum may be off by
+        r.tolerance = slack;
+        if constexpr (!is_int)
+            r.note += slack == 0 ? "f32 values: multiples of a power of two whose sums are exact; "
+                                 : "f32 values +-1/2 (sums exact unless a partial sum reaches "
+                                   "2^23); ";
+        r.verified = cfg.verify != Verify::off;
+        r.pass = true;
+        if (r.verified) {
+            const double err = is_int ? std::fabs(double(std::int64_t(result) - problem.sums.exact))
+                                      : std::fabs(double(result) - problem.sums.ref);
+            r.max_error = err;
+            r.pass = err <= r.tolerance; // NaN (a poisoned, unwritten result) fails
+        }
+        s.check_guards(); // a pass that wrote past its partial sums fails
+
+        r.note += passes_note(passes, atomic, v.needs.sub_groups == SubGroups::uses,
+                              profile.takes_define("DUET_HAS_SUBGROUPS"), b.subgroups);
+        if constexpr (is_int)
+            r.note += ", values in [" + std::to_string(-hi) + ", " + std::to_string(hi) + "]";
+        return s.finish(reduction_model());
+    }
+
+    // The number of values and the work-group size asked for (--size, --local), checked before
+    // anything is made.
+    template <class T>
+    std::pair<std::size_t, std::size_t> checked_shape(const DeviceInfo& info, const Variant& v,
+                                                      const ReductionStep& step,
+                                                      const RunConfig& cfg) const {
         if (cfg.size.size() > 1)
             throw Error::usage("reduction takes one size (the number of values), got " +
                                dims_label(cfg.size));
@@ -135,7 +197,7 @@ class Reduction final : public App {
                         "reduction's values (and a CPU device's copy)");
         check_device_alloc(info, double(n) * sizeof(T), "reduction's values");
         const bool chunk = step.split == Split::chunk; // any group size, 1 by default
-        std::size_t ls = cfg.local ? (*cfg.local)[0] : chunk ? 1 : 256;
+        const std::size_t ls = cfg.local ? (*cfg.local)[0] : chunk ? 1 : 256;
         if (!chunk && (ls < 2 || !std::has_single_bit(ls)))
             throw Error::usage("reduction needs a power-of-two work-group size of at least 2 "
                                "(its trees halve the group each step), got " +
@@ -144,38 +206,46 @@ class Reduction final : public App {
             throw Error::usage("reduction " + v.name +
                                ": the unrolled tree goes up to work-groups of 1024, got " +
                                std::to_string(ls));
+        return {n, ls};
+    }
 
-        // ---- build ----
+    // The step's build options: the user's defines, the sub-group switch, the device profile's
+    // defines for the step and a CPU step's widths. WG is added with --local (wg_define).
+    struct BuildPlan {
         BuildOptions opts;
-        opts.defines = cfg.defines;
+        bool wg_define = false;     // WG comes with each shape (reduction_shapes)
+        bool subgroups = false;     // the OpenCL sub-group path is compiled in
+        std::size_t chunk_step = 0; // a CPU step's CPU_VW x CPU_ACC values per step of a work-item
+    };
+    BuildPlan build_plan(const DeviceInfo& info, const DeviceProfile& profile, const Variant& v,
+                         const ReductionStep& step, const RunConfig& cfg, std::size_t ls) const {
+        BuildPlan b;
+        b.opts.defines = cfg.defines;
         const auto user_define = [&](const char* name) {
-            return std::find_if(opts.defines.begin(), opts.defines.end(),
+            return std::find_if(b.opts.defines.begin(), b.opts.defines.end(),
                                 [&](const auto& d) { return d.first == name; });
         };
         // WG and the sub-group switch only exist in OpenCL C: CUDA gets the block size from
         // blockDim (a switch to the template instance) and always has warp shuffles, so the
         // embedded fat binary is used as is.
-        bool wg_define = false; // WG comes with each shape (reduction_shapes)
         if (profile.takes_define("WG") && step.wg_define) {
-            if (auto it = user_define("WG"); it != opts.defines.end()) {
+            if (auto it = user_define("WG"); it != b.opts.defines.end()) {
                 if (it->second != std::to_string(ls))
                     throw Error::usage("define WG=" + it->second +
                                        " differs from the work-group size " + std::to_string(ls) +
                                        "; set the size with --local instead");
             } else {
-                wg_define = true;
+                b.wg_define = true;
             }
         }
-        const bool uses_group_sum = v.needs.sub_groups == SubGroups::uses;
-        bool subgroups = false; // the OpenCL sub-group path is compiled in
-        if (profile.takes_define("DUET_HAS_SUBGROUPS") && uses_group_sum) {
-            if (auto it = user_define("DUET_HAS_SUBGROUPS"); it != opts.defines.end()) {
-                subgroups = it->second != "0"; // a user's 0 forces the fallback, to compare
+        if (profile.takes_define("DUET_HAS_SUBGROUPS") && v.needs.sub_groups == SubGroups::uses) {
+            if (auto it = user_define("DUET_HAS_SUBGROUPS"); it != b.opts.defines.end()) {
+                b.subgroups = it->second != "0"; // a user's 0 forces the fallback, to compare
             } else if (has_subgroups(info) && ls >= 4) {
                 // (A group of 2 gains nothing from sub-groups, and PoCL 5.0 cannot build
                 // sub-group kernels for it: undefined __pocl_work_group_alloca.)
-                opts.defines.emplace_back("DUET_HAS_SUBGROUPS", "1");
-                subgroups = true;
+                b.opts.defines.emplace_back("DUET_HAS_SUBGROUPS", "1");
+                b.subgroups = true;
             }
         }
         // The device profile's defines for the step (NVIDIA's OpenCL, which takes inline PTX:
@@ -184,43 +254,22 @@ class Reduction final : public App {
         // kernels_cl/reduction.cl). A user's define of the same name stands (0 keeps the
         // compare-and-swap loop or the barriers, to compare).
         for (const auto& d : profile.defines_for("reduction", v.name))
-            if (user_define(d.first.c_str()) == opts.defines.end())
-                opts.defines.push_back(d);
-        const std::size_t chunk_step = // CPU_VW x CPU_ACC values per step of a work-item
-            chunk ? add_cpu_width(opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4) : 0;
-        // The group: --local as given (or an error), else 256 where the kernel allows it, else
-        // the largest power of two that it does (reduction_steps.cpp).
-        if (cfg.local) {
-            if (wg_define)
-                opts.defines.emplace_back("WG", std::to_string(ls));
-            // pick_local checks the kernel's limit
-            s.shape().local = pick_local(cfg, {ls, 1}, s.build_as_given(opts));
-        } else {
-            // WG with each shape, or the user's WG fixing the group (reduction_steps.cpp)
-            s.build(opts);
-            ls = s.shape().local[0];
-            if (!r.note.empty()) // the shape's note, then this app's own parts
-                r.note += "; ";
-        }
-        Kernel& kernel = s.kernel();
-        r.size_label = std::to_string(n);
-        const auto local = s.shape().local;
-        r.local_label = std::to_string(local[0]);
+            if (user_define(d.first.c_str()) == b.opts.defines.end())
+                b.opts.defines.push_back(d);
+        if (step.split == Split::chunk)
+            b.chunk_step =
+                add_cpu_width(b.opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4);
+        return b;
+    }
 
-        // ---- inputs and reference ----
-        // Ints in [-hi, hi] (reduction_int_range: no partial sum can overflow int32); floats whose
-        // sums are exact in any order (reduction_problem<float>), so a lost value fails.
-        const int hi = reduction_int_range(n);
-        const auto problem = reduction_problem<T>(n, cfg.seed);
-        const auto& host = problem.input;
-        const std::int64_t exact = problem.sums.exact;
-        const double ref = problem.sums.ref;
-        const double slack = problem.slack; // what the float sum may be off by
-
-        // ---- the passes ----
-        // Grid-stride steps launch enough groups to fill the device (about 2048 work-items per
-        // compute unit), never more than the input needs; the second pass is one group, which
-        // walks the few thousand partial sums at most, so they never take a third launch.
+    // The passes, each reducing its values to one partial sum per group. Grid-stride steps
+    // launch enough groups to fill the device (about 2048 work-items per compute unit), never
+    // more than the input needs; the second pass is one group, which walks the few thousand
+    // partial sums at most, so they never take a third launch.
+    std::vector<Pass> plan_passes(const DeviceInfo& info, const ReductionStep& step,
+                                  const RunConfig& cfg, std::size_t n, std::size_t ls,
+                                  std::size_t chunk_step) const {
+        const bool chunk = step.split == Split::chunk;
         const std::size_t cap = std::max<std::size_t>(
             1, std::size_t(std::max(info.compute_units, 1)) * std::max<std::size_t>(1, 2048 / ls));
         std::vector<Pass> passes;
@@ -248,9 +297,13 @@ class Reduction final : public App {
             if (m == 1 || step.split == Split::grid_atomic)
                 break;
         }
+        return passes;
+    }
 
-        auto din = s.upload(host);
-        const bool atomic = step.split == Split::grid_atomic;
+    // The timed runs of every pass (all the passes of one run timed together); the sum they give.
+    template <class T>
+    static T run_passes(StepRun& s, Kernel& kernel, const Buffer& din,
+                        const std::vector<Pass>& passes, std::size_t ls, bool atomic) {
         // The partial sums, each with guard zones on both sides (checked after the run).
         // (Poisoned by a write, as every output: Oclgrind 21.10 reports reads of a buffer filled
         // with clEnqueueFillBuffer and then written by a kernel as uninitialised, and the second
@@ -260,7 +313,6 @@ class Reduction final : public App {
         Buffer* part[2] = {s.output(part_count[0] * sizeof(T)),
                            s.output(part_count[1] * sizeof(T))};
         Queue& q = s.queue();
-
         std::vector<Range> ranges;
         for (const Pass& p : passes)
             ranges.push_back(Range(p.groups * ls).local(ls));
@@ -272,7 +324,7 @@ class Reduction final : public App {
                 q.write_bytes(*part[0], &zero, sizeof(T));
             }
             for (std::size_t i = 0; i < passes.size(); ++i) {
-                const Buffer& in = i == 0 ? *din : *part[(i - 1) % 2];
+                const Buffer& in = i == 0 ? din : *part[(i - 1) % 2];
                 Buffer& out = *part[i % 2];
                 last = q.launch(kernel, ranges[i], in, out, static_cast<int>(passes[i].items),
                                 scratch);
@@ -281,46 +333,28 @@ class Reduction final : public App {
             }
             return std::pair{first, last};
         });
-        const T result = s.download<T>(*part[(passes.size() - 1) % 2], 1)[0];
-        r.bytes = double(n) * sizeof(T); // each input value read once; partial sums are noise
+        return s.download<T>(*part[(passes.size() - 1) % 2], 1)[0];
+    }
 
-        // ---- check ----
-        r.error_kind = "abs";
-        // Integer addition is exact and (see above) cannot overflow; the float values are
-        // chosen so that their float sum is exact too, in any order (reduction_floats).
-        r.tolerance = slack;
-        if constexpr (!is_int)
-            r.note += slack == 0 ? "f32 values: multiples of a power of two whose sums are exact; "
-                                 : "f32 values +-1/2 (sums exact unless a partial sum reaches "
-                                   "2^23); ";
-        r.verified = cfg.verify != Verify::off;
-        r.pass = true;
-        if (r.verified) {
-            const double err = is_int ? std::fabs(double(std::int64_t(result) - exact))
-                                      : std::fabs(double(result) - ref);
-            r.max_error = err;
-            r.pass = err <= r.tolerance; // NaN (a poisoned, unwritten result) fails
-        }
-        s.check_guards(); // a pass that wrote past its partial sums fails
-
-        // ---- what the reader must know ----
+    // What the reader must know: the passes and their groups, the atomic's zeroing, and the path
+    // of a step that sums within a sub-group.
+    static std::string passes_note(const std::vector<Pass>& passes, bool atomic,
+                                   bool uses_group_sum, bool takes_subgroup_switch,
+                                   bool subgroups) {
         std::string groups;
         for (const Pass& p : passes)
             groups += (groups.empty() ? "" : ", ") + std::to_string(p.groups);
-        r.note += std::to_string(passes.size()) + (passes.size() == 1 ? " pass" : " passes") +
-                  " (" + groups +
-                  (passes.size() == 1 && passes[0].groups == 1 ? " group)" : " groups)");
+        std::string note = std::to_string(passes.size()) +
+                           (passes.size() == 1 ? " pass" : " passes") + " (" + groups +
+                           (passes.size() == 1 && passes[0].groups == 1 ? " group)" : " groups)");
         if (atomic)
-            r.note += ", the sum is zeroed before each run (not timed)";
+            note += ", the sum is zeroed before each run (not timed)";
         if (uses_group_sum)
-            r.note += !profile.takes_define("DUET_HAS_SUBGROUPS")
-                          ? ", warp shuffles (__shfl_down_sync)"
-                      : subgroups ? ", sub-groups (sub_group_reduce_add)"
-                                  : ", no sub-group functions (cl_khr_subgroups or "
-                                    "cl_intel_subgroups): local-memory tree";
-        if constexpr (is_int)
-            r.note += ", values in [" + std::to_string(-hi) + ", " + std::to_string(hi) + "]";
-        return s.finish(reduction_model());
+            note += !takes_subgroup_switch ? ", warp shuffles (__shfl_down_sync)"
+                    : subgroups            ? ", sub-groups (sub_group_reduce_add)"
+                                           : ", no sub-group functions (cl_khr_subgroups or "
+                                             "cl_intel_subgroups): local-memory tree";
+        return note;
     }
 };
 

@@ -38,6 +38,131 @@ std::vector<std::string> split(const std::string& s, char sep) {
     }
 }
 
+// The options that take no value; false when `name` is not one of them.
+bool set_flag(Cli& c, const std::string& name, std::vector<std::string>& given) {
+    if (name == "--help")
+        c.command = "help";
+    else if (name == "--version")
+        c.command = "version";
+    else if (name == "--quiet")
+        c.quiet = true;
+    else if (name == "--reference") {
+        c.reference = true;
+        given.push_back(name);
+    } else if (name == "--strict")
+        c.strict = true;
+    else
+        return false;
+    return true;
+}
+
+const std::vector<std::string> valued = {"--backend", "--device", "--devices", "--size",
+                                         "--variant", "--local",  "--reps",    "--warmup",
+                                         "--seed",    "--verify", "--format",  "--output",
+                                         "--html",    "--define", "--timeout", "--target"};
+
+// --local W or WxH, or a list of them.
+void add_locals(Cli& c, const std::string& v) {
+    for (auto& s : split(v, ',')) {
+        std::vector<std::size_t> d;
+        try {
+            d = duet::apps::parse_dims(s);
+        } catch (const Error& e) { // its message speaks of a size
+            std::string why = e.detail();
+            if (const auto at = why.find("': "); at != std::string::npos)
+                why = why.substr(at + 3);
+            why = why.substr(0, why.find(" (give")); // advice for sizes, not shapes
+            throw Error::usage("--local '" + s + "': " + why +
+                               "; give a work-group shape W or WxH, each a whole "
+                               "number of at least 1 (e.g. 16x16)");
+        }
+        if (d.size() > 2)
+            throw Error::usage("--local '" + s + "': give W or WxH");
+        c.locals.push_back({d[0], d.size() > 1 ? d[1] : 1});
+    }
+}
+
+duet::apps::Verify parse_verify(const std::string& v) {
+    if (v == "full")
+        return duet::apps::Verify::full;
+    if (v == "sample")
+        return duet::apps::Verify::sample;
+    if (v == "off")
+        return duet::apps::Verify::off;
+    throw Error::usage("--verify '" + v + "': give full, sample or off");
+}
+
+Format parse_format(const std::string& v) {
+    if (v == "table")
+        return Format::table;
+    if (v == "json")
+        return Format::json;
+    if (v == "csv")
+        return Format::csv;
+    throw Error::usage("--format '" + v + "': give table, json or csv");
+}
+
+double parse_timeout(const std::string& v) {
+    char* end = nullptr;
+    const double s = std::strtod(v.c_str(), &end);
+    if (!end || *end || !(s >= 0) || s > 86400)
+        throw Error::usage("--timeout '" + v + "': give seconds, 0 (no limit) up to 86400");
+    return s;
+}
+
+// One option of `valued`, with its value (not empty).
+void set_valued(Cli& c, const std::string& name, const std::string& v) {
+    if (name == "--backend") {
+        // Backends are matched without case ("OpenCL"); compare filters devices by this
+        // name, and with "OpenCL" it found none (exit 3, "no device to compare on").
+        c.backend = v;
+        std::transform(c.backend.begin(), c.backend.end(), c.backend.begin(),
+                       [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    } else if (name == "--device")
+        c.device = v;
+    else if (name == "--devices") {
+        // An empty item would select the default device, silently ("opencl:0,").
+        for (const auto& d : split(v, ','))
+            if (d.empty())
+                throw Error::usage("--devices '" + v + "': an empty item in the list");
+        c.devices = v;
+    } else if (name == "--size") {
+        for (auto& s : split(v, ','))
+            c.sizes.push_back(s);
+    } else if (name == "--variant")
+        c.variant = v;
+    else if (name == "--local")
+        add_locals(c, v);
+    else if (name == "--reps") {
+        c.reps = parse_int(name, v, 1, 100000);
+        c.reps_given = true;
+    } else if (name == "--warmup") {
+        c.warmup = parse_int(name, v, 0, 100000);
+        c.warmup_given = true;
+    } else if (name == "--seed")
+        c.seed = static_cast<std::uint64_t>(parse_int(name, v, 0, 2147483647));
+    else if (name == "--verify") {
+        c.verify_given = true;
+        c.verify = parse_verify(v);
+    } else if (name == "--format")
+        c.format = parse_format(v);
+    else if (name == "--output")
+        c.output = v;
+    else if (name == "--target")
+        c.target = v;
+    else if (name == "--html")
+        c.html = v;
+    else if (name == "--define") {
+        const auto eq = v.find('=');
+        if (eq == 0)
+            throw Error::usage("--define '" + v + "': give NAME=VALUE");
+        c.defines.emplace_back(v.substr(0, eq), eq == std::string::npos ? "" : v.substr(eq + 1));
+    } else if (name == "--timeout")
+        c.timeout_s = parse_timeout(v);
+    else
+        throw Error::usage("unknown option '" + name + "' (see runapp --help)");
+}
+
 // An option a command does not use is an error, not silently ignored: `runapp vecadd --devices
 // opencl:1` would otherwise run on the default device.
 void check_applies(const std::string& command, const std::vector<std::string>& given) {
@@ -173,7 +298,7 @@ Cli parse(int argc, char** argv) {
     std::vector<std::string> given; // the valued options, to check against the command
     std::vector<std::string> args(argv + 1, argv + argc);
     for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string a = args[i];
+        const std::string a = args[i];
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a, value;
             bool has_value = false;
@@ -182,129 +307,19 @@ Cli parse(int argc, char** argv) {
                 value = a.substr(eq + 1);
                 has_value = true;
             }
-            auto need = [&]() -> std::string {
-                if (has_value)
-                    return value;
-                if (i + 1 >= args.size())
-                    throw Error::usage("option " + name + " needs a value (see runapp --help)");
-                return args[++i];
-            };
-            if (name == "--help") {
-                c.command = "help";
+            if (set_flag(c, name, given))
                 continue;
-            }
-            if (name == "--version") {
-                c.command = "version";
-                continue;
-            }
-            if (name == "--quiet") {
-                c.quiet = true;
-                continue;
-            }
-            if (name == "--reference") {
-                c.reference = true;
-                given.push_back(name);
-                continue;
-            }
-            if (name == "--strict") {
-                c.strict = true;
-                continue;
-            }
-            static const std::vector<std::string> valued = {
-                "--backend", "--device", "--devices", "--size",   "--variant", "--local",
-                "--reps",    "--warmup", "--seed",    "--verify", "--format",  "--output",
-                "--html",    "--define", "--timeout", "--target"};
             if (std::find(valued.begin(), valued.end(), name) == valued.end())
                 throw Error::usage("unknown option '" + name + "' (see runapp --help)");
             given.push_back(name);
-            const std::string v = need();
-            if (v.empty())
+            if (!has_value) {
+                if (i + 1 >= args.size())
+                    throw Error::usage("option " + name + " needs a value (see runapp --help)");
+                value = args[++i];
+            }
+            if (value.empty())
                 throw Error::usage("option " + name + " has an empty value");
-            if (name == "--backend") {
-                // Backends are matched without case ("OpenCL"); compare filters devices by this
-                // name, and with "OpenCL" it found none (exit 3, "no device to compare on").
-                c.backend = v;
-                std::transform(
-                    c.backend.begin(), c.backend.end(), c.backend.begin(),
-                    [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-            } else if (name == "--device")
-                c.device = v;
-            else if (name == "--devices") {
-                // An empty item would select the default device, silently ("opencl:0,").
-                for (const auto& d : split(v, ','))
-                    if (d.empty())
-                        throw Error::usage("--devices '" + v + "': an empty item in the list");
-                c.devices = v;
-            } else if (name == "--size") {
-                for (auto& s : split(v, ','))
-                    c.sizes.push_back(s);
-            } else if (name == "--variant")
-                c.variant = v;
-            else if (name == "--local") {
-                for (auto& s : split(v, ',')) {
-                    std::vector<std::size_t> d;
-                    try {
-                        d = duet::apps::parse_dims(s);
-                    } catch (const Error& e) { // its message speaks of a size
-                        std::string why = e.detail();
-                        if (const auto at = why.find("': "); at != std::string::npos)
-                            why = why.substr(at + 3);
-                        why = why.substr(0, why.find(" (give")); // advice for sizes, not shapes
-                        throw Error::usage("--local '" + s + "': " + why +
-                                           "; give a work-group shape W or WxH, each a whole "
-                                           "number of at least 1 (e.g. 16x16)");
-                    }
-                    if (d.size() > 2)
-                        throw Error::usage("--local '" + s + "': give W or WxH");
-                    c.locals.push_back({d[0], d.size() > 1 ? d[1] : 1});
-                }
-            } else if (name == "--reps") {
-                c.reps = parse_int(name, v, 1, 100000);
-                c.reps_given = true;
-            } else if (name == "--warmup") {
-                c.warmup = parse_int(name, v, 0, 100000);
-                c.warmup_given = true;
-            } else if (name == "--seed")
-                c.seed = static_cast<std::uint64_t>(parse_int(name, v, 0, 2147483647));
-            else if (name == "--verify") {
-                c.verify_given = true;
-                if (v == "full")
-                    c.verify = duet::apps::Verify::full;
-                else if (v == "sample")
-                    c.verify = duet::apps::Verify::sample;
-                else if (v == "off")
-                    c.verify = duet::apps::Verify::off;
-                else
-                    throw Error::usage("--verify '" + v + "': give full, sample or off");
-            } else if (name == "--format") {
-                if (v == "table")
-                    c.format = Format::table;
-                else if (v == "json")
-                    c.format = Format::json;
-                else if (v == "csv")
-                    c.format = Format::csv;
-                else
-                    throw Error::usage("--format '" + v + "': give table, json or csv");
-            } else if (name == "--output")
-                c.output = v;
-            else if (name == "--target")
-                c.target = v;
-            else if (name == "--html")
-                c.html = v;
-            else if (name == "--define") {
-                const auto eq = v.find('=');
-                if (eq == 0)
-                    throw Error::usage("--define '" + v + "': give NAME=VALUE");
-                c.defines.emplace_back(v.substr(0, eq),
-                                       eq == std::string::npos ? "" : v.substr(eq + 1));
-            } else if (name == "--timeout") {
-                char* end = nullptr;
-                c.timeout_s = std::strtod(v.c_str(), &end);
-                if (!end || *end || !(c.timeout_s >= 0) || c.timeout_s > 86400)
-                    throw Error::usage("--timeout '" + v +
-                                       "': give seconds, 0 (no limit) up to 86400");
-            } else
-                throw Error::usage("unknown option '" + name + "' (see runapp --help)");
+            set_valued(c, name, value);
             continue;
         }
         if (a.size() > 1 && a[0] == '-' && !std::isdigit(static_cast<unsigned char>(a[1])))

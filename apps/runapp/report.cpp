@@ -73,6 +73,114 @@ std::string earlier_twin(const std::string& id, const std::vector<std::string>& 
     return {};
 }
 
+// The (OpenCL id, CUDA id) pairs of the group that are one GPU: from `known` (what the result
+// files say) or, without it, from this machine's devices. Each gets an A/B column.
+Twins twins_in(const Group& g, const Twins* known) {
+    Twins twins;
+    for (const auto& d : g.devices) {
+        std::string t;
+        if (!known)
+            t = earlier_twin(d, g.devices);
+        else
+            for (const auto& [ocl, cu] : *known)
+                if (ocl == d &&
+                    std::find(g.devices.begin(), g.devices.end(), cu) != g.devices.end())
+                    t = cu;
+        if (!t.empty())
+            twins.emplace_back(d, t);
+    }
+    return twins;
+}
+
+// Speed-ups are against the last step (and the first step) that ran on that device: skipped,
+// failed and implausible rows have no time to compare. The step compared with is named when it
+// is not the row above, and the legend says so.
+struct Steps {
+    std::map<std::string, double> first, prev;
+    std::map<std::string, std::string> prev_name;
+    std::map<std::string, bool> gap; // a row without a time since the previous that had one
+};
+
+// Device `d`'s cells of variant `v`'s row: ms, throughput, step, total and (with `x_cpu`) x CPU;
+// its check label goes to `checks`.
+void add_device_cells(std::vector<std::string>& row, std::vector<std::string>& checks,
+                      const Group& g, const std::string& v, const std::string& d, bool x_cpu,
+                      Steps& s) {
+    auto it = g.cell.find({v, d});
+    if (it == g.cell.end() || it->second->skipped || it->second->implausible ||
+        (it->second->verified && !it->second->pass)) {
+        if (it == g.cell.end())
+            row.insert(row.end(), {"-", "-", "-", "-"});
+        else {
+            const Result& r = *it->second;
+            checks.push_back(check_label(r));
+            row.insert(row.end(), {r.skipped       ? "skipped"
+                                   : r.implausible ? "implausible"
+                                                   : "failed",
+                                   "-", "-", "-"});
+        }
+        if (x_cpu)
+            row.push_back("-");
+        s.gap[d] = true;
+        return;
+    }
+    const Result& r = *it->second;
+    checks.push_back(check_label(r));
+    const double ms = r.kernel_ms.median;
+    row.push_back(fmt("%.4f", ms) + (r.clock == "device events" ? "" : " (host)"));
+    row.push_back(throughput(r));
+    std::string step = s.prev.count(d) && ms > 0 ? fmt("%.2fx", s.prev[d] / ms) : "-";
+    if (s.prev.count(d) && s.gap[d])
+        step += " vs " + s.prev_name[d];
+    s.gap[d] = false;
+    row.push_back(step);
+    row.push_back(s.first.count(d) && ms > 0 ? fmt("%.2fx", s.first[d] / ms) : "1.00x");
+    if (x_cpu)
+        row.push_back(x_cpu_label(r));
+    if (!s.first.count(d))
+        s.first[d] = ms;
+    s.prev[d] = ms;
+    s.prev_name[d] = v;
+}
+
+// A row's check: the worst of its devices' (FAIL, IMPLAUSIBLE, SKIPPED, UNCHECKED).
+std::string worst_check(const std::vector<std::string>& checks) {
+    if (checks.empty())
+        return "SKIPPED";
+    for (const char* worst : {"FAIL", "IMPLAUSIBLE", "SKIPPED", "UNCHECKED", "PASS (sample)"})
+        if (std::find(checks.begin(), checks.end(), worst) != checks.end())
+            return worst;
+    return "PASS";
+}
+
+// The A/B cell: OpenCL's time over CUDA's for variant `v` on one GPU, "-" without both.
+std::string twin_ratio(const Group& g, const std::string& v, const std::string& ocl,
+                       const std::string& cu) {
+    auto a = g.cell.find({v, ocl}), b = g.cell.find({v, cu});
+    const auto timed = [](const Result& r) {
+        return !r.skipped && !r.implausible && r.kernel_ms.median > 0;
+    };
+    return a != g.cell.end() && b != g.cell.end() && timed(*a->second) && timed(*b->second)
+               ? fmt("%.2f", a->second->kernel_ms.median / b->second->kernel_ms.median)
+               : "-";
+}
+
+// What the table's columns mean, on one line under it.
+void print_legend(std::ostream& out, const Group& g, bool twins, bool x_cpu) {
+    out << "step: speed-up over the variant above that ran (named when rows between did not "
+           "run); total: over the first variant that ran";
+    bool host_clock = false;
+    for (const auto& [key, r] : g.cell)
+        host_clock = host_clock || (!r->skipped && r->clock != "device events");
+    if (host_clock)
+        out << "; (host): timed on the host clock, the device's events disagreed (JSON: clock)";
+    if (twins)
+        out << "; A/B: OpenCL time over CUDA time on the same GPU";
+    if (x_cpu)
+        out << "; x CPU: speed-up over the native CPU reference below (host clock)";
+    out << "\n";
+}
+
 } // namespace
 
 void print_comparison(std::ostream& out, const std::vector<Result>& results) {
@@ -94,112 +202,28 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
                 refs.push_back(&r);
         std::vector<std::string> header = {"variant"};
         for (const auto& d : g.devices) {
-            header.push_back(d + " ms");
-            header.push_back("throughput");
-            header.push_back("step");
-            header.push_back("total");
+            header.insert(header.end(), {d + " ms", "throughput", "step", "total"});
             if (!refs.empty())
                 header.push_back("x CPU");
         }
-        std::vector<std::pair<std::string, std::string>> twins; // (opencl id, cuda id)
-        for (const auto& d : g.devices) {
-            std::string t;
-            if (!known)
-                t = earlier_twin(d, g.devices);
-            else
-                for (const auto& [ocl, cu] : *known)
-                    if (ocl == d &&
-                        std::find(g.devices.begin(), g.devices.end(), cu) != g.devices.end())
-                        t = cu;
-            if (!t.empty()) {
-                twins.emplace_back(d, t);
-                header.push_back(d + "/" + t);
-            }
-        }
+        const Twins twins = twins_in(g, known);
+        for (const auto& [ocl, cu] : twins)
+            header.push_back(ocl + "/" + cu);
         header.push_back("check");
         Table t(header);
-        // Speed-ups are against the last step (and the first step) that ran on that device:
-        // skipped, failed and implausible rows have no time to compare. `over` names the step
-        // compared with when it is not the row above, and the footnote says so.
-        std::map<std::string, double> first, prev;
-        std::map<std::string, std::string> prev_name;
-        std::map<std::string, bool> gap; // a row without a time since the previous that had one
+        Steps steps;
         for (const auto& v : g.variants) {
             std::vector<std::string> row = {v};
-            // The row's check: the worst of its devices (FAIL, IMPLAUSIBLE, SKIPPED, UNCHECKED).
             std::vector<std::string> checks;
-            for (const auto& d : g.devices) {
-                auto it = g.cell.find({v, d});
-                if (it == g.cell.end()) {
-                    row.insert(row.end(), {"-", "-", "-", "-"});
-                    if (!refs.empty())
-                        row.push_back("-");
-                    gap[d] = true;
-                    continue;
-                }
-                const Result& r = *it->second;
-                checks.push_back(check_label(r));
-                if (r.skipped || r.implausible || (r.verified && !r.pass)) {
-                    row.insert(row.end(), {r.skipped       ? "skipped"
-                                           : r.implausible ? "implausible"
-                                                           : "failed",
-                                           "-", "-", "-"});
-                    if (!refs.empty())
-                        row.push_back("-");
-                    gap[d] = true;
-                    continue;
-                }
-                const double ms = r.kernel_ms.median;
-                row.push_back(fmt("%.4f", ms) + (r.clock == "device events" ? "" : " (host)"));
-                row.push_back(throughput(r));
-                std::string step = prev.count(d) && ms > 0 ? fmt("%.2fx", prev[d] / ms) : "-";
-                if (prev.count(d) && gap[d])
-                    step += " vs " + prev_name[d];
-                gap[d] = false;
-                row.push_back(step);
-                row.push_back(first.count(d) && ms > 0 ? fmt("%.2fx", first[d] / ms) : "1.00x");
-                if (!refs.empty())
-                    row.push_back(x_cpu_label(r));
-                if (!first.count(d))
-                    first[d] = ms;
-                prev[d] = ms;
-                prev_name[d] = v;
-            }
-            std::string check = "PASS";
-            for (const char* worst :
-                 {"FAIL", "IMPLAUSIBLE", "SKIPPED", "UNCHECKED", "PASS (sample)"})
-                if (std::find(checks.begin(), checks.end(), worst) != checks.end()) {
-                    check = worst;
-                    break;
-                }
-            if (checks.empty())
-                check = "SKIPPED";
-            for (const auto& [ocl, cu] : twins) {
-                auto a = g.cell.find({v, ocl}), b = g.cell.find({v, cu});
-                const auto timed = [](const Result& r) {
-                    return !r.skipped && !r.implausible && r.kernel_ms.median > 0;
-                };
-                row.push_back(
-                    a != g.cell.end() && b != g.cell.end() && timed(*a->second) && timed(*b->second)
-                        ? fmt("%.2f", a->second->kernel_ms.median / b->second->kernel_ms.median)
-                        : "-");
-            }
-            row.push_back(check);
+            for (const auto& d : g.devices)
+                add_device_cells(row, checks, g, v, d, !refs.empty(), steps);
+            for (const auto& [ocl, cu] : twins)
+                row.push_back(twin_ratio(g, v, ocl, cu));
+            row.push_back(worst_check(checks));
             t.add(row);
         }
         t.print(out);
-        out << "step: speed-up over the variant above that ran (named when rows between did not "
-               "run); total: over the first variant that ran";
-        bool host_clock = false;
-        for (const auto& [key, r] : g.cell)
-            host_clock = host_clock || (!r->skipped && r->clock != "device events");
-        if (host_clock)
-            out << "; (host): timed on the host clock, the device's events disagreed (JSON: clock)";
-        if (!twins.empty())
-            out << "; A/B: OpenCL time over CUDA time on the same GPU";
-        if (!refs.empty())
-            out << "; x CPU: speed-up over the native CPU reference below (host clock)";
-        out << "\n";
+        print_legend(out, g, !twins.empty(), !refs.empty());
         for (const Result* r : refs)
             out << printable("native CPU reference " + r->variant + ": " + r->device_name + ": " +
                              (r->kernel_ms.median > 0 ? fmt("%.4f ms", r->kernel_ms.median) : "-") +

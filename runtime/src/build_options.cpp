@@ -141,7 +141,7 @@ void check_compiler_options(const char* field, const std::vector<std::string>& o
                 o.substr(start, end == std::string::npos ? std::string::npos : end - start);
             if (const char* why = refused_why(piece))
                 throw Error::usage(where + " is not allowed: " + why +
-                                   " (docs/API.md lists the options Duet refuses)");
+                                   " (docs/api/reference.md lists the options Duet refuses)");
             if (end == std::string::npos)
                 break;
             start = end + 1;

@@ -62,9 +62,9 @@ struct BuildOptions {
     std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
     bool fast_math = false; // off unless asked for, then on both backends
     KernelSources sources;  // empty: the kernel is looked up among Duet's own kernels
-    // Compiler options of one language, passed after Duet's own (docs/API.md lists both). Each
-    // is one token starting with '-' (a value attached: "-std=c++20"); options that write
-    // files, choose the target or load plugins are refused with a usage Error.
+    // Compiler options of one language, passed after Duet's own (docs/api/reference.md lists
+    // both). Each is one token starting with '-' (a value attached: "-std=c++20"); options that
+    // write files, choose the target or load plugins are refused with a usage Error.
     std::vector<std::string> cuda_options;   // NVRTC: "--extended-lambda", "-lineinfo"
     std::vector<std::string> opencl_options; // clBuildProgram: "-cl-std=CL3.0", "-cl-mad-enable"
     // CUDA: kernels named by C++ name expressions ("dot<double>", "ns::scale<float, 256>")
