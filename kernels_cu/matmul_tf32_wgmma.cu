@@ -131,14 +131,8 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
                       const float* __restrict__ Bt, float* __restrict__ C, int M, int N, int K,
                       int Kp) {
     const int tid = threadIdx.y * 32 + threadIdx.x;
-    // Grouped order: block b of the grid takes row tile (b % (G * nx)) % G + its group's first.
-    const int nx = gridDim.x, ny = gridDim.y;
-    const int b = blockIdx.y * nx + blockIdx.x;
-    const int group = b / (WG_GROUP * nx), first = group * WG_GROUP;
-    const int rows = min(ny - first, WG_GROUP);
-    const int within = b - group * WG_GROUP * nx;
-    const int m0 = (first + within % rows) * WG_BM;
-    const int n0 = (within / rows) * WG_BN;
+    int m0, n0;
+    wg_block_origin(WG_BM, WG_BN, WG_GROUP, m0, n0);
 #ifdef WG_HAVE_WGMMA
     __shared__ __align__(8) unsigned long long bars[2 * WG_STAGES];
     const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
@@ -192,42 +186,8 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 
-    // d[4 j + e]: row g (e < 2) or g + 8 of the warp's 16, columns 8 j + 2 t + (e & 1).
-    const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
-    const bool pair = (N & 1) == 0;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int row = m0 + cw * 64 + warp * 16 + g + h * 8;
-        if (row >= M)
-            continue;
-#pragma unroll
-        for (int j = 0; j < WG_BN / 8; ++j) {
-            const int col = n0 + 8 * j + 2 * t;
-            const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
-            if (pair && col + 1 < N) {
-                *reinterpret_cast<float2*>(C + (size_t)row * N + col) = make_float2(x, y);
-            } else {
-                if (col < N)
-                    C[(size_t)row * N + col] = x;
-                if (col + 1 < N)
-                    C[(size_t)row * N + col + 1] = y;
-            }
-        }
-    }
+    wg_store<WG_BN / 8>(d, C, M, N, m0 + cw * 64, n0, tid);
 #else
-    // Built for another architecture (a build whose DUET_CUDA_ARCHS lacks 90): wgmma does not
-    // exist there. The host launches this kernel on compute capability 9.0 only, where a
-    // fatbin without sm_90a code would run this: plain float dot products, correct and slow.
-    (void)map_a;
-    (void)map_b;
-    for (int i = tid; i < WG_BM * WG_BN; i += WG_THREADS) {
-        const int row = m0 + i / WG_BN, col = n0 + i % WG_BN;
-        if (row < M && col < N) {
-            float s = 0.0f;
-            for (int k = 0; k < K; ++k)
-                s += A[(size_t)row * K + k] * Bt[(size_t)col * Kp + k];
-            C[(size_t)row * N + col] = s;
-        }
-    }
+    wg_fallback(A, Bt, nullptr, C, M, N, K, Kp, m0, n0, WG_BM, WG_BN, tid, WG_THREADS);
 #endif
 }

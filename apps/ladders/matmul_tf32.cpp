@@ -90,7 +90,8 @@ class Tf32Work final : public MatmulWork {
 };
 
 // On Hopper (matmul_steps.cpp's tf32 shapes): wgmma takes B "K-major" only, so matmul_tf32_bt
-// first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work, and where
+// first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work (tc3's
+// matmul_tc3_bt writes it split, TF32 hi and lo, for matmul_tc3_wgmma), and where
 // K % 4 != 0 matmul_tf32_pad writes A with rows of Kp (the tile copy engine reads rows 16 bytes
 // apart); the kernel reads both through tile maps, its stages come as its duet::local argument
 // (g.local_bytes, over 48 KiB). Elsewhere the plain launch.
@@ -114,35 +115,44 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4;
-    if (double(Kp) * double(std::max(M, N)) > double(INT32_MAX))
+    // tc3's B^T is split as it is written: TF32 hi in rows 0 .. Np-1, lo in Np .. 2 Np-1, Np = N
+    // rounded up to the block's columns (kernels_cu/matmul_tc3_wgmma.cu).
+    const bool split_b = step_ == "tc3";
+    const std::size_t Np = split_b ? (N + g.cols - 1) / g.cols * g.cols : N;
+    const std::size_t bt_rows = split_b ? 2 * Np : N;
+    if (double(Kp) * double(std::max(M, bt_rows)) > double(INT32_MAX))
         throw Error::usage(
-            "matmul size " + dims_label({M, N, K}) +
-            ": tf32's B^T or padded A of over 2^31-1 elements (the kernels index with int)");
+            "matmul size " + dims_label({M, N, K}) + ": " + step_ +
+            "'s B^T or padded A of over 2^31-1 elements (the kernels index with int)");
     const bool pad_a = K % 4 != 0;
-    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", opts);
+    const std::string bt_kernel = split_b ? "matmul_tc3_bt" : "matmul_tf32_bt";
+    transpose_ = p_.dev.load_kernel(bt_kernel, opts);
     if (pad_a)
         pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
-    p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
-              "; B transposed first by matmul_tf32_bt" +
-              (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
-              " (timed with it)" + (step_ == "tf32" ? "; inputs truncated to TF32" : ""));
-    bt_ = p_.dev.alloc<float>(N * Kp);
+    p_.s.note(
+        "wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel + "; B " +
+        (split_b ? "transposed and split into TF32 hi and lo first by " : "transposed first by ") +
+        bt_kernel + (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
+        " (timed with it)" + (step_ == "tf32" ? "; inputs truncated to TF32" : ""));
+    bt_ = p_.dev.alloc<float>(bt_rows * Kp);
     if (pad_a)
         ap_ = p_.dev.alloc<float>(M * Kp);
-    const Range bt_range = Range((N + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
+    const Range bt_range = Range((Np + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
     const Range pad_range =
         Range((Kp + 255) / 256 * 256, std::min<std::size_t>(M, 65535)).local(256, 1);
     Queue& q = p_.s.queue();
     const int mi = p_.mi, ni = p_.ni, ki = p_.ki, kpi = static_cast<int>(Kp);
-    const std::size_t rows = g.rows, cols = g.cols; // tf32's block 128x256, tc3's 128x128
+    const int npi = static_cast<int>(Np);
+    const std::size_t rows = g.rows, cols = g.cols; // tf32's block 128x256, tc3's 256x128
     return [=, this, &q, &kernel, &a, &b, &c] {
-        auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni, kpi);
+        auto first = split_b ? q.launch(*transpose_, bt_range, b, *bt_, ki, ni, kpi, npi)
+                             : q.launch(*transpose_, bt_range, b, *bt_, ki, ni, kpi);
         if (pad_)
             q.launch(*pad_, pad_range, a, *ap_, mi, ki, kpi);
         const Buffer& a_rows = pad_ ? *ap_ : a;
         auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, rows, 32),
-                             duet::cuda::tile_map(*bt_, N, Kp, cols, 32), a, *bt_, c, mi, ni, ki,
-                             kpi, duet::local(g.local_bytes));
+                             duet::cuda::tile_map(*bt_, bt_rows, Kp, cols, 32), a, *bt_, c, mi, ni,
+                             ki, kpi, duet::local(g.local_bytes));
         return std::pair{first, last};
     };
 }
