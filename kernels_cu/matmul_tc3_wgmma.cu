@@ -4,32 +4,14 @@
 // wgmma from 128-byte swizzled shared memory); this file what differs.
 //
 // Where each input is split (no pass of its own over memory):
-// - B in the pass that transposes it: wgmma reads B from shared memory only, and takes TF32
-//   K-major, so B^T is written first in any case (tf32's matmul_tf32_bt); here matmul_tc3_bt
-//   writes it as two matrices of Np = N rounded up to the block's 128 rows, one under the other:
-//   hi = TF32(b) and lo = TF32(b - hi). The producer warpgroup's one thread copies A's tile and
-//   both of B's into each stage, as tf32's does.
-// - A in registers: each consumer thread reads its wgmma A fragment (mma.sync's m16n8k8 layout,
-//   one per warp and 8 of K) from the swizzled stage with ld.shared and splits each value x into
-//   hi = TF32(x) and lo = TF32(x - hi) in registers; wgmma takes A from registers.
-// Per 8 of K, a consumer issues wgmma(lo_A, hi_B), wgmma(hi_A, lo_B), wgmma(hi_A, hi_B); a
-// stage's 12 go into a fresh set of accumulators, added to the block's own by float additions
-// once they are done (t3_stage says why); the two consumers take turns on the tensor cores.
-//
-// The block: 128 x 128 of C (two consumers of 64 x 128, m64n128k8, 64 accumulators a thread),
-// so that a stage of A (16 KiB), B (16) and B's remainder (16) is tf32's 48 KiB: 4 stages.
-// Matrix multiply, tc3 ("3xTF32") on Hopper (compute capability 9.0, built as sm_90a): float32
-// accuracy from wgmma's TF32 products. kernels_cu/matmul_tc3.cu says what tc3 computes;
-// kernels_cu/matmul_tf32_wgmma.cu how this pipeline works (the tile copy engine, mbarriers,
-// wgmma from 128-byte swizzled shared memory); this file what differs.
-//
-// Where each input is split (no pass of its own over memory):
-// - B in the pass that transposes it: wgmma reads B from shared memory only, and takes TF32
-//   K-major, so B^T is written first in any case (tf32's matmul_tf32_bt); here matmul_tc3_bt
-//   writes it as two matrices of Np = N rounded up to the block's 128 columns, one under the
-//   other: hi = TF32(b) and lo = TF32(b - hi). The producer warpgroup's one thread copies A's
-//   tile and both of B's into each stage, as tf32's does. (An earlier build split B in shared
-//   memory, the producer warpgroup between the copy and the consumers: docs/design/tc3.md.)
+// - B in the pass that transposes it: wgmma reads its B operand from shared memory only, K-major,
+//   and B^T's hi and lo must both be there, so matmul_tc3_bt first writes B^T as two matrices
+//   of Np = N rounded up to the block's 128 columns, one under the other: hi = TF32(b) and lo =
+//   TF32(b - hi), in the timed work. The producer warpgroup's one thread copies A's tile and
+//   both of B's into each stage, as tf32's does. (An earlier build split B in shared memory, the
+//   producer warpgroup between the copy and the consumers: docs/design/tc3.md. tf32's own
+//   kernel swaps the operands instead, B from registers, and needs no transpose; here the
+//   register operand is A's, split in registers.)
 // - A in registers: each consumer thread reads its wgmma A fragment (mma.sync's m16n8k8 layout,
 //   one per warp and 8 of K) from the swizzled stage with ld.shared and splits each value x into
 //   hi = TF32(x) and lo = TF32(x - hi) in registers; wgmma takes A from registers.
@@ -64,8 +46,9 @@ __device__ __forceinline__ float t3_tf32(float x) {
 }
 
 // B^T split, from B (K x N): rows n < Np of Bt hold hi = TF32(B[k][n]), rows Np + n lo =
-// TF32(B[k][n] - hi), each Kp floats, zero for n >= N or k >= K. matmul_tf32_bt's tiles (32 x 32
-// through shared memory, 32 x 8 threads, 4 rows each), its grid over Np columns.
+// TF32(B[k][n] - hi), each Kp floats, zero for n >= N or k >= K. 32 x 32 tiles through shared
+// memory (rows padded by one float: no bank conflicts), 32 x 8 threads, 4 rows each; the grid
+// covers Np columns.
 extern "C" __global__ void matmul_tc3_bt(const float* __restrict__ B, float* __restrict__ Bt,
                                          int K, int N, int Kp, int Np) {
     __shared__ float tile[32][33];
@@ -240,7 +223,7 @@ extern "C" __global__ void __launch_bounds__(T3_THREADS, 1)
     for (int h = 0; h < 2; ++h)
         wg_store<T3_BN / 8>(d + 64 * h, C, M, N, m0 + (cw * 2 + h) * 64, n0, tid);
 #else
-    wg_fallback(A, Bt, Bt + (size_t)Np * Kp, C, M, N, K, Kp, m0, n0, T3_BM, T3_BN, tid,
-                T3_THREADS);
+    wg_fallback(A, Bt, Bt + (size_t)Np * Kp, C, M, N, K, m0, n0, T3_BM, T3_BN, tid, T3_THREADS,
+                Kp, 1);
 #endif
 }

@@ -55,20 +55,20 @@ __device__ __forceinline__ void wg_store(const float* d, float* __restrict__ C, 
 
 // Built for another architecture (a build whose DUET_CUDA_ARCHS lacks 90): wgmma does not exist
 // there. The host launches these kernels on compute capability 9.0 only, where a fatbin without
-// sm_90a code would run this: plain float dot products of A's rows and B^T's (plus the rows of
-// B^T's remainder where `Bt_lo` is given), correct and slow.
+// sm_90a code would run this: plain float dot products, correct and slow. B's element (k, n)
+// lies at B[n * n_step + k * k_step] (plus B_lo's there, tc3's remainder, where given).
 __device__ __forceinline__ void wg_fallback(const float* __restrict__ A,
-                                            const float* __restrict__ Bt,
-                                            const float* __restrict__ Bt_lo, float* __restrict__ C,
-                                            int M, int N, int K, int Kp, int m0, int n0, int bm,
-                                            int bn, int tid, int threads) {
+                                            const float* __restrict__ B,
+                                            const float* __restrict__ B_lo, float* __restrict__ C,
+                                            int M, int N, int K, int m0, int n0, int bm, int bn,
+                                            int tid, int threads, int n_step, int k_step) {
     for (int i = tid; i < bm * bn; i += threads) {
         const int row = m0 + i / bn, col = n0 + i % bn;
         if (row < M && col < N) {
             float s = 0.0f;
             for (int k = 0; k < K; ++k) {
-                const size_t at = (size_t)col * Kp + k;
-                s += A[(size_t)row * K + k] * (Bt_lo ? Bt[at] + Bt_lo[at] : Bt[at]);
+                const size_t at = (size_t)col * n_step + (size_t)k * k_step;
+                s += A[(size_t)row * K + k] * (B_lo ? B[at] + B_lo[at] : B[at]);
             }
             C[(size_t)row * N + col] = s;
         }
