@@ -3,34 +3,73 @@
 // kernels_cu/matmul_tf32_wgmma.cu how this pipeline works (the tile copy engine, mbarriers,
 // wgmma from 128-byte swizzled shared memory); this file what differs.
 //
-// Where each input is split (no pass of its own over memory; B^T is matmul_tf32_bt's, as tf32's):
+// Where each input is split (no pass of its own over memory):
+// - B in the pass that transposes it: wgmma reads its B operand from shared memory only, K-major,
+//   and B^T's hi and lo must both be there, so matmul_tc3_bt first writes B^T as two matrices
+//   of Np = N rounded up to the block's 128 columns, one under the other: hi = TF32(b) and lo =
+//   TF32(b - hi), in the timed work. The producer warpgroup's one thread copies A's tile and
+//   both of B's into each stage, as tf32's does. (An earlier build split B in shared memory, the
+//   producer warpgroup between the copy and the consumers: docs/design/tc3.md. tf32's own
+//   kernel swaps the operands instead, B from registers, and needs no transpose; here the
+//   register operand is A's, split in registers.)
 // - A in registers: each consumer thread reads its wgmma A fragment (mma.sync's m16n8k8 layout,
 //   one per warp and 8 of K) from the swizzled stage with ld.shared and splits each value x into
 //   hi = TF32(x) and lo = TF32(x - hi) in registers; wgmma takes A from registers.
-// - B in shared memory: wgmma reads B from shared memory only, so the producer warpgroup (idle in
-//   tf32's kernel but for one thread) splits each landed tile of B^T: hi in place, lo into a
-//   third tile of the stage, then `fence.proxy.async` (its ordinary stores, read next by the
-//   tensor cores) and an arrive on the stage's "ready" mbarrier, which the consumers wait on.
-// Per 8 of K, a consumer issues wgmma(lo_A, hi_B), wgmma(hi_A, lo_B), wgmma(hi_A, hi_B); a
-// stage's 12 go into a fresh set of accumulators, added to the block's own by float additions
-// once they are done (t3_stage says why); the two consumers take turns on the tensor cores.
+// Per 8 of K, a consumer issues wgmma(lo_A, hi_B), wgmma(hi_A, lo_B), wgmma(hi_A, hi_B) for 64
+// rows; those 12 of a stage go into a fresh set of accumulators, added to the block's own by
+// float additions once they are done (t3_stage says why); the two consumers take turns on the
+// tensor cores.
 //
-// The block: 128 x 128 of C (two consumers of 64 x 128, m64n128k8, 64 accumulators a thread),
-// so that a stage of A (16 KiB), B (16) and B's remainder (16) is tf32's 48 KiB: 4 stages.
+// The block: 256 x 128 of C. Each consumer warpgroup has 128 rows, as two halves of 64
+// (m64n128k8) one after the other through the same fresh accumulators: 128 + 64 accumulators
+// and 32 fragment registers a thread, which setmaxnreg's 240 holds (the producer keeps 24). A
+// stage of A (32 KiB), B (16) and B's remainder (16) is 64 KiB: 3 stages. Against a 128 x 128
+// block, each stage of B, hi and lo, serves twice the rows.
 #include "matmul_wgmma.cuh"
 
-#define T3_BM 128
+#define T3_BM 256
 #define T3_BN 128
 #define T3_BK 32
-#define T3_STAGES 4
+#define T3_STAGES 3
 #ifndef T3_GROUP // row tiles per group of the block order
 #define T3_GROUP 16
 #endif
 #define T3_THREADS 384
 #define T3_A_BYTES (T3_BM * T3_BK * 4)
 #define T3_B_BYTES (T3_BN * T3_BK * 4)
-#define T3_COPY_BYTES (T3_A_BYTES + T3_B_BYTES)      // what the copy engine brings per stage
-#define T3_STAGE_BYTES (T3_COPY_BYTES + T3_B_BYTES) // and B's remainder
+#define T3_STAGE_BYTES (T3_A_BYTES + 2 * T3_B_BYTES) // A, B's hi and B's lo
+
+// TF32(x), rounded to nearest (ties away from zero) in integer operations, for every
+// architecture (cvt.rna.tf32.f32 needs 8.0): 13 low mantissa bits dropped.
+__device__ __forceinline__ float t3_tf32(float x) {
+    return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xFFFFE000u);
+}
+
+// B^T split, from B (K x N): rows n < Np of Bt hold hi = TF32(B[k][n]), rows Np + n lo =
+// TF32(B[k][n] - hi), each Kp floats, zero for n >= N or k >= K. 32 x 32 tiles through shared
+// memory (rows padded by one float: no bank conflicts), 32 x 8 threads, 4 rows each; the grid
+// covers Np columns.
+extern "C" __global__ void matmul_tc3_bt(const float* __restrict__ B, float* __restrict__ Bt,
+                                         int K, int N, int Kp, int Np) {
+    __shared__ float tile[32][33];
+    const int n0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int i = 0; i < 32; i += 8) {
+        const int k = k0 + ty + i, n = n0 + tx;
+        tile[ty + i][tx] = k < K && n < N ? B[(size_t)k * N + n] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < 32; i += 8) {
+        const int n = n0 + ty + i, k = k0 + tx;
+        if (n < Np && k < Kp) {
+            const float x = tile[tx][ty + i], hi = t3_tf32(x);
+            Bt[(size_t)n * Kp + k] = hi;
+            Bt[(size_t)(Np + n) * Kp + k] = t3_tf32(__fsub_rn(x, hi));
+        }
+    }
+}
 
 #ifdef WG_HAVE_WGMMA
 __device__ __forceinline__ unsigned t3_round(float x) {
@@ -70,31 +109,6 @@ __device__ __forceinline__ float t3_lds(unsigned addr) {
     return v;
 }
 
-// The producer's part of one landed stage: B's tile (T3_BN rows of 32 floats at sb) split into
-// hi, in place, and lo at sb + T3_B_BYTES; 128 threads, 8 float4 each.
-__device__ __forceinline__ void t3_split_b(unsigned sb, int tid) {
-#pragma unroll
-    for (int i = 0; i < T3_B_BYTES / (16 * 128); ++i) {
-        const unsigned at = sb + 16u * (tid + 128 * i);
-        float x[4];
-        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
-                     : "=f"(x[0]), "=f"(x[1]), "=f"(x[2]), "=f"(x[3])
-                     : "r"(at));
-        unsigned h[4], l[4];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            h[e] = t3_round(x[e]);
-            l[e] = t3_round(__fsub_rn(x[e], __uint_as_float(h[e])));
-        }
-        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(at), "r"(h[0]), "r"(h[1]),
-                     "r"(h[2]), "r"(h[3])
-                     : "memory");
-        asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(at + T3_B_BYTES), "r"(l[0]),
-                     "r"(l[1]), "r"(l[2]), "r"(l[3])
-                     : "memory");
-    }
-}
-
 // A's fragments of one stage for this thread, split: hi[kk][i] and lo[kk][i] for the 4 slices
 // of 8 of K. The consumer's 64 rows start at sa; element (r, k) of the 128-byte swizzled tile
 // lies at r * 128 + ((k / 4) ^ (r % 8)) * 16 + (k % 4) * 4.
@@ -112,59 +126,58 @@ __device__ __forceinline__ void t3_frags(unsigned sa, int warp, int g, int t, un
         }
 }
 
-// One stage u of a consumer: wait for it, split A's fragments into (hi, lo), issue its 12 wgmmas
-// into the fresh accumulator p (the first with scale-d false), wait for them, add p to d with
-// float additions and release the stage. The tensor cores' own additions are not rounded to
-// nearest, and their error grows with the sum they add to: they only ever add one stage's 96
-// products here, and d's long sum is rounded as float's (kernels_cu/matmul_tc3.cu). The wait
-// leaves the tensor cores to the other consumer warpgroup meanwhile.
+// One stage u of a consumer: wait for it; for each half of its rows, split A's fragments into
+// (hi, lo), issue their 12 wgmmas into the fresh accumulators p (the first with scale-d false),
+// wait for them and add p to d's half with float additions; release the stage after the last.
+// The tensor cores' own additions are not rounded to nearest, and their error grows with the sum
+// they add to: they only ever add one stage's 96 products here, and d's long sum is rounded as
+// float's (kernels_cu/matmul_tc3.cu). Each wait leaves the tensor cores to the other consumer
+// warpgroup meanwhile.
 __device__ __forceinline__ void t3_stage(float* d, float* p, int u, unsigned base, unsigned full,
-                                         unsigned ready, unsigned empty, int cw, int warp, int g,
-                                         int t) {
+                                         unsigned empty, int cw, int warp, int g, int t) {
     const int s = u % T3_STAGES;
-    const unsigned parity = (u / T3_STAGES) & 1;
-    wg_bar_wait(ready + 8 * s, parity);
-    wg_bar_wait(full + 8 * s, parity); // complete already: orders the copy's bytes here too
+    wg_bar_wait(full + 8 * s, (u / T3_STAGES) & 1);
     const unsigned st = base + s * T3_STAGE_BYTES;
-    unsigned hi[4][4], lo[4][4];
-    t3_frags(st + cw * (64 * 128), warp, g, t, hi, lo);
     const unsigned sb = st + T3_A_BYTES, sl = sb + T3_B_BYTES;
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-        t3_mma(p, lo[kk], wg_desc(sb + kk * 32), kk > 0);
-        t3_mma(p, hi[kk], wg_desc(sl + kk * 32), 1);
-        t3_mma(p, hi[kk], wg_desc(sb + kk * 32), 1);
+    for (int h = 0; h < 2; ++h) {
+        unsigned hi[4][4], lo[4][4];
+        t3_frags(st + (cw * 2 + h) * (64 * 128), warp, g, t, hi, lo);
+        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+            t3_mma(p, lo[kk], wg_desc(sb + kk * 32), kk > 0);
+            t3_mma(p, hi[kk], wg_desc(sl + kk * 32), 1);
+            t3_mma(p, hi[kk], wg_desc(sb + kk * 32), 1);
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (h == 1)
+            wg_bar_arrive(empty + 8 * s);
+#pragma unroll
+        for (int i = 0; i < 64; ++i)
+            d[64 * h + i] = __fadd_rn(d[64 * h + i], p[i]);
     }
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    wg_bar_arrive(empty + 8 * s);
-#pragma unroll
-    for (int i = 0; i < 64; ++i)
-        d[i] = __fadd_rn(d[i], p[i]);
 }
 #endif
 
-// C = A * B from tile maps over A (M x Kp) and B^T (N x Kp, from matmul_tf32_bt), the same
-// arguments as matmul_tf32_wgmma. Blocks of 32 x 12 threads; grid x walks the 128-column tiles
-// of C, y the 128-row tiles, regrouped by T3_GROUP row tiles.
+// C = A * B from tile maps over A (M x Kp, boxes of 256 rows) and B^T split (2 Np x Kp, from
+// matmul_tc3_bt; Np = 128 gridDim.x; boxes of 128 rows), the same arguments as
+// matmul_tf32_wgmma. Blocks of 32 x 12 threads; grid x walks the 128-column tiles of C, y the
+// 256-row tiles, regrouped by T3_GROUP row tiles.
 extern "C" __global__ void __launch_bounds__(T3_THREADS, 1)
     matmul_tc3_wgmma(const __grid_constant__ DuetTileMap map_a,
                      const __grid_constant__ DuetTileMap map_b, const float* __restrict__ A,
                      const float* __restrict__ Bt, float* __restrict__ C, int M, int N, int K,
                      int Kp) {
     const int tid = threadIdx.y * 32 + threadIdx.x;
-    const int nx = gridDim.x, ny = gridDim.y;
-    const int b = blockIdx.y * nx + blockIdx.x;
-    const int group = b / (T3_GROUP * nx), first = group * T3_GROUP;
-    const int rows = min(ny - first, T3_GROUP);
-    const int within = b - group * T3_GROUP * nx;
-    const int m0 = (first + within % rows) * T3_BM;
-    const int n0 = (within / rows) * T3_BN;
+    const int Np = gridDim.x * T3_BN; // where B's remainder starts in Bt
+    int m0, n0;
+    wg_block_origin(T3_BM, T3_BN, T3_GROUP, m0, n0);
 #ifdef WG_HAVE_WGMMA
-    __shared__ __align__(8) unsigned long long bars[3 * T3_STAGES];
+    __shared__ __align__(8) unsigned long long bars[2 * T3_STAGES];
     const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
-    const unsigned ready = full + 8 * T3_STAGES, empty = ready + 8 * T3_STAGES;
+    const unsigned empty = full + 8 * T3_STAGES;
     const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(duet_dynamic_smem));
     const unsigned base = (raw + 1023u) & ~1023u;
     const int wg = tid >> 7;
@@ -172,84 +185,45 @@ extern "C" __global__ void __launch_bounds__(T3_THREADS, 1)
     if (tid == 0) {
         for (int s = 0; s < T3_STAGES; ++s) {
             wg_bar_init(full + 8 * s, 1);    // the producer's arrive, plus the copies' bytes
-            wg_bar_init(ready + 8 * s, 128); // every producer thread, once B is split
             wg_bar_init(empty + 8 * s, 256); // every consumer thread
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    if (wg == 0) { // the producer: copies, and B's split; its registers go to the consumers
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-        const auto issue = [&](int u) {
-            const int s = u % T3_STAGES;
-            const unsigned st = base + s * T3_STAGE_BYTES;
-            wg_bar_expect(full + 8 * s, T3_COPY_BYTES);
-            wg_tile_copy(st, &map_a, u * T3_BK, m0, full + 8 * s);
-            wg_tile_copy(st + T3_A_BYTES, &map_b, u * T3_BK, n0, full + 8 * s);
-        };
+    if (wg == 0) { // the producer: one thread's copies; its registers go to the consumers
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
         if (tid == 0)
-            for (int u = 0; u < T3_STAGES && u < tiles; ++u)
-                issue(u);
-        for (int u = 0; u < tiles; ++u) {
-            const int s = u % T3_STAGES;
-            wg_bar_wait(full + 8 * s, (u / T3_STAGES) & 1);
-            t3_split_b(base + s * T3_STAGE_BYTES + T3_A_BYTES, tid);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            wg_bar_arrive(ready + 8 * s);
-            // Refill the stage of tile u - 1 once the consumers release it (usually done by
-            // now): the split stays a stage ahead of them, the copies S - 1.
-            const int next = u - 1 + T3_STAGES;
-            if (tid == 0 && u >= 1 && next < tiles) {
-                wg_bar_wait(empty + 8 * ((u - 1) % T3_STAGES), ((u - 1) / T3_STAGES) & 1);
-                issue(next);
+            for (int u = 0; u < tiles; ++u) {
+                const int s = u % T3_STAGES;
+                if (u >= T3_STAGES) // the consumers' release of tile u - STAGES
+                    wg_bar_wait(empty + 8 * s, ((u / T3_STAGES) - 1) & 1);
+                const unsigned st = base + s * T3_STAGE_BYTES;
+                wg_bar_expect(full + 8 * s, T3_STAGE_BYTES);
+                wg_tile_copy(st, &map_a, u * T3_BK, m0, full + 8 * s);
+                wg_tile_copy(st + T3_A_BYTES, &map_b, u * T3_BK, n0, full + 8 * s);
+                wg_tile_copy(st + T3_A_BYTES + T3_B_BYTES, &map_b, u * T3_BK, Np + n0,
+                             full + 8 * s);
             }
-        }
         return;
     }
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    const int cw = wg - 1; // consumer: rows 64 cw .. 64 cw + 63 of the block
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+    const int cw = wg - 1; // consumer: rows 128 cw .. 128 cw + 127 of the block
     const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
-    float d[64], p[64];
+    float d[128], p[64];
+#pragma unroll
+    for (int i = 0; i < 128; ++i)
+        d[i] = 0.0f;
 #pragma unroll
     for (int i = 0; i < 64; ++i)
-        d[i] = p[i] = 0.0f;
+        p[i] = 0.0f;
     for (int u = 0; u < tiles; ++u)
-        t3_stage(d, p, u, base, full, ready, empty, cw, warp, g, t);
+        t3_stage(d, p, u, base, full, empty, cw, warp, g, t);
 
-    // d[4 j + e]: row g (e < 2) or g + 8 of the warp's 16, columns 8 j + 2 t + (e & 1).
-    const bool pair = (N & 1) == 0;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int row = m0 + cw * 64 + warp * 16 + g + h * 8;
-        if (row >= M)
-            continue;
-#pragma unroll
-        for (int j = 0; j < T3_BN / 8; ++j) {
-            const int col = n0 + 8 * j + 2 * t;
-            const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
-            if (pair && col + 1 < N) {
-                *reinterpret_cast<float2*>(C + (size_t)row * N + col) = make_float2(x, y);
-            } else {
-                if (col < N)
-                    C[(size_t)row * N + col] = x;
-                if (col + 1 < N)
-                    C[(size_t)row * N + col + 1] = y;
-            }
-        }
-    }
+    for (int h = 0; h < 2; ++h)
+        wg_store<T3_BN / 8>(d + 64 * h, C, M, N, m0 + (cw * 2 + h) * 64, n0, tid);
 #else
-    // Built for another architecture: plain float dot products, correct and slow (the host
-    // launches this kernel on compute capability 9.0 only; see matmul_tf32_wgmma.cu).
-    (void)map_a;
-    (void)map_b;
-    for (int i = tid; i < T3_BM * T3_BN; i += T3_THREADS) {
-        const int row = m0 + i / T3_BN, col = n0 + i % T3_BN;
-        if (row < M && col < N) {
-            float s = 0.0f;
-            for (int k = 0; k < K; ++k)
-                s += A[(size_t)row * K + k] * Bt[(size_t)col * Kp + k];
-            C[(size_t)row * N + col] = s;
-        }
-    }
+    wg_fallback(A, Bt, Bt + (size_t)Np * Kp, C, M, N, K, m0, n0, T3_BM, T3_BN, tid, T3_THREADS,
+                Kp, 1);
 #endif
 }

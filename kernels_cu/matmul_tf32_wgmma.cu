@@ -1,80 +1,69 @@
 // Matrix multiply, step 7 of the ladder (tf32), on Hopper (compute capability 9.0, built as
-// sm_90a): the tensor cores' warpgroup instruction wgmma, which reads both tiles straight from
-// shared memory through 64-bit matrix descriptors, fed by the tile copy engine (TMA), instead of
-// mma.sync's register fragments (kernels_cu/matmul_tf32.cu, which every other GPU runs).
-// apps/ladders/matmul.cpp launches it on CUDA devices of compute capability 9.0 only.
+// sm_90a): the tensor cores' warpgroup instruction wgmma, which reads its B operand straight
+// from shared memory through a 64-bit matrix descriptor and its A operand from shared memory or
+// registers, fed by the tile copy engine (TMA), instead of mma.sync's register fragments
+// (kernels_cu/matmul_tf32.cu, which every other GPU runs). apps/ladders/matmul.cpp launches it
+// on CUDA devices of compute capability 9.0 only.
 //
-// The operands: for TF32, wgmma takes both A (M x K) and B (K x N) "K-major" only, each row of A
-// and each column of B contiguous along K (the transpose bits exist for f16/bf16 alone). A is
-// K-major as it lies (row-major); B is not, so matmul_tf32_bt first writes B^T (N x Kp, Kp = K
-// rounded up to 4, zeros beyond K), and where K % 4 != 0 matmul_tf32_pad writes A with rows of Kp
-// (the copy engine needs rows 16 bytes apart); the host counts those passes in the timed work.
+// The operands: for TF32, wgmma takes its operands from shared memory "K-major" only (each row of
+// its A, M x K, and each column of its B, K x N, contiguous along K; the transpose bits exist for
+// f16/bf16 alone). Our A is K-major as it lies (row-major); our B is not. So the kernel computes
+// C^T = B^T A^T: wgmma's B operand is A (K x 256 of C's rows, K-major as it lies) and its A
+// operand is B^T, 64 of C's columns by 8 of K, which wgmma also takes from registers, where any
+// layout will do: each consumer thread reads its fragment from B's tile as it lies (rows of K,
+// 32 columns a box) with ld.shared. No pass transposes B (an earlier build wrote B^T first, in
+// the timed work: 381-383 TFLOP/s at 8192^3 on an H200 against 391-393 now). Where K % 4 != 0
+// (A) or N % 4 != 0 (B), matmul_tf32_pad first writes the matrix with rows of a multiple of 4
+// floats (the copy engine needs rows 16 bytes apart); the host counts that in the timed work.
 //
-// The copies: two tile maps (duet::tile_map, CUDA's CUtensorMap), one over A and one over B^T,
-// each a box of 32 floats (128 bytes) by 128 or 256 rows, which the copy engine writes into
-// shared memory with the 128-byte swizzle that wgmma's descriptors read, zeros outside the
-// matrices (so partial tiles need no code). One thread issues both copies of a stage; an
-// mbarrier per stage ("full") counts their bytes in and releases the stage to the consumers.
+// The copies: two tile maps (duet::tile_map, CUDA's CUtensorMap), one over A (boxes of 256 rows
+// x 32 floats of K) and one over B (boxes of 32 rows of K x 32 floats of N, four per stage),
+// which the copy engine writes into shared memory with the 128-byte swizzle that wgmma's
+// descriptors read, zeros outside the matrices (so partial tiles need no code). One thread
+// issues a stage's copies; an mbarrier per stage ("full") counts their bytes in and releases the
+// stage to the consumers.
 //
 // Numerics: wgmma reads the fp32 bits and uses them as TF32, dropping the 13 low mantissa bits
 // (truncation, relative error below 2^-10 per input, twice the rounding of matmul_tf32.cu's
-// cvt.rna); the host's bound is derived for truncation (tf32_entry_bound).
+// cvt.rna), from registers as from shared memory; the host's bound is derived for truncation
+// (tf32_entry_bound).
 //
-// The block: 128 x 256 of C, three warpgroups (384 threads, 32 x 12 in the launch). Warpgroup
-// 0 is the producer: its first thread waits for a stage to be free ("empty" mbarrier), arms
-// "full" with the stage's 48 KiB and starts the two copies. Warpgroups 1 and 2 consume: each
-// 64 x 256 of C with one m64n256k8 instruction per 8 of K (128 float accumulators a thread);
-// they wait on "full", issue the stage's 4 wgmmas, and once the group before has retired
-// (wait_group 1) release that group's stage to "empty". No block-wide barrier in the loop: the
-// two consumers and the copies run out of step, which is what keeps the tensor pipe busy
-// (docs/design/ladders.md: 93% busy for cuBLAS's kernel of this shape, 73% for a cp.async
-// kernel with a barrier per tile). The producer gives up registers (setmaxnreg) to the
-// consumers.
+// The block: 256 rows x 128 columns of C, three warpgroups (384 threads, 32 x 12 in the launch).
+// Warpgroup 0 is the producer: its first thread waits for a stage to be free ("empty" mbarrier),
+// arms "full" with the stage's 48 KiB and starts its copies. Warpgroups 1 and 2 consume: each 64
+// columns x 256 rows of C (C^T's 64 x 256) with one m64n256k8 instruction per 8 of K (128 float
+// accumulators a thread); each waits on "full", reads its fragments, issues the stage's 4
+// wgmmas, waits for them (ptxas serializes wgmmas whose register inputs are written while
+// others are in flight) and releases the stage to "empty"; the other consumer's wgmmas keep the
+// tensor cores busy meanwhile. No block-wide barrier in the loop: the two consumers and the
+// copies run out of step, which is what keeps the tensor pipe busy (docs/design/ladders.md: 93%
+// busy for cuBLAS's kernel, 73% for a cp.async kernel with a barrier per tile). The producer
+// gives up registers (setmaxnreg) to the consumers.
 //
-// Shared memory layout (what the copy engine's 128-byte swizzle writes, K-major): row r of a
-// tile (128 bytes: 8 chunks of 16 bytes) keeps chunk c at position c ^ (r % 8); 8 rows form a
-// 1024-byte atom, the tiles are 1024-byte aligned. The descriptor: start address >> 4 (bits
-// 0-13), leading byte offset (16-29, unused by swizzled K-major layouts: 1), stride byte offset
-// 1024 >> 4 between atoms of 8 rows (32-45), base offset 0 (49-51), swizzle mode 1 = 128 bytes
-// (62-63). The k-th slice of 8 (32 bytes) starts 32 k bytes further.
+// Shared memory layout (what the copy engine's 128-byte swizzle writes): row r of a box (128
+// bytes: 8 chunks of 16 bytes) keeps chunk c at position c ^ (r % 8); 8 rows form a 1024-byte
+// atom, the boxes are 1024-byte aligned. The descriptor (A's tile, K-major): start address >> 4
+// (bits 0-13), leading byte offset (16-29, unused by swizzled K-major layouts: 1), stride byte
+// offset 1024 >> 4 between atoms of 8 rows (32-45), base offset 0 (49-51), swizzle mode 1 = 128
+// bytes (62-63). The k-th slice of 8 (32 bytes) starts 32 k bytes further.
 #include "matmul_wgmma.cuh"
 
-#define WG_BM 128
-#define WG_BN 256
+#define WG_BM 256
+#define WG_BN 128
 #define WG_BK 32
 #define WG_STAGES 4
 #ifndef WG_GROUP // row tiles per group of the block order
-#define WG_GROUP 16
+#define WG_GROUP 8
 #endif
 #define WG_THREADS 384
 #define WG_A_BYTES (WG_BM * WG_BK * 4)
-#define WG_B_BYTES (WG_BN * WG_BK * 4)
+#define WG_B_BYTES (WG_BK * WG_BN * 4)
 #define WG_STAGE_BYTES (WG_A_BYTES + WG_B_BYTES)
 // What the host passes as the launch's duet::local: the stages plus 1024 bytes to align them.
 #define WG_SMEM_BYTES (WG_STAGES * WG_STAGE_BYTES + 1024)
 
-// B^T with rows padded to Kp floats: Bt[n][k] = B[k][n], zero for k >= K. 32 x 32 tiles through
-// shared memory (rows padded by one float: no bank conflicts), 32 x 8 threads, 4 rows each.
-extern "C" __global__ void matmul_tf32_bt(const float* __restrict__ B, float* __restrict__ Bt,
-                                          int K, int N, int Kp) {
-    __shared__ float tile[32][33];
-    const int n0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
-    const int tx = threadIdx.x, ty = threadIdx.y;
-#pragma unroll
-    for (int i = 0; i < 32; i += 8) {
-        const int k = k0 + ty + i, n = n0 + tx;
-        tile[ty + i][tx] = k < K && n < N ? B[k * N + n] : 0.0f;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < 32; i += 8) {
-        const int n = n0 + ty + i, k = k0 + tx;
-        if (n < N && k < Kp)
-            Bt[n * Kp + k] = tile[tx][ty + i];
-    }
-}
-
-// A with rows padded to Kp floats (K % 4 != 0 only): Ap[m][k] = A[m][k], zero for k >= K.
+// A matrix with rows padded to Kp floats (A where K % 4 != 0, B where N % 4 != 0; tc3's A):
+// Ap[m][k] = A[m][k], zero for k >= K.
 extern "C" __global__ void matmul_tf32_pad(const float* __restrict__ A, float* __restrict__ Ap,
                                            int M, int K, int Kp) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -84,9 +73,9 @@ extern "C" __global__ void matmul_tf32_pad(const float* __restrict__ A, float* _
 }
 
 #ifdef WG_HAVE_WGMMA
-// d (64 x 256 of C per warpgroup) += A-slice (64 x 8) * B-slice (8 x 256), from shared memory;
-// d holds 128 floats a thread.
-__device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned long long db) {
+// d (64 columns x 256 rows of C^T per warpgroup) += B^T-slice (64 x 8, registers: f[0..3] as
+// mma.sync's m16n8k8 A fragment) * A^T-slice (8 x 256, shared memory).
+__device__ __forceinline__ void wg_mma(float* d, const unsigned* f, unsigned long long da) {
     asm volatile(
         "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
         "{"
@@ -98,7 +87,7 @@ __device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned
         "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
         "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
         "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-        "%128, %129, 1, 1, 1;"
+        "{%128, %129, %130, %131}, %132, 1, 1, 1;"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
           "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
           "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
@@ -115,31 +104,54 @@ __device__ __forceinline__ void wg_mma(float* d, unsigned long long da, unsigned
           "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
           "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
           "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(da), "l"(db));
+        : "r"(f[0]), "r"(f[1]), "r"(f[2]), "r"(f[3]), "l"(da));
 }
 
+// One stage u of a consumer: wait for it, read its B^T fragments (4 slices of 8 of K) from B's
+// boxes at sb (box j: 32 rows of K x 32 columns, 128-byte swizzled: element (k, c) at
+// j * 4096 + k * 128 + ((c / 4) ^ (k % 8)) * 16 + (c % 4) * 4), issue its 4 wgmmas, wait for
+// them (ptxas serializes wgmmas whose register inputs are written while others are in flight)
+// and release the stage; the other consumer's wgmmas keep the tensor cores busy meanwhile.
+__device__ __forceinline__ void wg_stage(float* d, int u, unsigned base, unsigned full,
+                                         unsigned empty, int cw, int warp, int g, int t) {
+    unsigned f[4][4];
+    const int s = u % WG_STAGES;
+    wg_bar_wait(full + 8 * s, (u / WG_STAGES) & 1);
+    const unsigned sa = base + s * WG_STAGE_BYTES, sb = sa + WG_A_BYTES;
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int n = cw * 64 + warp * 16 + g + (i & 1) * 8, k = kk * 8 + t + (i >> 1) * 4;
+            const int c = n & 31;
+            const unsigned at = sb + (n >> 5) * 4096 + k * 128 + (((c >> 2) ^ (k & 7)) << 4) +
+                                ((c & 3) << 2);
+            asm volatile("ld.shared.b32 %0, [%1];" : "=r"(f[kk][i]) : "r"(at));
+        }
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+        wg_mma(d, f[kk], wg_desc(sa + kk * 32));
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    wg_bar_arrive(empty + 8 * s);
+}
 #endif
 
-// C = A * B from tile maps over A (M x Kp; A itself or matmul_tf32_pad's copy) and B^T (N x Kp,
-// from matmul_tf32_bt); A and Bt are the same matrices as plain pointers, read only by the
-// fallback below. Blocks of 32 x 12 threads; grid x walks the 256-column tiles of C, y the
-// 128-row tiles; consecutive blocks are regrouped by WG_GROUP row tiles so that a wave shares
-// panels of A and B in L2.
+// C = A * B from tile maps over A (M x Kp, boxes of 256 x 32) and B (K x Np4: N rounded up to 4,
+// boxes of 32 x 32); A and B are the same matrices as plain pointers (B with rows of Np4), read
+// only by the fallback. Blocks of 32 x 12 threads; grid x walks the 128-column tiles of C, y the
+// 256-row tiles, regrouped by WG_GROUP row tiles.
 extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
     matmul_tf32_wgmma(const __grid_constant__ DuetTileMap map_a,
                       const __grid_constant__ DuetTileMap map_b, const float* __restrict__ A,
-                      const float* __restrict__ Bt, float* __restrict__ C, int M, int N, int K,
-                      int Kp) {
+                      const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
+                      int Kp, int Np4) {
     const int tid = threadIdx.y * 32 + threadIdx.x;
-    // Grouped order: block b of the grid takes row tile (b % (G * nx)) % G + its group's first.
-    const int nx = gridDim.x, ny = gridDim.y;
-    const int b = blockIdx.y * nx + blockIdx.x;
-    const int group = b / (WG_GROUP * nx), first = group * WG_GROUP;
-    const int rows = min(ny - first, WG_GROUP);
-    const int within = b - group * WG_GROUP * nx;
-    const int m0 = (first + within % rows) * WG_BM;
-    const int n0 = (within / rows) * WG_BN;
+    int m0, n0;
+    wg_block_origin(WG_BM, WG_BN, WG_GROUP, m0, n0);
 #ifdef WG_HAVE_WGMMA
+    (void)Np4;
     __shared__ __align__(8) unsigned long long bars[2 * WG_STAGES];
     const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
     const unsigned empty = full + 8 * WG_STAGES;
@@ -149,7 +161,7 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
     const int tiles = (Kp + WG_BK - 1) / WG_BK;
     if (tid == 0) {
         for (int s = 0; s < WG_STAGES; ++s) {
-            wg_bar_init(full + 8 * s, 1);   // the producer's arrive, plus the copies' bytes
+            wg_bar_init(full + 8 * s, 1);    // the producer's arrive, plus the copies' bytes
             wg_bar_init(empty + 8 * s, 256); // every consumer thread
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -157,7 +169,7 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
     __syncthreads();
     if (wg == 0) { // the producer
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-        if (tid == 0) {
+        if (tid == 0)
             for (int u = 0; u < tiles; ++u) {
                 const int s = u % WG_STAGES;
                 if (u >= WG_STAGES) // the consumers' release of tile u - STAGES
@@ -165,69 +177,35 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
                 const unsigned sa = base + s * WG_STAGE_BYTES;
                 wg_bar_expect(full + 8 * s, WG_STAGE_BYTES);
                 wg_tile_copy(sa, &map_a, u * WG_BK, m0, full + 8 * s);
-                wg_tile_copy(sa + WG_A_BYTES, &map_b, u * WG_BK, n0, full + 8 * s);
+#pragma unroll
+                for (int j = 0; j < WG_BN / 32; ++j)
+                    wg_tile_copy(sa + WG_A_BYTES + j * 4096, &map_b, n0 + 32 * j, u * WG_BK,
+                                 full + 8 * s);
             }
-        }
         return;
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    const int cw = wg - 1; // consumer: rows 64 cw .. 64 cw + 63 of the block
+    const int cw = wg - 1; // consumer: columns 64 cw .. 64 cw + 63 of the block
+    const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
     float d[128];
 #pragma unroll
     for (int i = 0; i < 128; ++i)
         d[i] = 0.0f;
-    for (int u = 0; u < tiles; ++u) {
-        const int s = u % WG_STAGES;
-        wg_bar_wait(full + 8 * s, (u / WG_STAGES) & 1);
-        const unsigned sa = base + s * WG_STAGE_BYTES + cw * (64 * 128);
-        const unsigned sb = base + s * WG_STAGE_BYTES + WG_A_BYTES;
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < WG_BK / 8; ++kk)
-            wg_mma(d, wg_desc(sa + kk * 32), wg_desc(sb + kk * 32));
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        if (u >= 1) // group u-1 has retired: its stage may be refilled
-            wg_bar_arrive(empty + 8 * ((u - 1) % WG_STAGES));
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    for (int u = 0; u < tiles; ++u)
+        wg_stage(d, u, base, full, empty, cw, warp, g, t);
 
-    // d[4 j + e]: row g (e < 2) or g + 8 of the warp's 16, columns 8 j + 2 t + (e & 1).
-    const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
-    const bool pair = (N & 1) == 0;
+    // d[4 j + e]: C^T's row (C's column) 16 warp + g (+ 8 for e >= 2) of the consumer's 64,
+    // column (C's row) 8 j + 2 t + (e & 1).
+    const int col0 = n0 + cw * 64 + warp * 16 + g;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int row = m0 + cw * 64 + warp * 16 + g + h * 8;
-        if (row >= M)
-            continue;
+    for (int j = 0; j < WG_BM / 8; ++j)
 #pragma unroll
-        for (int j = 0; j < WG_BN / 8; ++j) {
-            const int col = n0 + 8 * j + 2 * t;
-            const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
-            if (pair && col + 1 < N) {
-                *reinterpret_cast<float2*>(C + (size_t)row * N + col) = make_float2(x, y);
-            } else {
-                if (col < N)
-                    C[(size_t)row * N + col] = x;
-                if (col + 1 < N)
-                    C[(size_t)row * N + col + 1] = y;
-            }
+        for (int e = 0; e < 4; ++e) {
+            const int row = m0 + 8 * j + 2 * t + (e & 1), col = col0 + (e >> 1) * 8;
+            if (row < M && col < N)
+                C[(size_t)row * N + col] = d[4 * j + e];
         }
-    }
 #else
-    // Built for another architecture (a build whose DUET_CUDA_ARCHS lacks 90): wgmma does not
-    // exist there. The host launches this kernel on compute capability 9.0 only, where a
-    // fatbin without sm_90a code would run this: plain float dot products, correct and slow.
-    (void)map_a;
-    (void)map_b;
-    for (int i = tid; i < WG_BM * WG_BN; i += WG_THREADS) {
-        const int row = m0 + i / WG_BN, col = n0 + i % WG_BN;
-        if (row < M && col < N) {
-            float s = 0.0f;
-            for (int k = 0; k < K; ++k)
-                s += A[(size_t)row * K + k] * Bt[(size_t)col * Kp + k];
-            C[(size_t)row * N + col] = s;
-        }
-    }
+    wg_fallback(A, B, nullptr, C, M, N, K, m0, n0, WG_BM, WG_BN, tid, WG_THREADS, 1, Np4);
 #endif
 }

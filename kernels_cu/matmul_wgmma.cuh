@@ -1,6 +1,7 @@
 // What Hopper's wgmma kernels of matmul share (matmul_tf32_wgmma.cu, matmul_tc3_wgmma.cu): the
-// tile map parameter, the shared-memory matrix descriptor of the 128-byte swizzled K-major
-// tiles, the mbarriers and the tile copy engine's copy. matmul_tf32_wgmma.cu explains them.
+// tile map parameter, the block order, the shared-memory matrix descriptor of the 128-byte
+// swizzled K-major tiles, the mbarriers, the tile copy engine's copy, the store of a consumer's
+// accumulators and the fallback of other architectures. matmul_tf32_wgmma.cu explains them.
 #pragma once
 #include "matmul.cuh"
 
@@ -8,6 +9,71 @@
 struct alignas(128) DuetTileMap {
     unsigned long long bits[16];
 };
+
+// The first row m0 and column n0 of this block's bm x bn of C: grid x walks the column tiles, y
+// the row tiles, and consecutive blocks are regrouped by `group` row tiles (block b takes row
+// tile (b % (group * nx)) % group + its group's first) so that a wave shares panels of A and B
+// in L2.
+__device__ __forceinline__ void wg_block_origin(int bm, int bn, int group, int& m0, int& n0) {
+    const int nx = gridDim.x, ny = gridDim.y;
+    const int b = blockIdx.y * nx + blockIdx.x;
+    const int grp = b / (group * nx), first = grp * group;
+    const int rows = min(ny - first, group);
+    const int within = b - grp * group * nx;
+    m0 = (first + within % rows) * bm;
+    n0 = (within / rows) * bn;
+}
+
+// Stores a consumer warpgroup's 64 x (8 NJ) of C at (row0, n0) from wgmma's accumulator layout:
+// d[4 j + e] is row g (e < 2) or g + 8 of warp w's 16, column 8 j + 2 t + (e & 1); pairs as one
+// float2 where N is even.
+template <int NJ>
+__device__ __forceinline__ void wg_store(const float* d, float* __restrict__ C, int M, int N,
+                                         int row0, int n0, int tid) {
+    const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
+    const bool pair = (N & 1) == 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const int row = row0 + warp * 16 + g + h * 8;
+        if (row >= M)
+            continue;
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) {
+            const int col = n0 + 8 * j + 2 * t;
+            const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
+            if (pair && col + 1 < N) {
+                *reinterpret_cast<float2*>(C + (size_t)row * N + col) = make_float2(x, y);
+            } else {
+                if (col < N)
+                    C[(size_t)row * N + col] = x;
+                if (col + 1 < N)
+                    C[(size_t)row * N + col + 1] = y;
+            }
+        }
+    }
+}
+
+// Built for another architecture (a build whose DUET_CUDA_ARCHS lacks 90): wgmma does not exist
+// there. The host launches these kernels on compute capability 9.0 only, where a fatbin without
+// sm_90a code would run this: plain float dot products, correct and slow. B's element (k, n)
+// lies at B[n * n_step + k * k_step] (plus B_lo's there, tc3's remainder, where given).
+__device__ __forceinline__ void wg_fallback(const float* __restrict__ A,
+                                            const float* __restrict__ B,
+                                            const float* __restrict__ B_lo, float* __restrict__ C,
+                                            int M, int N, int K, int m0, int n0, int bm, int bn,
+                                            int tid, int threads, int n_step, int k_step) {
+    for (int i = tid; i < bm * bn; i += threads) {
+        const int row = m0 + i / bn, col = n0 + i % bn;
+        if (row < M && col < N) {
+            float s = 0.0f;
+            for (int k = 0; k < K; ++k) {
+                const size_t at = (size_t)col * n_step + (size_t)k * k_step;
+                s += A[(size_t)row * K + k] * (B_lo ? B[at] + B_lo[at] : B[at]);
+            }
+            C[(size_t)row * N + col] = s;
+        }
+    }
+}
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define WG_HAVE_WGMMA 1

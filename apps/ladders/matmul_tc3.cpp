@@ -16,16 +16,19 @@ namespace duet::apps {
 
 namespace {
 
-// tf32's shapes with Hopper's kernel swapped for tc3's: a 128x128 block (m64n128k8 per consumer
-// warpgroup, so that a stage's A, B and B's remainder fit 48 KiB: 4 stages as tf32's).
+// tf32's shapes with Hopper's kernel swapped for tc3's: a 256x128 block (two consumer
+// warpgroups of 128 rows, m64n128k8, so that a stage's A, B and B's remainder are 64 KiB: 3
+// stages plus 1 KiB to align them; kernels_cu/matmul_tc3_wgmma.cu).
 std::vector<Shape> tc3_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     auto shapes = tf32_shapes(cfg, info);
     for (Shape& s : shapes)
         if (s.kernel == "matmul_tf32_wgmma") {
             s.kernel = "matmul_tc3_wgmma";
+            s.rows = 256;
             s.cols = 128;
-            s.label = "128x128 block, 2 warpgroups of 128 + a copy warpgroup that splits B "
-                      "(wgmma, TMA, sm_90a)";
+            s.local_bytes = 3 * 64 * 1024 + 1024;
+            s.label = "256x128 block, 2 warpgroups of 128 rows + a copy warpgroup; B split into "
+                      "TF32 hi and lo as it is transposed (wgmma, TMA, sm_90a)";
         }
     return shapes;
 }

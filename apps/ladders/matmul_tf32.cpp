@@ -49,6 +49,10 @@ class Tf32Work final : public MatmulWork {
 
     Timed launch(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                  const Buffer& a, const Buffer& b, Buffer& c) override;
+    Timed launch_split(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
+                       const Buffer& a, const Buffer& b, Buffer& c);
+    Timed launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
+                         const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
 
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
@@ -86,14 +90,12 @@ class Tf32Work final : public MatmulWork {
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
     std::unique_ptr<Kernel> transpose_, pad_;
-    std::unique_ptr<Buffer> bt_, ap_;
+    std::unique_ptr<Buffer> bt_, ap_, bp_; // tc3's split B^T, padded A, tf32's padded B
 };
 
-// On Hopper (matmul_steps.cpp's tf32 shapes): wgmma takes B "K-major" only, so matmul_tf32_bt
-// first writes B^T with rows of Kp (K rounded up to 4) floats, in the timed work, and where
-// K % 4 != 0 matmul_tf32_pad writes A with rows of Kp (the tile copy engine reads rows 16 bytes
-// apart); the kernel reads both through tile maps, its stages come as its duet::local argument
-// (g.local_bytes, over 48 KiB). Elsewhere the plain launch.
+// On Hopper (matmul_steps.cpp's tf32 shapes) the wgmma kernels take their own launch: tile maps
+// over their operands, their stages as the duet::local argument (g.local_bytes, over 48 KiB).
+// Elsewhere the plain launch.
 MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& range,
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
@@ -113,37 +115,100 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
     truncated_ = wgmma_ || (from_source && !fell_back);
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
+    if (g.kernel == "matmul_tf32_wgmma")
+        return launch_swapped(kernel, g, range, opts, a, b, c);
+    return launch_split(kernel, g, range, opts, a, b, c);
+}
+
+// matmul_tc3_wgmma: wgmma takes its shared-memory operand "K-major" only, so matmul_tc3_bt first
+// writes B^T split, TF32 hi in rows 0 .. Np-1 and lo in Np .. 2 Np-1 (Np = N rounded up to the
+// block's columns), rows of Kp (K rounded up to 4) floats, and where K % 4 != 0 matmul_tf32_pad
+// writes A with rows of Kp (the tile copy engine reads rows 16 bytes apart); both timed with
+// the kernel, which reads A and B^T through tile maps.
+MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const Range& range,
+                                         const BuildOptions& opts, const Buffer& a, const Buffer& b,
+                                         Buffer& c) {
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4;
-    if (double(Kp) * double(std::max(M, N)) > double(INT32_MAX))
+    const std::size_t Np = (N + g.cols - 1) / g.cols * g.cols;
+    if (double(Kp) * double(std::max(M, 2 * Np)) > double(INT32_MAX))
         throw Error::usage(
             "matmul size " + dims_label({M, N, K}) +
-            ": tf32's B^T or padded A of over 2^31-1 elements (the kernels index with int)");
+            ": tc3's split B^T or padded A of over 2^31-1 elements (the kernels index with int)");
     const bool pad_a = K % 4 != 0;
-    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", opts);
+    transpose_ = p_.dev.load_kernel("matmul_tc3_bt", opts);
     if (pad_a)
         pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
     p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
-              "; B transposed first by matmul_tf32_bt" +
+              "; B transposed and split into TF32 hi and lo first by matmul_tc3_bt" +
               (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
-              " (timed with it)" + (step_ == "tf32" ? "; inputs truncated to TF32" : ""));
-    bt_ = p_.dev.alloc<float>(N * Kp);
+              " (timed with it)");
+    bt_ = p_.dev.alloc<float>(2 * Np * Kp);
     if (pad_a)
         ap_ = p_.dev.alloc<float>(M * Kp);
-    const Range bt_range = Range((N + 31) / 32 * 32, (Kp + 31) / 32 * 8).local(32, 8);
+    const Range bt_range = Range(Np, (Kp + 31) / 32 * 8).local(32, 8);
     const Range pad_range =
         Range((Kp + 255) / 256 * 256, std::min<std::size_t>(M, 65535)).local(256, 1);
     Queue& q = p_.s.queue();
     const int mi = p_.mi, ni = p_.ni, ki = p_.ki, kpi = static_cast<int>(Kp);
-    const std::size_t rows = g.rows, cols = g.cols; // tf32's block 128x256, tc3's 128x128
+    const int npi = static_cast<int>(Np);
     return [=, this, &q, &kernel, &a, &b, &c] {
-        auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni, kpi);
+        auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni, kpi, npi);
         if (pad_)
             q.launch(*pad_, pad_range, a, *ap_, mi, ki, kpi);
         const Buffer& a_rows = pad_ ? *ap_ : a;
-        auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, rows, 32),
-                             duet::cuda::tile_map(*bt_, N, Kp, cols, 32), a, *bt_, c, mi, ni, ki,
-                             kpi, duet::local(g.local_bytes));
+        auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, g.rows, 32),
+                             duet::cuda::tile_map(*bt_, 2 * Np, Kp, g.cols, 32), a, *bt_, c, mi, ni,
+                             ki, kpi, duet::local(g.local_bytes));
         return std::pair{first, last};
+    };
+}
+
+// matmul_tf32_wgmma (C^T = B^T A^T: B's fragments from registers, no transpose): the tile maps
+// read A and B as they lie, rows padded to a multiple of 4 floats by matmul_tf32_pad where
+// they are not (A's where K % 4 != 0, B's where N % 4 != 0), timed with it.
+MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
+                                           const BuildOptions& opts, const Buffer& a,
+                                           const Buffer& b, Buffer& c) {
+    const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4, Np = (N + 3) / 4 * 4;
+    if (double(Kp) * double(M) > double(INT32_MAX) || double(Np) * double(K) > double(INT32_MAX))
+        throw Error::usage(
+            "matmul size " + dims_label({M, N, K}) +
+            ": tf32's padded A or B of over 2^31-1 elements (the kernels index with int)");
+    const bool pad_a = K % 4 != 0, pad_b = N % 4 != 0;
+    if (pad_a || pad_b)
+        pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
+    p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
+              " (C^T = B^T A^T, no transpose of B)" +
+              (pad_a || pad_b
+                   ? "; rows padded to a multiple of 4 by matmul_tf32_pad (timed with it)"
+                   : "") +
+              "; inputs truncated to TF32");
+    if (pad_a)
+        ap_ = p_.dev.alloc<float>(M * Kp);
+    if (pad_b)
+        bp_ = p_.dev.alloc<float>(K * Np);
+    const auto pad_range = [](std::size_t rows, std::size_t cols) {
+        return Range((cols + 255) / 256 * 256, std::min<std::size_t>(rows, 65535)).local(256, 1);
+    };
+    const Range a_range = pad_range(M, Kp), b_range = pad_range(K, Np);
+    Queue& q = p_.s.queue();
+    const int mi = p_.mi, ni = p_.ni, ki = p_.ki, kpi = static_cast<int>(Kp);
+    const int npi = static_cast<int>(Np);
+    return [=, this, &q, &kernel, &a, &b, &c] {
+        Event first;
+        if (pad_a)
+            first = q.launch(*pad_, a_range, a, *ap_, mi, ki, kpi);
+        if (pad_b) {
+            auto e = q.launch(*pad_, b_range, b, *bp_, ki, ni, npi);
+            if (!first.valid())
+                first = e;
+        }
+        const Buffer& a_rows = pad_a ? *ap_ : a;
+        const Buffer& b_rows = pad_b ? *bp_ : b;
+        auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, g.rows, 32),
+                             duet::cuda::tile_map(b_rows, K, Np, 32, 32), a, b_rows, c, mi, ni, ki,
+                             kpi, npi, duet::local(g.local_bytes));
+        return std::pair{first.valid() ? first : last, last};
     };
 }
 
