@@ -188,7 +188,7 @@ TEST_CASE("outputs: memory of one size is reused, poisoned again, never shared b
         INFO(dev->info().id());
         auto q = dev->create_queue();
         constexpr std::size_t bytes = std::size_t{1} << 16;
-        const Buffer* first = nullptr;
+        const duet::Buffer* first = nullptr;
         {
             GuardedOutput o1(*dev, *q, bytes);
             GuardedOutput o2(*dev, *q, bytes); // o1 is in use: other memory
