@@ -51,9 +51,6 @@ class Tf32Work final : public MatmulWork {
                  const Buffer& a, const Buffer& b, Buffer& c) override;
     Timed launch_split(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                        const Buffer& a, const Buffer& b, Buffer& c);
-    Timed launch_bt(Kernel& kernel, const Range& range, const BuildOptions& opts, const Buffer& a,
-                    const Buffer& b, Buffer& c);
-    Range split_b(const BuildOptions& opts, std::size_t Np, std::size_t Kp);
     Timed launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
                          const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
 
@@ -116,11 +113,6 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
                               "by cp.async (no tile copy engine)" +
                                   std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
     truncated_ = wgmma_ || (from_source && !fell_back);
-    // tc3's wgmma path in OpenCL C takes B^T split (matmul_tc3_wgmma.clh) in the shape that
-    // matmul_wgmma.clh's TF_WGMMA needs (128 x 128, 8 warps); any other is mma.sync's.
-    if (!wgmma_ && step_ == "tc3" && from_source && !fell_back && g.rows == 128 && g.cols == 128 &&
-        g.items() == 256)
-        return launch_bt(kernel, range, opts, a, b, c);
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     if (g.kernel == "matmul_tf32_wgmma")
@@ -143,15 +135,17 @@ MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const R
             "matmul size " + dims_label({M, N, K}) +
             ": tc3's split B^T or padded A of over 2^31-1 elements (the kernels index with int)");
     const bool pad_a = K % 4 != 0;
-    const Range bt_range = split_b(opts, Np, Kp);
+    transpose_ = p_.dev.load_kernel("matmul_tc3_bt", opts);
     if (pad_a)
         pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
     p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
               "; B transposed and split into TF32 hi and lo first by matmul_tc3_bt" +
               (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
               " (timed with it)");
+    bt_ = p_.dev.alloc<float>(2 * Np * Kp);
     if (pad_a)
         ap_ = p_.dev.alloc<float>(M * Kp);
+    const Range bt_range = Range(Np, (Kp + 31) / 32 * 8).local(32, 8);
     const Range pad_range =
         Range((Kp + 255) / 256 * 256, std::min<std::size_t>(M, 65535)).local(256, 1);
     Queue& q = p_.s.queue();
@@ -165,35 +159,6 @@ MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const R
         auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, g.rows, 32),
                              duet::cuda::tile_map(*bt_, 2 * Np, Kp, g.cols, 32), a, *bt_, c, mi, ni,
                              ki, kpi, duet::local(g.local_bytes));
-        return std::pair{first, last};
-    };
-}
-
-// tc3's B^T split by matmul_tc3_bt into bt_ (hi rows 0 .. Np-1, lo rows Np .. 2 Np-1, rows of
-// Kp floats): its kernel loaded and buffer made; returns its range.
-Range Tf32Work::split_b(const BuildOptions& opts, std::size_t Np, std::size_t Kp) {
-    if (double(Kp) * double(2 * Np) > double(INT32_MAX))
-        throw Error::usage("matmul size " + dims_label({p_.M, p_.N, p_.K}) +
-                           ": tc3's split B^T of over 2^31-1 elements (the kernels index with int)");
-    transpose_ = p_.dev.load_kernel("matmul_tc3_bt", opts);
-    bt_ = p_.dev.alloc<float>(2 * Np * Kp);
-    return Range(Np, (Kp + 31) / 32 * 8).local(32, 8);
-}
-
-// OpenCL's tc3 through sm_90a PTX (kernels_cl/matmul_tc3_wgmma.clh): B^T split first, as CUDA's
-// wgmma kernel takes it (launch_split), timed with the kernel, which gets it as its B argument
-// (Np = N rounded up to 128, Kp = K rounded up to 4, both derived in the kernel).
-MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Range& range, const BuildOptions& opts,
-                                      const Buffer& a, const Buffer& b, Buffer& c) {
-    const std::size_t Kp = (p_.K + 3) / 4 * 4, Np = (p_.N + 127) / 128 * 128;
-    const Range bt_range = split_b(opts, Np, Kp);
-    p_.s.note("B transposed and split into TF32 hi and lo first by matmul_tc3_bt (timed with it)");
-    Queue& q = p_.s.queue();
-    const int mi = p_.mi, ni = p_.ni, ki = p_.ki, kpi = static_cast<int>(Kp);
-    const int npi = static_cast<int>(Np);
-    return [=, this, &q, &kernel, &a, &b, &c] {
-        auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni, kpi, npi);
-        auto last = q.launch(kernel, range, a, *bt_, c, mi, ni, ki);
         return std::pair{first, last};
     };
 }
