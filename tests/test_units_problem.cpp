@@ -88,6 +88,33 @@ TEST_CASE("checks on every core: the first NaN is named, the largest error is fo
     CHECK(n.note.find("output 200001 is NaN") != std::string::npos);
 }
 
+TEST_CASE("checks in one pass: compare_all gives compare_each's outcome, notes included") {
+    const auto ref = [](std::size_t) { return 1.0; };
+    const auto same = [&](std::vector<float> out, double tolerance) {
+        Result a, b;
+        a.tolerance = b.tolerance = tolerance;
+        compare_all(a, out, ref);
+        compare_each(
+            b, out, out.size(), [](std::size_t i) { return i; }, ref);
+        CHECK(a.pass == b.pass);
+        CHECK(a.note == b.note);
+        CHECK((a.max_error == b.max_error || (std::isnan(a.max_error) && std::isnan(b.max_error))));
+        return a;
+    };
+    std::vector<float> out(300000, 1.f);
+    CHECK(same(out, 0.1).pass);
+    out[123456] = 1.5f;
+    const Result wrong = same(out, 0.1);
+    CHECK_FALSE(wrong.pass);
+    CHECK(wrong.max_error == doctest::Approx(0.5));
+    out[250000] = std::numeric_limits<float>::infinity(); // an Inf alone is named too
+    const Result inf = same(out, 1);
+    CHECK_FALSE(inf.pass);
+    CHECK(inf.note.find("output 250000") != std::string::npos);
+    out[200001] = std::numeric_limits<float>::quiet_NaN(); // the first non-finite one is named
+    CHECK(same(out, 1).note.find("output 200001 is NaN") != std::string::npos);
+}
+
 TEST_CASE("read in place: the buffer is the host memory, held until the device is done") {
     for (auto* dev : duet_test::devices_of("opencl")) {
         INFO(dev->info().id());
