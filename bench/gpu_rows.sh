@@ -1,6 +1,11 @@
-# Sourced by bench/gpu_tc3_det.sh and bench/gpu_tc3_variants.sh: `say` (a line to the log and the
-# terminal) and `run LABEL ARGS...` (one `runapp run`, its JSON rows appended to $J with the
-# label, for bench/tc3_summary.py). Needs RUNAPP (gpu_env.sh), LOG and J.
+# Sourced by bench/gpu_tc3_det.sh, gpu_tc3_variants.sh and gpu_tc3_builds.sh after gpu_env.sh:
+# the log ($LOG) and the rows file ($J, emptied), `say` (a line to the log and the terminal) and
+# `run LABEL ARGS...` (one `runapp run`, its JSON rows appended to $J with the label, for
+# bench/tc3_summary.py). Needs RUNAPP and OUT (gpu_env.sh).
+set -o pipefail
+LOG=$OUT/log.txt
+J=$OUT/runs.jsonl
+: > "$J"
 say() { echo "== $*" | tee -a "$LOG"; }
 run() {
     local label=$1

@@ -17,10 +17,6 @@ TF32_BUILDS=${TF32_BUILDS:-$first}
 export DUET_BUILD=$VARIANTS/$first
 export LD_LIBRARY_PATH=$COMMON${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 source "$(dirname "$0")/gpu_env.sh"
-set -o pipefail
-LOG=$OUT/log.txt
-J=$OUT/runs.jsonl
-: > "$J"
 source "$(dirname "$0")/gpu_rows.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >> "$LOG" 2>&1
 say "builds: $BUILDS"

@@ -4,10 +4,6 @@
 # PARTS=matmul leaves det_f32 out. Writes $OUT/log.txt (everything), $OUT/runs.jsonl (runapp's
 # rows) and $OUT/cublas.json.
 source "$(dirname "$0")/gpu_env.sh"
-set -o pipefail
-LOG=$OUT/log.txt
-J=$OUT/runs.jsonl
-: > "$J"
 source "$(dirname "$0")/gpu_rows.sh"
 {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv

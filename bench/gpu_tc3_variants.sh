@@ -6,10 +6,6 @@
 # Checks tc3 at odd sizes with each, then times tc3 at 4096^3 and 8192^3 with each, and NVIDIA
 # OpenCL's tc3 in its default warp layout (W24) and in 4x2 warps (W42), beside cuBLAS; two rounds.
 source "$(dirname "$0")/gpu_env.sh"
-set -o pipefail
-LOG=$OUT/log.txt
-J=$OUT/runs.jsonl
-: > "$J"
 source "$(dirname "$0")/gpu_rows.sh"
 V=$(cd "$(dirname "$0")/../variants" && pwd)
 for v in A B C; do
