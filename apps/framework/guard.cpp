@@ -116,17 +116,15 @@ std::shared_ptr<GuardedOutput::Space> take_space(Device& dev, std::size_t used) 
 
 GuardedOutput::GuardedOutput(Device& dev, Queue& q, std::size_t used_bytes)
     : space_(take_space(dev, used_bytes)) {
-    front_ = space_->front;
-    used_ = space_->used;
-    back_ = space_->back;
+    const std::size_t front = space_->front, used = space_->used, back = space_->back;
     // A new pattern for every output, reused memory or not.
-    pattern_ = random_pattern(front_ + back_);
+    pattern_ = random_pattern(front + back);
     // The poison by poison()'s own rule (0xFF: NaN as float, -1 as int; filled on the device
     // where the buffer is large, written from the host where it is small), then the zones.
     poison(q, buffer());
-    if (front_ > 0)
-        q.write_bytes(*space_->whole, pattern_.data(), front_, 0);
-    q.write_bytes(*space_->whole, pattern_.data() + front_, back_, front_ + used_);
+    if (front > 0)
+        q.write_bytes(*space_->whole, pattern_.data(), front, 0);
+    q.write_bytes(*space_->whole, pattern_.data() + front, back, front + used);
 }
 
 GuardedOutput::~GuardedOutput() {
@@ -142,6 +140,14 @@ const Buffer& GuardedOutput::buffer() const {
     return space_->view ? *space_->view : *space_->whole;
 }
 
+std::size_t GuardedOutput::front_bytes() const {
+    return space_->front;
+}
+
+std::size_t GuardedOutput::back_bytes() const {
+    return space_->back;
+}
+
 void release_output_spaces() {
     auto& spaces = output_spaces();
     std::lock_guard lock(spaces.mutex);
@@ -155,8 +161,9 @@ void GuardedOutput::check(Result& r, Queue& q) const {
             q.read_bytes(*space_->whole, zone.data(), n, at);
         return !guard_intact(zone, pattern);
     };
-    const bool before = changed(0, front_, pattern_.data());
-    const bool after = changed(front_ + used_, back_, pattern_.data() + front_);
+    const std::size_t front = space_->front, used = space_->used, back = space_->back;
+    const bool before = changed(0, front, pattern_.data());
+    const bool after = changed(front + used, back, pattern_.data() + front);
     if (!before && !after)
         return;
     r.pass = false;

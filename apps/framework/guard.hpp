@@ -36,15 +36,14 @@ class GuardedOutput {
     const Buffer& buffer() const;
     // Fails r when either zone changed ("wrote before the start" / "past the end").
     void check(Result& r, Queue& q) const;
-    std::size_t front_bytes() const { return front_; }
-    std::size_t back_bytes() const { return back_; }
+    std::size_t front_bytes() const;
+    std::size_t back_bytes() const;
 
     struct Space; // the device memory, kept between outputs (guard.cpp)
 
   private:
     std::shared_ptr<Space> space_;
-    std::size_t front_ = 0, used_ = 0, back_ = 0;
-    std::vector<unsigned char> pattern_; // front_ + back_ bytes: the front zone's, then the back's
+    std::vector<unsigned char> pattern_; // both zones' bytes: the front zone's, then the back's
 };
 
 // Frees the kept output memory of every device (a device about to be closed; tests).

@@ -1,7 +1,9 @@
 #pragma once
 // What one run of one ladder step measured and checked: the row of every table, JSON and CSV.
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <duet/duet.hpp>
 
@@ -21,9 +23,25 @@ struct Result {
     double wall_ms = 0; // end to end: build, upload, warm-up, timed runs, download, check
     // Where wall_ms went, on the host's clock (ms; the parts add up to it). `setup` is what this
     // row made for every row of its problem: inputs, references and sums, the first upload to
-    // its device, the device's download space (setup_clock.hpp); 0 when it found them made.
+    // its device, output memory, the device's download space and start-up (setup_clock.hpp); 0
+    // when it found them made.
     struct WallParts {
         double setup = 0, build = 0, buffers = 0, runs = 0, download = 0, check = 0;
+        // Every part with its name in JSON, in order: what writes and reads them.
+        static constexpr std::array<std::pair<const char*, double WallParts::*>, 6> named = {{
+            {"setup", &WallParts::setup},
+            {"build", &WallParts::build},
+            {"buffers", &WallParts::buffers},
+            {"runs", &WallParts::runs},
+            {"download", &WallParts::download},
+            {"check", &WallParts::check},
+        }};
+        double total() const {
+            double t = 0;
+            for (const auto& [name, part] : named)
+                t += this->*part;
+            return t;
+        }
     } wall_parts;
     double build_ms = 0;
     bool cache_hit = false;              // the load compiled nothing (provenance is not "compiled")

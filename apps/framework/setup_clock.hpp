@@ -1,8 +1,9 @@
 #pragma once
 // The problem's set-up on the host's clock. What the rows of one problem share (its inputs, its
-// references and sums, its first upload to a device, a device's download space) is made by
-// whichever row asks first; the time it took is kept apart from that row's own work, so that a
-// row's figures say what the step costs and the set-up is reported once (Result::setup_ms).
+// references and sums, its first upload to a device, output memory, a device's download space
+// and start-up) is made by whichever row asks first; the time it took is kept apart from that
+// row's own work, so that a row's figures say what the step costs and the set-up is reported
+// once (Result::wall_parts.setup).
 #include <chrono>
 
 namespace duet::apps {

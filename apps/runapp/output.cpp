@@ -202,10 +202,9 @@ nlohmann::json to_json(const Result& r) {
     j["h2d_gbs"] = r.h2d_ms > 0 ? r.h2d_bytes / (r.h2d_ms * 1e6) : 0.0;
     j["d2h_gbs"] = r.d2h_ms > 0 ? r.d2h_bytes / (r.d2h_ms * 1e6) : 0.0;
     j["wall_ms"] = r.wall_ms;
-    if (const auto& w = r.wall_parts;
-        w.setup + w.build + w.buffers + w.runs + w.download + w.check > 0)
-        j["wall_parts_ms"] = {{"setup", w.setup}, {"build", w.build},       {"buffers", w.buffers},
-                              {"runs", w.runs},   {"download", w.download}, {"check", w.check}};
+    if (r.wall_parts.total() > 0) // device rows (native rows have no parts)
+        for (const auto& [name, part] : Result::WallParts::named)
+            j["wall_parts_ms"][name] = r.wall_parts.*part;
     j["build_ms"] = r.build_ms;
     j["cache_hit"] = r.cache_hit;
     j["provenance"] = r.provenance;

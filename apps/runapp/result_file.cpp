@@ -202,14 +202,8 @@ Result row_from_json(const json& j) {
         if (!parts->is_object())
             bad(std::string("field 'wall_parts_ms' is ") + type_name(*parts) +
                 ", expected an object");
-        auto& w = r.wall_parts;
-        for (auto [key, part] : {std::pair{"setup", &w.setup},
-                                 {"build", &w.build},
-                                 {"buffers", &w.buffers},
-                                 {"runs", &w.runs},
-                                 {"download", &w.download},
-                                 {"check", &w.check}})
-            *part = number(*parts, key);
+        for (const auto& [name, part] : Result::WallParts::named)
+            r.wall_parts.*part = number(*parts, name);
     }
     r.build_ms = number(j, "build_ms");
     r.max_error = number(j, "max_error");
