@@ -182,28 +182,17 @@ extern "C" __global__ void __launch_bounds__(T3_THREADS, 1)
     const unsigned base = (raw + 1023u) & ~1023u;
     const int wg = tid >> 7;
     const int tiles = (Kp + T3_BK - 1) / T3_BK;
-    if (tid == 0) {
-        for (int s = 0; s < T3_STAGES; ++s) {
-            wg_bar_init(full + 8 * s, 1);    // the producer's arrive, plus the copies' bytes
-            wg_bar_init(empty + 8 * s, 256); // every consumer thread
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    __syncthreads();
+    wg_bars_init(full, empty, T3_STAGES, tid);
     if (wg == 0) { // the producer: one thread's copies; its registers go to the consumers
         asm volatile("setmaxnreg.dec.sync.aligned.u32 24;");
         if (tid == 0)
-            for (int u = 0; u < tiles; ++u) {
-                const int s = u % T3_STAGES;
-                if (u >= T3_STAGES) // the consumers' release of tile u - STAGES
-                    wg_bar_wait(empty + 8 * s, ((u / T3_STAGES) - 1) & 1);
-                const unsigned st = base + s * T3_STAGE_BYTES;
-                wg_bar_expect(full + 8 * s, T3_STAGE_BYTES);
-                wg_tile_copy(st, &map_a, u * T3_BK, m0, full + 8 * s);
-                wg_tile_copy(st + T3_A_BYTES, &map_b, u * T3_BK, n0, full + 8 * s);
-                wg_tile_copy(st + T3_A_BYTES + T3_B_BYTES, &map_b, u * T3_BK, Np + n0,
-                             full + 8 * s);
-            }
+            wg_produce(tiles, T3_STAGES, base, T3_STAGE_BYTES, full, empty,
+                       [&](int u, unsigned st, unsigned bar) {
+                           wg_tile_copy(st, &map_a, u * T3_BK, m0, bar);
+                           wg_tile_copy(st + T3_A_BYTES, &map_b, u * T3_BK, n0, bar);
+                           wg_tile_copy(st + T3_A_BYTES + T3_B_BYTES, &map_b, u * T3_BK, Np + n0,
+                                        bar);
+                       });
         return;
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");

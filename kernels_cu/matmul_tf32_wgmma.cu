@@ -159,29 +159,18 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
     const unsigned base = (raw + 1023u) & ~1023u;
     const int wg = tid >> 7;
     const int tiles = (Kp + WG_BK - 1) / WG_BK;
-    if (tid == 0) {
-        for (int s = 0; s < WG_STAGES; ++s) {
-            wg_bar_init(full + 8 * s, 1);    // the producer's arrive, plus the copies' bytes
-            wg_bar_init(empty + 8 * s, 256); // every consumer thread
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    __syncthreads();
+    wg_bars_init(full, empty, WG_STAGES, tid);
     if (wg == 0) { // the producer
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         if (tid == 0)
-            for (int u = 0; u < tiles; ++u) {
-                const int s = u % WG_STAGES;
-                if (u >= WG_STAGES) // the consumers' release of tile u - STAGES
-                    wg_bar_wait(empty + 8 * s, ((u / WG_STAGES) - 1) & 1);
-                const unsigned sa = base + s * WG_STAGE_BYTES;
-                wg_bar_expect(full + 8 * s, WG_STAGE_BYTES);
-                wg_tile_copy(sa, &map_a, u * WG_BK, m0, full + 8 * s);
+            wg_produce(tiles, WG_STAGES, base, WG_STAGE_BYTES, full, empty,
+                       [&](int u, unsigned sa, unsigned bar) {
+                           wg_tile_copy(sa, &map_a, u * WG_BK, m0, bar);
 #pragma unroll
-                for (int j = 0; j < WG_BN / 32; ++j)
-                    wg_tile_copy(sa + WG_A_BYTES + j * 4096, &map_b, n0 + 32 * j, u * WG_BK,
-                                 full + 8 * s);
-            }
+                           for (int j = 0; j < WG_BN / 32; ++j)
+                               wg_tile_copy(sa + WG_A_BYTES + j * 4096, &map_b, n0 + 32 * j,
+                                            u * WG_BK, bar);
+                       });
         return;
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");

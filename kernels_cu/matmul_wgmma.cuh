@@ -106,6 +106,33 @@ __device__ __forceinline__ void wg_bar_wait(unsigned bar, unsigned parity) {
                      : "memory");
     } while (!done);
 }
+// The stages' mbarriers, set up by the block's first thread before anyone uses them: "full"
+// (the producer's arrive, plus the copies' bytes) and "empty" (every consumer thread's arrive).
+__device__ __forceinline__ void wg_bars_init(unsigned full, unsigned empty, int stages, int tid) {
+    if (tid == 0) {
+        for (int s = 0; s < stages; ++s) {
+            wg_bar_init(full + 8 * s, 1);
+            wg_bar_init(empty + 8 * s, 256);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    __syncthreads();
+}
+// The producer's one thread: for each tile u of K, waits for the consumers' release of its stage
+// (tile u - stages), arms "full" with the stage's bytes and lets copy(u, stage address, full
+// barrier) start the stage's tile copies.
+template <class Copy>
+__device__ __forceinline__ void wg_produce(int tiles, int stages, unsigned base,
+                                           unsigned stage_bytes, unsigned full, unsigned empty,
+                                           Copy copy) {
+    for (int u = 0; u < tiles; ++u) {
+        const int s = u % stages;
+        if (u >= stages)
+            wg_bar_wait(empty + 8 * s, ((u / stages) - 1) & 1);
+        wg_bar_expect(full + 8 * s, stage_bytes);
+        copy(u, base + s * stage_bytes, full + 8 * s);
+    }
+}
 // The box at column x, row y of `map` into shared memory at dst, counted on `bar`.
 __device__ __forceinline__ void wg_tile_copy(unsigned dst, const DuetTileMap* map, int x, int y,
                                              unsigned bar) {
