@@ -23,7 +23,7 @@ matmul_tc3(__global const float* restrict A, __global const float* restrict B,
            __global float* restrict C, const int M, const int N, const int K) {
 #if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh
     __local float smem[WG_SMEM] __attribute__((aligned(1024)));
-    wg_block(A, B, C, M, N, K, smem, 1);
+    wg_tc3_block(A, B, C, M, N, K, smem);
 #elif defined(TF_ON)
     __local float As[2][TF_BM][TF_AS] __attribute__((aligned(16)));
     __local float Bs[2][TF_BK][TF_BS] __attribute__((aligned(16)));
