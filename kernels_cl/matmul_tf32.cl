@@ -38,7 +38,7 @@
 __kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tf32(__global const float* restrict A, __global const float* restrict B,
             __global float* restrict C, const int M, const int N, const int K) {
-#if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh
+#if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh; B is B^T (matmul_tf32_bt)
     __local float smem[WG_SMEM] __attribute__((aligned(1024)));
     wg_tf32_block(A, B, C, M, N, K, smem);
 #elif defined(TF_ON)
@@ -51,4 +51,26 @@ matmul_tf32(__global const float* restrict A, __global const float* restrict B,
 #endif
     tf32_block(A, B, C, M, N, K, As, Bs, scratch, 0);
 #endif
+}
+
+// B^T (N x K, rows of K floats) from B (K x N), for matmul_tf32's wgmma build, which takes B^T in
+// B's place (wgmma reads TF32 operands from local memory only as rows of K): 32 x 32 tiles
+// through local memory, read along B's rows and written along B^T's (coalesced both ways), by
+// work-groups of 32 x 8 over ceil(N / 32) x ceil(K / 32) tiles.
+__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
+matmul_tf32_bt(__global const float* restrict B, __global float* restrict Bt, const int K,
+               const int N) {
+    __local float tile[32][33];
+    const int n0 = (int)get_group_id(0) * 32, k0 = (int)get_group_id(1) * 32;
+    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+    for (int i = 0; i < 32; i += 8) {
+        const int k = k0 + ty + i, n = n0 + tx;
+        tile[ty + i][tx] = k < K && n < N ? B[k * N + n] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = 0; i < 32; i += 8) {
+        const int n = n0 + ty + i, k = k0 + tx;
+        if (n < N && k < K)
+            Bt[n * K + k] = tile[tx][ty + i];
+    }
 }

@@ -53,6 +53,8 @@ class Tf32Work final : public MatmulWork {
                        const Buffer& a, const Buffer& b, Buffer& c);
     Timed launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
                          const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
+    Timed launch_bt(Kernel& kernel, const Range& range, const BuildOptions& opts, const Buffer& a,
+                    const Buffer& b, Buffer& c);
 
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
@@ -90,12 +92,13 @@ class Tf32Work final : public MatmulWork {
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
     std::unique_ptr<Kernel> transpose_, pad_;
-    std::unique_ptr<Buffer> bt_, ap_, bp_; // tc3's split B^T, padded A, tf32's padded B
+    std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split), padded A, tf32's padded B
 };
 
-// On Hopper (matmul_steps.cpp's tf32 shapes) the wgmma kernels take their own launch: tile maps
-// over their operands, their stages as the duet::local argument (g.local_bytes, over 48 KiB).
-// Elsewhere the plain launch.
+// On Hopper (matmul_steps.cpp's tf32 shapes) CUDA's wgmma kernels take their own launch: tile
+// maps over their operands, their stages as the duet::local argument (g.local_bytes, over 48
+// KiB); OpenCL's tf32 through sm_90a PTX takes B^T, written first (launch_bt). Elsewhere the
+// plain launch.
 MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& range,
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
@@ -106,13 +109,24 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
         std::any_of(opts.defines.begin(), opts.defines.end(),
                     [](const auto& d) { return d.first == "DUET_TF32_WGMMA"; });
     const bool fell_back = kernel.build_options().find("DUET_SM90A_FALLBACK") != std::string::npos;
+    // tf32's wgmma kernel takes B^T in B's place: the 128x128 block of 8 warps (TF_WGMMA in
+    // kernels_cl/matmul_wgmma.clh), built with the PTX mma.
+    const bool with_bt = from_source && !fell_back && step_ == "tf32" && g.rows == 128 &&
+                         g.cols == 128 && g.items() == 256 &&
+                         std::any_of(opts.defines.begin(), opts.defines.end(),
+                                     [](const auto& d) { return d.first == "DUET_TF32_PTX"; });
     if (from_source)
         p_.s.note(fell_back ? "mma.sync: the sm_90a build of the wgmma kernel fell back "
                               "(DUET_LOG_LEVEL=warn says why)"
                             : "wgmma (sm_90a PTX built from the kernel's source), tiles copied "
                               "by cp.async (no tile copy engine)" +
+                                  std::string(with_bt ? "; B^T written first by matmul_tf32_bt "
+                                                        "(timed with it)"
+                                                      : "") +
                                   std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
     truncated_ = wgmma_ || (from_source && !fell_back);
+    if (with_bt)
+        return launch_bt(kernel, range, opts, a, b, c);
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     if (g.kernel == "matmul_tf32_wgmma")
@@ -209,6 +223,24 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
                              duet::cuda::tile_map(b_rows, K, Np, 32, 32), a, b_rows, c, mi, ni, ki,
                              kpi, npi, duet::local(g.local_bytes));
         return std::pair{first.valid() ? first : last, last};
+    };
+}
+
+// NVIDIA OpenCL's wgmma build of matmul_tf32 (kernels_cl/matmul_wgmma.clh) reads both operands
+// from local memory as rows of K: matmul_tf32_bt first writes B^T (N x K), timed with the
+// kernel, which takes it in B's place.
+MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Range& range, const BuildOptions& opts,
+                                      const Buffer& a, const Buffer& b, Buffer& c) {
+    const std::size_t N = p_.N, K = p_.K;
+    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", opts);
+    bt_ = p_.dev.alloc<float>(N * K);
+    const Range bt_range = Range((N + 31) / 32 * 32, (K + 31) / 32 * 8).local(32, 8);
+    Queue& q = p_.s.queue();
+    const int mi = p_.mi, ni = p_.ni, ki = p_.ki;
+    return [=, this, &q, &kernel, &a, &b, &c] {
+        auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni);
+        auto last = q.launch(kernel, range, a, *bt_, c, mi, ni, ki);
+        return std::pair{first, last};
     };
 }
 
