@@ -54,8 +54,11 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
     while (i < shapes.size()) {
         if (!built || built->defines != shapes[i].defines || built->kernel != shapes[i].kernel) {
             BuildOptions opts = base;
-            opts.defines.insert(opts.defines.end(), shapes[i].defines.begin(),
-                                shapes[i].defines.end());
+            // A macro `base` already sets (the user's --define, a device profile's) stands.
+            for (const auto& d : shapes[i].defines)
+                if (std::none_of(base.defines.begin(), base.defines.end(),
+                                 [&](const auto& b) { return b.first == d.first; }))
+                    opts.defines.push_back(d);
             f.kernel = dev.load_kernel(shapes[i].kernel.empty() ? kernel : shapes[i].kernel, opts);
             built = &shapes[i];
         }
