@@ -29,6 +29,7 @@ tiles() {
     matmul_tiled) echo "-DT16_TS=16 -DT16_RPI=1 -DT32_TS=32 -DT32_RPI=1" ;;
     matmul_reg) echo "-DR4_BM=64 -DR4_BN=64 -DR4_BK=16 -DR8_BM=128 -DR8_BN=128 -DR8_BK=8" ;;
     matmul_best) echo "-DBEST_BM=128 -DBEST_BN=256 -DBEST_BK=16 -DBEST_TM=8 -DBEST_TN=16" ;;
+    matmul_tf32) echo "-DTF_BM=128 -DTF_BN=128 -DTF_BK=16 -DTF_WM=2 -DTF_WN=4" ;;
     esac
 }
 for f in matmul_tiled matmul_reg matmul_best matmul_tf32; do

@@ -79,10 +79,7 @@ std::vector<StepBuild> step_builds(const DeviceInfo& info) {
                     const Shape& first = shapes[i < shapes.size() ? i : 0];
                     if (!first.kernel.empty())
                         b.kernel = first.kernel;
-                    for (const auto& d : first.defines)
-                        if (std::none_of(opts.defines.begin(), opts.defines.end(),
-                                         [&](const auto& o) { return o.first == d.first; }))
-                            opts.defines.push_back(d);
+                    add_unset(opts.defines, first.defines);
                 }
             }
             b.file = file_of(b.kernel, info.kernel_language);

@@ -72,30 +72,26 @@ void tile_local(Geometry& g, const RunConfig& cfg, const std::string& wx, const 
 // The textbook values here are those of the step records' first shapes (conv5x5_steps.cpp).
 Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
     Geometry g;
+    const auto n = [](std::size_t v) { return std::to_string(v); };
     if (variant == "tiled") {
         tile_local(g, cfg, "CONV_TILE_W", "CONV_TILE_H", 16, 16, variant);
+        g.macros = {{"CONV_TILE_W", n(g.local[0])}, {"CONV_TILE_H", n(g.local[1])}};
     } else if (variant == "rows") {
         g.rows = define_or(cfg, "CONV_ROWS", 8);
         g.local = {32, 8};
+        g.macros = {{"CONV_ROWS", n(g.rows)}};
     } else if (variant == "cpu") { // kernels_cl/conv5x5_cpu.cl
         g.cols = define_or(cfg, "CONV_CPU_COLS", 16384);
         g.rows = define_or(cfg, "CONV_CPU_ROWS", 16);
         g.local = {1, 4};
+        g.macros = {{"CONV_CPU_ROWS", n(g.rows)}, {"CONV_CPU_COLS", n(g.cols)}};
     } else if (variant == "best") {
         tile_local(g, cfg, "CONV_BX", "CONV_BY", 32, 8, variant);
         g.cols = 4;
         g.rows = define_or(cfg, "CONV_BROWS", 4);
-    }
-    const auto n = [](std::size_t v) { return std::to_string(v); };
-    if (variant == "tiled")
-        g.macros = {{"CONV_TILE_W", n(g.local[0])}, {"CONV_TILE_H", n(g.local[1])}};
-    else if (variant == "rows")
-        g.macros = {{"CONV_ROWS", n(g.rows)}};
-    else if (variant == "cpu")
-        g.macros = {{"CONV_CPU_ROWS", n(g.rows)}, {"CONV_CPU_COLS", n(g.cols)}};
-    else if (variant == "best")
         g.macros = {
             {"CONV_BX", n(g.local[0])}, {"CONV_BY", n(g.local[1])}, {"CONV_BROWS", n(g.rows)}};
+    }
     return g;
 }
 
@@ -296,10 +292,7 @@ class Conv5x5 final : public App {
         const bool pinned = cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX",
                                                          "CONV_BY", "CONV_BROWS"});
         if (pinned) // the kernel's tile macros that neither the user nor --local gave
-            for (const auto& d : g.macros)
-                if (std::none_of(opts.defines.begin(), opts.defines.end(),
-                                 [&](const auto& o) { return o.first == d.first; }))
-                    opts.defines.push_back(d);
+            add_unset(opts.defines, g.macros);
         Kernel& kernel = pinned ? s.build_as_given(opts) : s.build(opts);
 
         const auto img_in = shared_floats(n, cfg.seed), filter_in = shared_floats(25, cfg.seed + 1);

@@ -30,10 +30,7 @@ int as_int(std::size_t v) {
 // rule: the user's and the profile's defines stand).
 Defines with_shape(const Defines& base, const Defines& shape) {
     Defines out = base;
-    for (const auto& d : shape)
-        if (std::none_of(base.begin(), base.end(),
-                         [&](const auto& b) { return b.first == d.first; }))
-            out.push_back(d);
+    add_unset(out, shape);
     return out;
 }
 

@@ -184,13 +184,8 @@ std::vector<std::string> define_args(const FileDefines& defines, const std::stri
 
 FileDefines record_defines(duet::KernelLanguage lang) {
     FileDefines out;
-    for (const auto& b : duet::apps::step_builds(duet::apps::plain_device(lang))) {
-        auto& to = out[b.file];
-        for (const auto& d : b.defines)
-            if (std::none_of(to.begin(), to.end(),
-                             [&](const auto& o) { return o.first == d.first; }))
-                to.push_back(d);
-    }
+    for (const auto& b : duet::apps::step_builds(duet::apps::plain_device(lang)))
+        duet::apps::add_unset(out[b.file], b.defines);
     return out;
 }
 
