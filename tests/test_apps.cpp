@@ -108,7 +108,10 @@ TEST_CASE("apps: a wrong result is reported as a failure, not a pass") {
 TEST_CASE("apps: a kernel file built without its step record's tile macros names them") {
     // The kernels have no tile defaults (the step records are their one source): a build with no
     // defines fails with the #error naming the macro and the record, and with the record's
-    // macros the same kernel builds.
+    // macros the same kernel builds. Not under Oclgrind, which reports every failed build as an
+    // API error (what this test makes on purpose); the compiler's message is PoCL's to check.
+    if (duet_test::under_oclgrind())
+        return;
     for (auto* dev : duet_test::devices_of("opencl")) {
         SUBCASE(dev->label().c_str()) {
             for (const auto& [kernel, macro] :
