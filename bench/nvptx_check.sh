@@ -22,6 +22,16 @@ cat > "$T/prelude.h" <<'H'
 #define get_num_groups(d) __nvvm_read_ptx_sreg_nctaid_z()
 #define barrier(f) __nvvm_bar_sync(0)
 H
+# The files' tile macros at the step records' textbook shapes (apps/ladders/matmul_steps.cpp; the
+# kernels have no defaults): `runapp compile matmul` builds with them from the records themselves.
+tiles() {
+    case $1 in
+    matmul_tiled) echo "-DT16_TS=16 -DT16_RPI=1 -DT32_TS=32 -DT32_RPI=1" ;;
+    matmul_reg) echo "-DR4_BM=64 -DR4_BN=64 -DR4_BK=16 -DR8_BM=128 -DR8_BN=128 -DR8_BK=8" ;;
+    matmul_best) echo "-DBEST_BM=128 -DBEST_BN=256 -DBEST_BK=16 -DBEST_TM=8 -DBEST_TN=16" ;;
+    matmul_tf32) echo "-DTF_BM=128 -DTF_BN=128 -DTF_BK=16 -DTF_WM=2 -DTF_WN=4" ;;
+    esac
+}
 for f in matmul_tiled matmul_reg matmul_best matmul_tf32; do
     python3 - "$ROOT" "$f" "$T" <<'PY'
 import sys
@@ -30,7 +40,7 @@ src = open(f"{root}/kernels_cl/{f}.cl").read()
 open(f"{t}/{f}.cl", "w").write(src.replace('#include "matmul.clh"', open(f"{root}/kernels_cl/matmul.clh").read()))
 PY
     for mode in hints "-DDUET_NO_NV_UNROLL=1"; do
-        defs="-Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1"
+        defs="-Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1 $(tiles "$f")"
         [ "$mode" = hints ] || defs="$defs $mode"
         "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
             -include "$T/prelude.h" -O3 -S -march=sm_80 -Xclang -target-feature -Xclang +ptx70 \

@@ -5,24 +5,17 @@
 // Halo coordinates are always clamped, so any size from 1x1 up is valid. kernels_cu/conv5x5.cu
 // holds the same kernels, step for step.
 
-// Tunables (the host passes them as defines when the local size is not the default).
-#ifndef CONV_TILE_W // tiled: outputs per work-group in x (= local size x)
-#define CONV_TILE_W 16
+// The tile macros come from the step records (apps/ladders/conv5x5_steps.cpp), each kernel
+// with its own: tiled builds with CONV_TILE_W and CONV_TILE_H (outputs per group in x and y = the
+// local size), rows with CONV_ROWS (output rows per work-item), best with CONV_BX and CONV_BY
+// (its work-group; each work-item 4 adjacent columns) and CONV_BROWS (output rows per
+// work-item). A build without a kernel's macros leaves that kernel out; naive and const need
+// none.
+#if defined(CONV_TILE_W) && !defined(CONV_TILE_H)
+#error "conv5x5 tiled: CONV_TILE_H is set by the host from the step record (apps/ladders/conv5x5_steps.cpp), with CONV_TILE_W"
 #endif
-#ifndef CONV_TILE_H // tiled: outputs per work-group in y (= local size y)
-#define CONV_TILE_H 16
-#endif
-#ifndef CONV_ROWS // rows: output rows per work-item
-#define CONV_ROWS 8
-#endif
-#ifndef CONV_BX // best: work-items per group in x; each does 4 adjacent columns
-#define CONV_BX 32
-#endif
-#ifndef CONV_BY // best: work-items per group in y
-#define CONV_BY 8
-#endif
-#ifndef CONV_BROWS // best: output rows per work-item
-#define CONV_BROWS 4
+#if defined(CONV_BX) && !(defined(CONV_BY) && defined(CONV_BROWS))
+#error "conv5x5 best: CONV_BY and CONV_BROWS are set by the host from the step record (apps/ladders/conv5x5_steps.cpp), with CONV_BX"
 #endif
 
 #define CONV_R 2 // filter radius
@@ -65,6 +58,7 @@ __kernel void conv5x5_const(__global const float* in, __global float* out,
     out[y * width + x] = sum;
 }
 
+#ifdef CONV_TILE_W
 // 3. Tiled: the work-group loads its CONV_TILE_W x CONV_TILE_H block of the image plus the
 // 2-pixel halo into local memory once (coalesced, coordinates clamped), then every work-item
 // computes its output from local memory: 25 global reads per pixel become about 1.6.
@@ -103,7 +97,9 @@ conv5x5_tiled(__global const float* restrict in, __global float* restrict out,
     if (x < width && y < height)
         out[y * width + x] = sum;
 }
+#endif // CONV_TILE_W
 
+#ifdef CONV_ROWS
 // 4. Rows: each work-item computes CONV_ROWS outputs down one column, keeping a sliding
 // window of 5 input rows x 5 pixels in registers: each input row is read once per work-item
 // (CONV_ROWS + 4 rows for CONV_ROWS outputs instead of 5 per output), and the filter is held
@@ -170,7 +166,9 @@ __kernel void conv5x5_rows(__global const float* restrict in, __global float* re
                 w[j][dx] = w[j + 1][dx];
     }
 }
+#endif // CONV_ROWS
 
+#ifdef CONV_BX
 // 5. Best: the memory-bound design. A work-group of CONV_BX x CONV_BY work-items owns a block
 // of (4*CONV_BX) x (CONV_BY*CONV_BROWS) outputs. It loads the block's input, halo included,
 // into local memory once with float4 loads (16-byte aligned: the block starts 4 columns left
@@ -298,3 +296,4 @@ conv5x5_best(__global const float* restrict in, __global float* restrict out,
                 w[j][k] = w[j + 1][k];
     }
 }
+#endif // CONV_BX

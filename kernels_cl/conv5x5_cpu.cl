@@ -15,10 +15,10 @@
 
 #include "cpu_stream.clh"
 #ifndef CONV_CPU_ROWS
-#define CONV_CPU_ROWS 16
+#error "CONV_CPU_ROWS is set by the host from the step record (apps/ladders/conv5x5_steps.cpp)"
 #endif
 #ifndef CONV_CPU_COLS
-#define CONV_CPU_COLS 16384
+#error "CONV_CPU_COLS is set by the host from the step record (apps/ladders/conv5x5_steps.cpp)"
 #endif
 #ifndef CONV_CPU_VECS
 #define CONV_CPU_VECS 4

@@ -25,10 +25,11 @@
 // work-items of a warp share rows (u = id / 16 picks them), in the right strip columns, so in a
 // strip one row high or one column wide only one warp of eight computes.
 // Groups 0 .. right-1 take the right strip's tiles, row by row; the rest the bottom strip's.
+// matmul_best_edge builds with EDGE_BK, the depth of its tiles (as deep as the local memory
+// allows), which the host always gives (apps/ladders/matmul_best_launch.cpp); a build without it
+// holds matmul_best_copy alone.
+#ifdef EDGE_BK
 #define EDGE_T 32  // tile of C
-#ifndef EDGE_BK // depth of the tiles of A and B (set by the host: as deep as local memory allows)
-#define EDGE_BK 64
-#endif
 #define EDGE_NT 256
 #define EDGE_L (EDGE_T * EDGE_BK / EDGE_NT) // loads of A (and of B) per work-item per tile
 
@@ -106,6 +107,7 @@ matmul_best_edge(__global const float* restrict A, __global const float* restric
                 C[row * Nc + col] = acc[i][j];
         }
 }
+#endif // EDGE_BK
 
 // ---- aligned copies -----------------------------------------------------------------------------
 // best loads rows of A and B by 16 bytes only where every row starts 16-byte aligned (K and N

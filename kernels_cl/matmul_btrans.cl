@@ -9,7 +9,7 @@
 // (and read) a column of Bt whose elements lie WPT2_TS floats apart, all in the same local-memory
 // bank; one float of padding per row (WPT2_TS + 1) spreads them over every bank.
 #ifndef BT_TS
-#define BT_TS 32
+#error "BT_TS is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #define BT_HALF (BT_TS / 2)
 #if BT_TS % 2 != 0

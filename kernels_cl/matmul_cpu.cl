@@ -37,16 +37,16 @@
 
 #include "cpu_vector.clh"
 #ifndef CPU_MR
-#define CPU_MR 6
+#error "CPU_MR is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef CPU_GN
-#define CPU_GN 4
+#error "CPU_GN is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef CPU_GM
-#define CPU_GM 16
+#error "CPU_GM is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef CPU_KC
-#define CPU_KC 256
+#error "CPU_KC is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #if CPU_MR < 1 || CPU_MR > 8
 #error "CPU_MR: 1 to 8 rows"

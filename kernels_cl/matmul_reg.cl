@@ -2,6 +2,12 @@
 // every step keeps; kernels_cu/matmul_reg.cu is the CUDA twin.
 #include "matmul.clh"
 
+// Each kernel builds with its step record's macros (apps/ladders/matmul_steps.cpp): R4_BM, R4_BN
+// and R4_BK for reg4x4, R8_* for reg8x8; a build with neither is a mistake.
+#if !defined(R4_BM) && !defined(R8_BM)
+#error "R4_BM, R4_BN and R4_BK (reg4x4) or R8_BM, R8_BN and R8_BK (reg8x8) are set by the host from the step records (apps/ladders/matmul_steps.cpp)"
+#endif
+
 // ---- 5. reg4x4, reg8x8: register blocking -----------------------------------------------------
 // A work-group of (BN/TN) x (BM/TM) work-items computes a BM x BN block of C; each work-item
 // keeps a TM x TN block of C in registers. Per step k of a tile it reads TM values of A and TN of
@@ -18,14 +24,12 @@
 // (docs/design/ladders.md).
 // (The remainders are written q - r * d rather than q % d: with both q / d and q % d, LLVM emits
 // a `freeze` instruction that Oclgrind's uninitialised-value checker cannot run.)
-#ifndef R4_BM
-#define R4_BM 64
-#endif
+#ifdef R4_BM // reg4x4's build (the step record's macros)
 #ifndef R4_BN
-#define R4_BN 64
+#error "reg4x4: R4_BN is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R4_BM"
 #endif
 #ifndef R4_BK
-#define R4_BK 16
+#error "reg4x4: R4_BK is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R4_BM"
 #endif
 #define R4_TM 4
 #define R4_TN 4
@@ -115,17 +119,16 @@ matmul_reg4x4(__global const float* A, __global const float* B, __global float* 
         }
     }
 }
+#endif // R4_BM
 
 // reg8x8: the same kernel with an 8x8 register block, a 128x128 block of C per 256 work-items
 // and a thinner K tile (8), so the two tiles still fit comfortably in local memory.
-#ifndef R8_BM
-#define R8_BM 128
-#endif
+#ifdef R8_BM // reg8x8's build (the step record's macros)
 #ifndef R8_BN
-#define R8_BN 128
+#error "reg8x8: R8_BN is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R8_BM"
 #endif
 #ifndef R8_BK
-#define R8_BK 8
+#error "reg8x8: R8_BK is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R8_BM"
 #endif
 #define R8_TM 8
 #define R8_TN 8
@@ -215,3 +218,4 @@ matmul_reg8x8(__global const float* A, __global const float* B, __global float* 
         }
     }
 }
+#endif // R8_BM

@@ -12,21 +12,27 @@
 // On a device whose work-groups are smaller than TS x TS (apps/ladder_shapes.cpp picks the shape),
 // the group is TS x TS/RPI work-items and each computes RPI rows of the tile, TS/RPI rows apart,
 // loading RPI elements of each tile; RPI = 1 is the textbook kernel. The tile and RPI are macros
-// (T16_TS/T16_RPI, T32_TS/T32_RPI), 16/32 and 1 unless the host shrinks them.
-#ifndef T16_TS
-#define T16_TS 16
+// (T16_TS/T16_RPI, T32_TS/T32_RPI), 16/32 and 1 in the textbook shape. They come from the step
+// records (apps/ladders/matmul_steps.cpp), each kernel with its own: a build with T16_TS has
+// tiled16, with T32_TS tiled32.
+#if !defined(T16_TS) && !defined(T32_TS)
+#error "T16_TS and T16_RPI (tiled16) or T32_TS and T32_RPI (tiled32) are set by the host from the step records (apps/ladders/matmul_steps.cpp)"
 #endif
-#ifndef T16_RPI
-#define T16_RPI 1
+#if defined(T16_TS) && !defined(T16_RPI)
+#error "tiled16: T16_RPI is set by the host from the step record (apps/ladders/matmul_steps.cpp), with T16_TS"
 #endif
-#ifndef T32_TS
-#define T32_TS 32
+#if defined(T16_TS) && defined(T16_RPI)
+#if T16_TS % T16_RPI != 0
+#error "tiled16: T16_RPI must divide T16_TS"
 #endif
-#ifndef T32_RPI
-#define T32_RPI 1
 #endif
-#if T16_TS % T16_RPI != 0 || T32_TS % T32_RPI != 0
-#error "tiled: RPI must divide TS"
+#if defined(T32_TS) && !defined(T32_RPI)
+#error "tiled32: T32_RPI is set by the host from the step record (apps/ladders/matmul_steps.cpp), with T32_TS"
+#endif
+#if defined(T32_TS) && defined(T32_RPI)
+#if T32_TS % T32_RPI != 0
+#error "tiled32: T32_RPI must divide T32_TS"
+#endif
 #endif
 void matmul_tiled_body(__global const float* A, __global const float* B, __global float* C,
                        const int M, const int N, const int K, __local float* As, __local float* Bs,
@@ -64,6 +70,7 @@ void matmul_tiled_body(__global const float* A, __global const float* B, __globa
             C[(row0 + i * NY) * N + col] = acc[i];
 }
 
+#ifdef T16_TS
 __kernel void matmul_tiled16(__global const float* A, __global const float* B, __global float* C,
                              const int M, const int N, const int K) {
     __local float As[T16_TS * T16_TS];
@@ -71,7 +78,9 @@ __kernel void matmul_tiled16(__global const float* A, __global const float* B, _
     float acc[T16_RPI];
     matmul_tiled_body(A, B, C, M, N, K, As, Bs, T16_TS, T16_RPI, acc);
 }
+#endif
 
+#ifdef T32_TS
 __kernel void matmul_tiled32(__global const float* A, __global const float* B, __global float* C,
                              const int M, const int N, const int K) {
     __local float As[T32_TS * T32_TS];
@@ -79,3 +88,4 @@ __kernel void matmul_tiled32(__global const float* A, __global const float* B, _
     float acc[T32_RPI];
     matmul_tiled_body(A, B, C, M, N, K, As, Bs, T32_TS, T32_RPI, acc);
 }
+#endif

@@ -7,7 +7,7 @@
 // outputs WPT2_TS/2 rows apart. The value read from B's tile is used twice, so there are fewer
 // local-memory reads per multiply-add, and half as many work-items share the same loads.
 #ifndef WPT2_TS
-#define WPT2_TS 32
+#error "WPT2_TS is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #define WPT2_HALF (WPT2_TS / 2)
 #if WPT2_TS % 2 != 0

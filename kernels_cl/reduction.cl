@@ -28,13 +28,11 @@
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #endif
 
-// WG: the work-group size the fully unrolled kernels are compiled for (the host passes the local
-// size it launches with). reqd_work_group_size makes a launch with any other size an error
-// instead of a wrong sum.
-#ifndef WG
-#define WG 256
-#endif
-#if WG > 1024
+// WG: the work-group size the fully unrolled kernels (unroll_all, grid_stride) are compiled for:
+// the host always passes the local size it launches with (the step record's shape, or --local;
+// apps/ladders/reduction_steps.cpp), and a build without WG leaves those kernels out.
+// reqd_work_group_size makes a launch with any other size an error instead of a wrong sum.
+#if defined(WG) && WG > 1024
 #error "WG above 1024: the unrolled trees start at 1024"
 #endif
 
@@ -196,6 +194,7 @@ __kernel void reduce_unroll_last_f32(__global const float* in, __global float* o
     if (lid == 0)                                                                                  \
         out[get_group_id(0)] = sdata[0];
 
+#ifdef WG
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_unroll_all_i32(__global const int* in, __global int* out, const int n, __local int* sdata) {
     DUET_RED_UNROLL_ALL(int)
@@ -205,6 +204,7 @@ reduce_unroll_all_f32(__global const float* in, __global float* out, const int n
                       __local float* sdata) {
     DUET_RED_UNROLL_ALL(float)
 }
+#endif // WG
 
 // ---- 7. many elements per work-item (grid-stride) -----------------------------------------------
 // A fixed number of work-groups (enough to fill the device) walks the whole input, each
@@ -218,6 +218,7 @@ reduce_unroll_all_f32(__global const float* in, __global float* out, const int n
     if (lid == 0)                                                                                  \
         out[get_group_id(0)] = sdata[0];
 
+#ifdef WG
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 reduce_grid_stride_i32(__global const int* in, __global int* out, const int n, __local int* sdata) {
     DUET_RED_GRID_STRIDE(int)
@@ -227,6 +228,7 @@ reduce_grid_stride_f32(__global const float* in, __global float* out, const int 
                        __local float* sdata) {
     DUET_RED_GRID_STRIDE(float)
 }
+#endif // WG
 
 // ---- 8. sub-group / warp shuffles ---------------------------------------------------------------
 // The grid-stride load of 7, then the group's sum in registers where the device has sub-groups

@@ -14,7 +14,7 @@
 
 #include "cpu_vector.clh"
 #ifndef CPU_ACC
-#define CPU_ACC 4
+#error "CPU_ACC is set by the host from the step record (apps/ladders/reduction_steps.cpp)"
 #endif
 #if CPU_ACC == 1
 #define DUET_RED_CPU_MORE

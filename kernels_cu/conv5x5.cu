@@ -3,24 +3,17 @@
 // (in, out, filter, width, height). See the .cl file for the reasoning behind each step.
 #include "duet_cuda.cuh"
 
-// Tunables, as in the .cl file.
-#ifndef CONV_TILE_W // tiled: outputs per block in x (= blockDim.x)
-#define CONV_TILE_W 16
+// The tile macros come from the step records (apps/ladders/conv5x5_steps.cpp), each kernel
+// with its own: tiled builds with CONV_TILE_W and CONV_TILE_H (outputs per group in x and y = the
+// local size), rows with CONV_ROWS (output rows per work-item), best with CONV_BX and CONV_BY
+// (its work-group; each work-item 4 adjacent columns) and CONV_BROWS (output rows per
+// work-item). A build without a kernel's macros leaves that kernel out; naive and const need
+// none.
+#if defined(CONV_TILE_W) && !defined(CONV_TILE_H)
+#error "conv5x5 tiled: CONV_TILE_H is set by the host from the step record (apps/ladders/conv5x5_steps.cpp), with CONV_TILE_W"
 #endif
-#ifndef CONV_TILE_H // tiled: outputs per block in y (= blockDim.y)
-#define CONV_TILE_H 16
-#endif
-#ifndef CONV_ROWS // rows: output rows per thread
-#define CONV_ROWS 8
-#endif
-#ifndef CONV_BX // best: threads per block in x; each does 4 adjacent columns
-#define CONV_BX 32
-#endif
-#ifndef CONV_BY // best: threads per block in y
-#define CONV_BY 8
-#endif
-#ifndef CONV_BROWS // best: output rows per thread
-#define CONV_BROWS 4
+#if defined(CONV_BX) && !(defined(CONV_BY) && defined(CONV_BROWS))
+#error "conv5x5 best: CONV_BY and CONV_BROWS are set by the host from the step record (apps/ladders/conv5x5_steps.cpp), with CONV_BX"
 #endif
 
 #define CONV_R 2 // filter radius
@@ -71,6 +64,7 @@ extern "C" __global__ void conv5x5_const(const float* in, float* out,
     out[y * width + x] = sum;
 }
 
+#ifdef CONV_TILE_W
 // 3. Tiled: the block loads its tile plus the 2-pixel halo into shared memory once
 // (coalesced, clamped), then computes from shared memory. blockDim must be
 // CONV_TILE_W x CONV_TILE_H (the host makes it so).
@@ -106,7 +100,9 @@ extern "C" __global__ __launch_bounds__(CONV_TILE_W * CONV_TILE_H) void conv5x5_
     if (x < width && y < height)
         out[y * width + x] = sum;
 }
+#endif // CONV_TILE_W
 
+#ifdef CONV_ROWS
 // 4. Rows: CONV_ROWS outputs down one column per thread, a sliding window of 5 input rows x
 // 5 pixels in registers, the filter in registers.
 extern "C" __global__ void conv5x5_rows(const float* __restrict__ in, float* __restrict__ out,
@@ -156,7 +152,9 @@ extern "C" __global__ void conv5x5_rows(const float* __restrict__ in, float* __r
                 w[j][dx] = w[j + 1][dx];
     }
 }
+#endif // CONV_ROWS
 
+#ifdef CONV_BX
 // 5. Best: the block loads its (4*CONV_BX + 8) x (CONV_BY*CONV_BROWS + 4) input block into
 // shared memory with float4 loads where aligned (clamped scalar loads at the edges and for
 // widths that are not a multiple of 4); each thread computes 4 columns x CONV_BROWS rows with a
@@ -275,3 +273,4 @@ extern "C" __global__ __launch_bounds__(CONV_BX * CONV_BY) void conv5x5_best(
                 w[j][k] = w[j + 1][k];
     }
 }
+#endif // CONV_BX

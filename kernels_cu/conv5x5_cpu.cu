@@ -5,10 +5,10 @@
 #include "duet_cuda.cuh"
 
 #ifndef CONV_CPU_ROWS
-#define CONV_CPU_ROWS 16
+#error "CONV_CPU_ROWS is set by the host from the step record (apps/ladders/conv5x5_steps.cpp)"
 #endif
 #ifndef CONV_CPU_COLS
-#define CONV_CPU_COLS 16384
+#error "CONV_CPU_COLS is set by the host from the step record (apps/ladders/conv5x5_steps.cpp)"
 #endif
 
 extern "C" __global__ void conv5x5_cpu(const float* __restrict__ in, float* __restrict__ out,

@@ -8,19 +8,19 @@
 
 // ---- 6. best: double-buffered tiles, 8x16 register blocks, 16-byte shared reads ----------------
 #ifndef BEST_BM
-#define BEST_BM 128
+#error "BEST_BM is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef BEST_BN
-#define BEST_BN 256
+#error "BEST_BN is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
-#ifndef BEST_BK // 16 here and on NVIDIA's OpenCL, 8 elsewhere (docs/design/sgemm.md)
-#define BEST_BK 16
+#ifndef BEST_BK // 16 through CUDA and NVIDIA's OpenCL on Hopper, 8 elsewhere (the device profile's)
+#error "BEST_BK is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef BEST_TM
-#define BEST_TM 8
+#error "BEST_TM is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef BEST_TN
-#define BEST_TN 16
+#error "BEST_TN is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef BEST_MINB // blocks per SM the registers must leave room for: 8x8 blocks fit two
 #define BEST_MINB (BEST_TM * BEST_TN <= 64 ? 2 : 1)

@@ -2,10 +2,11 @@
 // (aligned copies). The CUDA twin of kernels_cl/matmul_best_odd.cl, whose comments explain them.
 #include "matmul.cuh"
 
+// matmul_best_edge builds with EDGE_BK, the depth of its tiles (as deep as the local memory
+// allows), which the host always gives (apps/ladders/matmul_best_launch.cpp); a build without it
+// holds matmul_best_copy alone.
+#ifdef EDGE_BK
 #define EDGE_T 32  // tile of C
-#ifndef EDGE_BK // depth of the tiles (set by the host: as deep as shared memory allows)
-#define EDGE_BK 64
-#endif
 #define EDGE_NT 256
 #define EDGE_L (EDGE_T * EDGE_BK / EDGE_NT) // loads of A (and of B) per thread per tile
 
@@ -79,6 +80,7 @@ extern "C" __global__ void __launch_bounds__(EDGE_NT)
                 C[row * Nc + col] = acc[i][j];
         }
 }
+#endif // EDGE_BK
 
 // dst (rows x cols, cols a multiple of 4) = src (src_rows x src_cols), zeros beyond src: 4 pieces
 // of 4 floats a thread, a grid apart along the row (the host launches cols / 16 threads in x).

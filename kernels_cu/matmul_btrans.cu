@@ -4,7 +4,7 @@
 
 // ---- 4. btrans: B's tile stored transposed, padded ---------------------------------------------
 #ifndef BT_TS
-#define BT_TS 32
+#error "BT_TS is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #define BT_HALF (BT_TS / 2)
 #if BT_TS % 2 != 0

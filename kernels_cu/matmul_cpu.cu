@@ -3,26 +3,26 @@
 // of CPU_KC x CPU_NR, each thread one block of CPU_MR x CPU_NR outputs of C in registers over all
 // of K. Same arguments, blocks of C and launch as the OpenCL kernel: grid
 // (ceil(N / (CPU_GN * CPU_NR)), ceil(M / (CPU_GM * CPU_MR))), block (CPU_GM, CPU_GN). One
-// difference: CPU_KC is 128 unless defined (the OpenCL kernel's 256 would make a 64 KiB panel,
-// over CUDA's 48 KiB of static shared memory); the sums are the same (k ascending, one fused
-// multiply-add after the other). Correct on a GPU, and slow there.
+// difference: the step record's textbook CPU_KC of 256 makes a 64 KiB panel, over CUDA's 48 KiB
+// of static shared memory, so a CUDA device runs its next shape, 128; the sums are the same (k
+// ascending, one fused multiply-add after the other). Correct on a GPU, and slow there.
 #include "duet_cuda.cuh"
 
-// The defaults of the OpenCL kernel, and the same defines when NVRTC builds it with --define.
+// The step record's macros, as in the OpenCL kernel (no defaults: the record is their source).
 #ifndef CPU_VW
-#define CPU_VW 8
+#error "CPU_VW is set by the host from the step record (apps/framework/cpu_steps.cpp)"
 #endif
 #ifndef CPU_MR
-#define CPU_MR 6
+#error "CPU_MR is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef CPU_GN
-#define CPU_GN 4
+#error "CPU_GN is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef CPU_GM
-#define CPU_GM 16
+#error "CPU_GM is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef CPU_KC
-#define CPU_KC 128
+#error "CPU_KC is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #define CPU_NR (2 * CPU_VW)
 #define CPU_NC (CPU_GN * CPU_NR)

@@ -2,16 +2,20 @@
 // kernels_cl/matmul_reg.cl, whose comments explain the step.
 #include "matmul.cuh"
 
+// Each kernel builds with its step record's macros (apps/ladders/matmul_steps.cpp): R4_BM, R4_BN
+// and R4_BK for reg4x4, R8_* for reg8x8; a build with neither is a mistake.
+#if !defined(R4_BM) && !defined(R8_BM)
+#error "R4_BM, R4_BN and R4_BK (reg4x4) or R8_BM, R8_BN and R8_BK (reg8x8) are set by the host from the step records (apps/ladders/matmul_steps.cpp)"
+#endif
+
 // ---- 5. reg4x4, reg8x8: register blocking -----------------------------------------------------
 // __launch_bounds__ plays the part of OpenCL's reqd_work_group_size.
-#ifndef R4_BM
-#define R4_BM 64
-#endif
+#ifdef R4_BM // reg4x4's build (the step record's macros)
 #ifndef R4_BN
-#define R4_BN 64
+#error "reg4x4: R4_BN is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R4_BM"
 #endif
 #ifndef R4_BK
-#define R4_BK 16
+#error "reg4x4: R4_BK is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R4_BM"
 #endif
 #define R4_TM 4
 #define R4_TN 4
@@ -90,15 +94,14 @@ extern "C" __global__ void __launch_bounds__(R4_NT)
         }
     }
 }
+#endif // R4_BM
 
-#ifndef R8_BM
-#define R8_BM 128
-#endif
+#ifdef R8_BM // reg8x8's build (the step record's macros)
 #ifndef R8_BN
-#define R8_BN 128
+#error "reg8x8: R8_BN is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R8_BM"
 #endif
 #ifndef R8_BK
-#define R8_BK 8
+#error "reg8x8: R8_BK is set by the host from the step record (apps/ladders/matmul_steps.cpp), with R8_BM"
 #endif
 #define R8_TM 8
 #define R8_TN 8
@@ -177,3 +180,4 @@ extern "C" __global__ void __launch_bounds__(R8_NT)
         }
     }
 }
+#endif // R8_BM

@@ -6,22 +6,22 @@
 #include "matmul.cuh"
 
 #ifndef TF_BM
-#define TF_BM 128
+#error "TF_BM is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef TF_BN
-#define TF_BN 128
+#error "TF_BN is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef TF_BK
-#define TF_BK 16
+#error "TF_BK is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef TF_WM // warps along M; TF_WM x TF_WN warps per block
-#define TF_WM 2
+#error "TF_WM is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef TF_WN
-#define TF_WN 4
+#error "TF_WN is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #ifndef TF_STAGES
-#define TF_STAGES 2
+#error "TF_STAGES is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #define TF_NT (32 * TF_WM * TF_WN)
 #define TF_WTM (TF_BM / TF_WM) // rows of C per warp

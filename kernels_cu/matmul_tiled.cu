@@ -7,20 +7,26 @@
 // On a device whose blocks are smaller than TS x TS the block is TS x TS/RPI threads, each
 // computing RPI rows of the tile, TS/RPI apart (apps/ladder_shapes.cpp; RPI = 1 is the textbook
 // kernel). The tile and RPI are macros, T16_TS/T16_RPI and T32_TS/T32_RPI, as in OpenCL.
-#ifndef T16_TS
-#define T16_TS 16
+// The tile macros come from the step records (apps/ladders/matmul_steps.cpp), each kernel with
+// its own: a build with T16_TS has tiled16, with T32_TS tiled32.
+#if !defined(T16_TS) && !defined(T32_TS)
+#error "T16_TS and T16_RPI (tiled16) or T32_TS and T32_RPI (tiled32) are set by the host from the step records (apps/ladders/matmul_steps.cpp)"
 #endif
-#ifndef T16_RPI
-#define T16_RPI 1
+#if defined(T16_TS) && !defined(T16_RPI)
+#error "tiled16: T16_RPI is set by the host from the step record (apps/ladders/matmul_steps.cpp), with T16_TS"
 #endif
-#ifndef T32_TS
-#define T32_TS 32
+#if defined(T16_TS) && defined(T16_RPI)
+#if T16_TS % T16_RPI != 0
+#error "tiled16: T16_RPI must divide T16_TS"
 #endif
-#ifndef T32_RPI
-#define T32_RPI 1
 #endif
-#if T16_TS % T16_RPI != 0 || T32_TS % T32_RPI != 0
-#error "tiled: RPI must divide TS"
+#if defined(T32_TS) && !defined(T32_RPI)
+#error "tiled32: T32_RPI is set by the host from the step record (apps/ladders/matmul_steps.cpp), with T32_TS"
+#endif
+#if defined(T32_TS) && defined(T32_RPI)
+#if T32_TS % T32_RPI != 0
+#error "tiled32: T32_RPI must divide T32_TS"
+#endif
 #endif
 template <int TS, int RPI>
 __device__ __forceinline__ void matmul_tiled_body(const float* A, const float* B, float* C, int M,
@@ -59,16 +65,20 @@ __device__ __forceinline__ void matmul_tiled_body(const float* A, const float* B
             C[(row0 + i * NY) * N + col] = acc[i];
 }
 
+#ifdef T16_TS
 extern "C" __global__ void matmul_tiled16(const float* A, const float* B, float* C, int M, int N,
                                           int K) {
     __shared__ float As[T16_TS * T16_TS];
     __shared__ float Bs[T16_TS * T16_TS];
     matmul_tiled_body<T16_TS, T16_RPI>(A, B, C, M, N, K, As, Bs);
 }
+#endif
 
+#ifdef T32_TS
 extern "C" __global__ void matmul_tiled32(const float* A, const float* B, float* C, int M, int N,
                                           int K) {
     __shared__ float As[T32_TS * T32_TS];
     __shared__ float Bs[T32_TS * T32_TS];
     matmul_tiled_body<T32_TS, T32_RPI>(A, B, C, M, N, K, As, Bs);
 }
+#endif

@@ -4,7 +4,7 @@
 
 // ---- 3. wpt2: two outputs per thread ----------------------------------------------------------
 #ifndef WPT2_TS
-#define WPT2_TS 32
+#error "WPT2_TS is set by the host from the step record (apps/ladders/matmul_steps.cpp)"
 #endif
 #define WPT2_HALF (WPT2_TS / 2)
 #if WPT2_TS % 2 != 0

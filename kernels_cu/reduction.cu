@@ -49,8 +49,8 @@ __device__ __forceinline__ unsigned warp0_mask() {
 // Grid-stride load: RED_PER values in[i], in[i + ls], ... from i = block * RED_PER * ls + lid,
 // stepping by RED_PER * ls * blocks, added in a register. The RED_PER loads of a step are issued
 // before any is added, so that many are in flight per thread; the last, partial step checks each.
-#ifndef RED_PER // 4 rather than 2: faster on the H100 (docs/design/ladders.md)
-#define RED_PER 4
+#ifndef RED_PER // 4 in the records: faster than 2 on the H100 (docs/design/ladders.md)
+#error "RED_PER is set by the host from the step record (apps/ladders/reduction_steps.cpp)"
 #endif
 #if RED_PER < 1 || RED_PER > 16
 #error "RED_PER: 1 to 16 values per thread per step"

@@ -5,10 +5,10 @@
 #include "duet_cuda.cuh"
 
 #ifndef CPU_VW
-#define CPU_VW 8
+#error "CPU_VW is set by the host from the step record (apps/framework/cpu_steps.cpp)"
 #endif
 #ifndef CPU_ACC
-#define CPU_ACC 4
+#error "CPU_ACC is set by the host from the step record (apps/ladders/reduction_steps.cpp)"
 #endif
 
 template <class T> __device__ void reduce_cpu(const T* __restrict__ in, T* __restrict__ out, int n,

@@ -7,10 +7,10 @@
 
 #define DET_LANES 256
 #ifndef DET_FLOATS
-#define DET_FLOATS 16384
+#error "DET_FLOATS is set by the host from the step record (apps/ladders/reduction_det.cpp)"
 #endif
 #ifndef DET_PAIRS
-#define DET_PAIRS 4096
+#error "DET_PAIRS is set by the host from the step record (apps/ladders/reduction_det.cpp)"
 #endif
 #if DET_FLOATS % (4 * DET_LANES) != 0 || DET_PAIRS % DET_LANES != 0
 #error "det_f32: chunks of whole float4 (floats) or pairs per lane"

@@ -4,7 +4,7 @@
 #include "duet_cuda.cuh"
 
 #ifndef CPU_VW
-#define CPU_VW 8
+#error "CPU_VW is set by the host from the step record (apps/framework/cpu_steps.cpp)"
 #endif
 
 extern "C" __global__ void vecadd_cpu(const float* __restrict__ a, const float* __restrict__ b,

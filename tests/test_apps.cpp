@@ -105,6 +105,36 @@ TEST_CASE("apps: a wrong result is reported as a failure, not a pass") {
     }
 }
 
+TEST_CASE("apps: a kernel file built without its step record's tile macros names them") {
+    // The kernels have no tile defaults (the step records are their one source): a build with no
+    // defines fails with the #error naming the macro and the record, and with the record's
+    // macros the same kernel builds. Not under Oclgrind, which reports every failed build as an
+    // API error (what this test makes on purpose); the compiler's message is PoCL's to check.
+    if (duet_test::under_oclgrind())
+        return;
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            for (const auto& [kernel, macro] :
+                 {std::pair{"matmul_wpt2", "WPT2_TS"}, std::pair{"matmul_reg4x4", "R4_BM"},
+                  std::pair{"matmul_tiled16", "T16_TS"}, std::pair{"matmul_best", "BEST_BM"}}) {
+                INFO(kernel);
+                try {
+                    dev->load_kernel(kernel);
+                    FAIL("built with no tile macros");
+                } catch (const duet::Error& e) {
+                    const std::string what = std::string(e.what()) + e.build_log();
+                    CHECK(what.find(macro) != std::string::npos);
+                    CHECK(what.find("set by the host from the step record") != std::string::npos);
+                    CHECK(what.find("apps/ladders/matmul_steps.cpp") != std::string::npos);
+                }
+            }
+            duet::BuildOptions opts;
+            opts.defines = {{"WPT2_TS", "16"}};
+            CHECK(dev->load_kernel("matmul_wpt2", opts) != nullptr);
+        }
+    }
+}
+
 TEST_CASE("apps: matmul's register steps refuse no OpenCL device, PoCL 5 included") {
     // PoCL 5.0's work-group compiler aborted on reg4x4/reg8x8 until their tile loads were
     // reshaped (kernels_cl/matmul.clh, matmul_load4): they are no longer skipped there.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The build-time kernel compiler (backends/cuda/nvrtc_compile.cpp): bad arguments get a usage
 # error, a missing file or a kernel that does not compile fails with NVRTC's own message, and a
-# kernel file becomes machine code (ELF) for sm_XX and PTX text for compute_XX.
+# kernel file becomes machine code (ELF) for sm_XX and PTX text for compute_XX, with the step
+# records' tile macros as NAME=VALUE arguments.
 # Usage: test_nvrtc_compile.sh TOOL KERNEL_DIR WORK_DIR
 set -u
 tool=$1 kernels=$2 work=$3
@@ -28,6 +29,17 @@ grep -q "^.target sm_80" vecadd.ptx && grep -q "^.visible .entry vecadd" vecadd.
 [ "$(tr -d '\000' <vecadd.ptx | wc -c)" -eq "$(wc -c <vecadd.ptx)" ] || fail "the PTX holds a NUL byte"
 # A header of the kernel directory is found (matmul.cuh), as the runtime's NVRTC finds it.
 "$tool" "$kernels/matmul_naive.cu" "$kernels" compute_80 naive.ptx 2>err.txt || fail "matmul_naive (includes matmul.cuh): $(cat err.txt)"
+
+# The tile macros come from the step records: a file built without them fails with the #error
+# naming the macro and the record; with them (NAME=VALUE arguments, as the embedded builds pass
+# them) it builds; an argument that is not NAME=VALUE is a usage error.
+"$tool" "$kernels/matmul_tiled.cu" "$kernels" compute_80 bare.ptx >out.txt 2>err.txt
+[ $? -eq 1 ] && grep -q "T16_TS and T16_RPI (tiled16) .* are set by the host from the step records (apps/ladders/matmul_steps.cpp)" err.txt ||
+    fail "matmul_tiled.cu with no defines: no #error naming its macros"
+"$tool" "$kernels/matmul_tiled.cu" "$kernels" compute_80 t16.ptx T16_TS=16 T16_RPI=1 2>err.txt || fail "tiled16 with its macros: $(cat err.txt)"
+grep -q "^.visible .entry matmul_tiled16" t16.ptx && ! grep -q "matmul_tiled32" t16.ptx || fail "tiled16's build is not tiled16 alone"
+"$tool" "$kernels/matmul_tiled.cu" "$kernels" compute_80 x.ptx T16_TS >out.txt 2>err.txt
+[ $? -eq 2 ] && grep -q "'T16_TS' is not NAME=VALUE" err.txt || fail "a define that is not NAME=VALUE accepted"
 
 [ $fails -eq 0 ] && echo "nvrtc_compile: all checks passed"
 exit $fails

@@ -2,12 +2,13 @@
 // apps/ladders/, auto_size.hpp), as pure functions of a device description: no device needed.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
 #include "app.hpp"
 #include "auto_size.hpp"
-#include "matmul.hpp" // best_tile_depth
+#include "step_builds.hpp"
 
 using namespace duet::apps;
 
@@ -63,16 +64,30 @@ duet::DeviceInfo h100() {
     return i;
 }
 
+// The H100 as the CUDA backend describes it: compute capability 9.0, tensor cores, wgmma (tf32
+// and tc3 start with their wgmma kernels there), the NVIDIA Hopper profile rows.
+duet::DeviceInfo hopper() {
+    auto i = h100();
+    i.vendor = "NVIDIA Corporation";
+    i.name = "NVIDIA H100 80GB HBM3";
+    i.caps.compute_major = 9;
+    i.caps.compute_minor = 0;
+    i.caps.inline_asm = i.caps.matrix_units = i.caps.warpgroup_mma = true;
+    i.max_work_group_size = 1024;
+    i.local_mem_bytes = 48 * 1024;
+    i.local_mem_optin_bytes = 227 * 1024;
+    return i;
+}
+
 } // namespace
 
 TEST_CASE("shapes: the textbook shape where it fits, else the largest that does") {
     const RunConfig cfg;
-    // Every first shape is the textbook one and carries no defines (unchanged builds).
+    // Every first shape is the textbook one and fits a plain 1024-item device.
     for (const char* v :
          {"naive", "tiled16", "tiled32", "wpt2", "btrans", "reg4x4", "reg8x8", "best"}) {
         const auto s = matmul_shapes(v, cfg);
         REQUIRE(!s.empty());
-        CHECK(s.front().defines.empty());
         CHECK(first_fitting(s, limits(1024, 48 << 10)) == 0);
     }
     // NVIDIA OpenCL: 256 work-items for tiled32 -> 32x8, 4 rows each (the same 32x32 tile).
@@ -100,12 +115,13 @@ TEST_CASE("shapes: the textbook shape where it fits, else the largest that does"
     const auto w = matmul_shapes("wpt2", pinned);
     REQUIRE(w.size() == 1);
     CHECK(w[0].local == std::array<std::size_t, 2>{16, 8});
+    CHECK(w[0].defines == std::vector<std::pair<std::string, std::string>>{{"WPT2_TS", "16"}});
     // Nothing fits: the index past the end, and the misfit says why.
     const auto r = shapes("reduction", "grid_stride_f32", cfg); // 256 down, -DWG (OpenCL)
     CHECK(first_fitting(r, limits(1)) == r.size());
     CHECK(shape_misfit(r.back(), limits(1)).find("over the limit of 1") != std::string::npos);
     CHECK(pick(r, limits(64)).defines ==
-          std::vector<std::pair<std::string, std::string>>{{"WG", "64"}});
+          std::vector<std::pair<std::string, std::string>>{{"RED_PER", "4"}, {"WG", "64"}});
     // Free shapes halve the larger side: 16x16, 16x8, 8x8, ...
     const auto h = halving_shapes({16, 16});
     CHECK(h[1].local == std::array<std::size_t, 2>{16, 8});
@@ -155,56 +171,96 @@ TEST_CASE("auto size: 4x the last-level cache, about 1 ms, within memory, capped
     CHECK(app.parse_size("auto").empty());
 }
 
-TEST_CASE("shapes: the textbook shapes are the kernels' own defaults, in both languages") {
-    // The first shape carries no defines, so the kernels build with their #ifndef defaults:
-    // those must be the shape the host launches.
-    const auto read = [](const std::string& rel) {
-        std::ifstream f(std::string(DUET_SOURCE_DIR) + "/" + rel);
-        REQUIRE_MESSAGE(f.good(), "cannot read " << rel);
-        return std::string(std::istreambuf_iterator<char>(f), {});
-    };
-    const RunConfig cfg;
-    const auto mm = [&](const char* v) { return matmul_shapes(v, cfg).front(); };
-    const auto cv = [&](const char* v) { return conv_shapes(v, cfg).front(); };
-    const std::vector<std::pair<std::string, std::size_t>> matmul = {
-        {"T16_TS", mm("tiled16").cols}, {"T16_RPI", 16 / mm("tiled16").local[1]},
-        {"T32_TS", mm("tiled32").cols}, {"T32_RPI", 32 / mm("tiled32").local[1]},
-        {"WPT2_TS", mm("wpt2").cols},   {"BT_TS", mm("btrans").cols},
-        {"R4_BM", mm("reg4x4").rows},   {"R4_BN", mm("reg4x4").cols},
-        {"R8_BM", mm("reg8x8").rows},   {"R8_BN", mm("reg8x8").cols},
-        {"BEST_BM", mm("best").rows},   {"BEST_BN", mm("best").cols}};
-    const std::vector<std::pair<std::string, std::size_t>> conv = {
-        {"CONV_TILE_W", cv("tiled").local[0]}, {"CONV_TILE_H", cv("tiled").local[1]},
-        {"CONV_BX", cv("best").local[0]},      {"CONV_BY", cv("best").local[1]},
-        {"CONV_BROWS", cv("best").rows},       {"CONV_ROWS", cv("rows").rows}};
-    // matmul's steps are one file each (matmul_tiled.cl, ...), best's defaults in its header
-    // (matmul_best.clh, .cuh: the language's extension and "h"): all of them are searched.
-    const std::vector<std::pair<std::string, std::string>> matmul_files = {
-        {"naive", ""}, {"tiled", ""}, {"wpt2", ""}, {"btrans", ""}, {"reg", ""}, {"best", "h"}};
-    for (const char* lang : {"kernels_cl/", "kernels_cu/"})
-        for (const auto& [file, macros] :
-             {std::pair{std::string("matmul"), matmul}, std::pair{std::string("conv5x5"), conv}}) {
-            const std::string ext = std::string(lang) == "kernels_cl/" ? ".cl" : ".cu";
-            std::string text;
-            if (file == "matmul")
-                for (const auto& [step, header] : matmul_files)
-                    text += read(lang + file + "_" + step + ext + header);
-            else
-                text = read(lang + file + ext);
-            for (const auto& [name, value] : macros) {
-                INFO(lang << file << ": " << name);
-                CHECK(text.find("#define " + name + " " + std::to_string(value) + "\n") !=
-                      std::string::npos);
+TEST_CASE("step builds: every shape carries its kernel's tile macros, the first included") {
+    // The kernels have no tile defaults: every shape of a step gives the same macros (its
+    // kernel's), at its own values, and the textbook shape the textbook values.
+    for (const auto& info : {plain_device(duet::KernelLanguage::cuda), h100(), hopper(),
+                             plain_device(duet::KernelLanguage::opencl_c)})
+        for (const auto* app : all_apps())
+            for (const auto& step : app->steps()) {
+                const std::string id = app->name() + "/" + step.name;
+                if (!step.shapes)
+                    continue;
+                const auto s = shapes_of(step, RunConfig{}, info);
+                INFO(id << " on " << info.backend);
+                const auto names = [](const Shape& x) {
+                    std::vector<std::string> n;
+                    for (const auto& d : x.defines)
+                        n.push_back(d.first);
+                    std::sort(n.begin(), n.end());
+                    return n;
+                };
+                for (const auto& shape : s) // against the first shape of the same kernel
+                    for (const auto& first : s)
+                        if (first.kernel == shape.kernel) {
+                            CHECK(names(shape) == names(first));
+                            break;
+                        }
             }
+    const RunConfig cfg;
+    const auto has = [](const Shape& s, const std::string& name, const std::string& value) {
+        return std::find(s.defines.begin(), s.defines.end(), std::pair{name, value}) !=
+               s.defines.end();
+    };
+    CHECK(has(matmul_shapes("tiled32", cfg).front(), "T32_TS", "32"));
+    CHECK(has(matmul_shapes("tiled32", cfg).front(), "T32_RPI", "1"));
+    CHECK(has(matmul_shapes("reg4x4", cfg).front(), "R4_BK", "16"));
+    CHECK(has(matmul_shapes("reg8x8", cfg).front(), "R8_BM", "128"));
+    CHECK(has(conv_shapes("best", cfg).front(), "CONV_BROWS", "4"));
+    CHECK(has(conv_shapes("rows", cfg).front(), "CONV_ROWS", "8"));
+    CHECK(has(conv_shapes("cpu", cfg).front(), "CONV_CPU_COLS", "16384"));
+    CHECK(has(matmul_shapes("cpu", cfg).front(), "CPU_KC", "256"));
+    CHECK(has(matmul_shapes("tf32", cfg).front(), "TF_STAGES", "2"));
+    CHECK(has(shapes("reduction", "det_f32", cfg).front(), "DET_PAIRS", "4096"));
+    // best's depth of tiles is the device profile's: 16 through CUDA, 8 on a plain OpenCL GPU.
+    const auto best_on = [&](const duet::DeviceInfo& info) {
+        for (const auto& s : find_app("matmul").steps())
+            if (s.name == "best")
+                return shapes_of(s, cfg, info).front();
+        FAIL("no best");
+        return Shape{};
+    };
+    CHECK(has(best_on(h100()), "BEST_BK", "16"));
+    CHECK(has(best_on(plain_device(duet::KernelLanguage::opencl_c)), "BEST_BK", "8"));
+}
+
+TEST_CASE("step builds: the CUDA plugin embeds every step's first build (cold start)") {
+    // A run's first build of a step is embedded when the plugin holds an image of its file with
+    // exactly its defines (backends/cuda/cuda_build.cpp). The images are the builds of a plain
+    // CUDA device (duet_step_builds); on the H100 (compute capability 9.0: its profile rows) and
+    // on the plain device every step whose defines are not the device's own is among them.
+#ifndef DUET_STEP_BUILDS
+    MESSAGE("the CUDA plugin is not built here: nothing embedded to check");
+#else
+    std::ifstream f(DUET_STEP_BUILDS);
+    REQUIRE_MESSAGE(f.good(), "cannot read " << DUET_STEP_BUILDS);
+    std::vector<std::string> images;
+    for (std::string line; std::getline(f, line);)
+        images.push_back(line);
+    REQUIRE(!images.empty());
+    for (const auto& info : {hopper(), h100(), plain_device(duet::KernelLanguage::cuda)}) {
+        std::size_t covered = 0;
+        const auto builds = step_builds(info);
+        for (const auto& b : builds) {
+            if (b.device_specific || b.extra) // cpu's widths, stream-K's switches: NVRTC, as before
+                continue;
+            const std::string line =
+                b.file + (b.defines.empty() ? "" : " " + defines_text(b.defines));
+            INFO(b.app << " " << b.step << " (compute " << info.caps.compute_major
+                       << "): " << line);
+            CHECK(std::find(images.begin(), images.end(), line) != images.end());
+            ++covered;
         }
-    // best's depth of tiles differs by language; the host counts stream-K's work in it.
-    for (const auto& [header, cuda] : {std::pair{"kernels_cl/matmul_best.clh", false},
-                                       std::pair{"kernels_cu/matmul_best.cuh", true}}) {
-        INFO(header);
-        CHECK(read(header).find("#define BEST_BK " +
-                                std::to_string(duet::apps::best_tile_depth({}, cuda)) + "\n") !=
-              std::string::npos);
+        CHECK(covered >= 20); // every app's ladder, not a few steps
     }
+    // The tile macros are in the embedded builds' defines, not in the kernels.
+    CHECK(std::find(images.begin(), images.end(), "matmul_tiled.cu T16_RPI=1 T16_TS=16") !=
+          images.end());
+    CHECK(std::find(images.begin(), images.end(),
+                    "matmul_best.cu BEST_BK=16 BEST_BM=128 BEST_BN=256 BEST_TM=8 BEST_TN=16") !=
+          images.end());
+    CHECK(std::find(images.begin(), images.end(), "duet_fill.cu") != images.end());
+#endif
 }
 
 TEST_CASE("docs: the ladders page's step list is the one the step records give") {

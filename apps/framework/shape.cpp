@@ -54,8 +54,7 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
     while (i < shapes.size()) {
         if (!built || built->defines != shapes[i].defines || built->kernel != shapes[i].kernel) {
             BuildOptions opts = base;
-            opts.defines.insert(opts.defines.end(), shapes[i].defines.begin(),
-                                shapes[i].defines.end());
+            add_unset(opts.defines, shapes[i].defines);
             f.kernel = dev.load_kernel(shapes[i].kernel.empty() ? kernel : shapes[i].kernel, opts);
             built = &shapes[i];
         }
@@ -79,6 +78,13 @@ std::string shape_note(const std::string& variant, const Fitted& f) {
     if (f.index == 0)
         return "";
     return variant + " as " + f.shape.label + " (its textbook " + f.reason + ")";
+}
+
+void add_unset(std::vector<std::pair<std::string, std::string>>& to,
+               const std::vector<std::pair<std::string, std::string>>& from) {
+    for (const auto& d : from)
+        if (std::none_of(to.begin(), to.end(), [&](const auto& o) { return o.first == d.first; }))
+            to.push_back(d);
 }
 
 bool user_sets(const RunConfig& cfg, const std::vector<std::string>& names) {

@@ -68,6 +68,10 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
 // "tiled32 as 32x32 tile, 32x8 items, 4 rows each (its textbook 32x32 is 1024 work-items, over
 // the limit of 256)".
 std::string shape_note(const std::string& variant, const Fitted& f);
+// Adds to `to` the defines of `from` whose names `to` does not set yet: a shape's tile macros
+// under the user's and the device profile's defines, which stand.
+void add_unset(std::vector<std::pair<std::string, std::string>>& to,
+               const std::vector<std::pair<std::string, std::string>>& from);
 // True when the user's --define sets any of `names`: the shape is then the user's, not adapted.
 bool user_sets(const RunConfig& cfg, const std::vector<std::string>& names);
 // Work-group shapes halving from `start` down to 1x1, the larger dimension first (y on ties, so

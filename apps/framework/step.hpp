@@ -34,8 +34,9 @@ struct Needs {
     std::string refuses_note{}; // `refuses` in words, for design/ladders.md ("not PoCL 5's ...")
 };
 
-// The launch shapes of a step for one run on one device, its textbook shape first and with no
-// defines (the kernels' #ifndef defaults), then smaller shapes of the same algorithm (shape.hpp).
+// The launch shapes of a step for one run on one device, its textbook shape first, then smaller
+// shapes of the same algorithm (shape.hpp); each carries the tile macros its kernel reads (the
+// kernels have no tile defaults: the records are their one source).
 using ShapeRule = std::function<std::vector<Shape>(const RunConfig&, const DeviceInfo&)>;
 
 // A step's own host code, kept on its record, so an app's run() needs no branch on a step's
@@ -56,6 +57,9 @@ struct Step {
     ShapeRule shapes{};                       // empty: the app launches it without a shape rule
     std::optional<TuneSpace> tuning{};        // empty: nothing worth sweeping
     std::shared_ptr<const StepHooks> hooks{}; // empty: the app's plain path
+    // Kernels of other files its host code builds with the step's defines (best's stream-K):
+    // what builds kernel files outside a run (`runapp compile`) gives them the step's macros.
+    std::vector<std::string> extra_kernels{};
 };
 
 // The hooks of `step` as the app's type T, or nullptr (none, or another app's).

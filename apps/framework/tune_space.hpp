@@ -19,7 +19,7 @@ using Defines = std::vector<std::pair<std::string, std::string>>;
 // One point of a sweep: the defines and/or work-group size one run is built and launched with.
 struct TunePoint {
     std::string variant;                             // "best", "grid_stride_f32"
-    Defines defines;                                 // empty: the kernel's own defaults
+    Defines defines;                                 // empty: the step's own shapes
     std::optional<std::array<std::size_t, 2>> local; // the work-group, where it is the parameter
     bool is_default = false;                         // the variant as it runs untuned
     std::string label;                               // "BM=64 BN=64 BK=16 TM=4 TN=4", "local=256"

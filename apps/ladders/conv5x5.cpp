@@ -47,6 +47,9 @@ struct Geometry {
     std::array<std::size_t, 2> local{16, 16};
     bool free_local = true;
     std::vector<std::pair<std::string, std::string>> defines; // added to the build
+    // Every tile macro the kernel reads, at this geometry's values: a shape the user pins
+    // (--local, a tile --define) builds with them (the kernels have no defaults).
+    std::vector<std::pair<std::string, std::string>> macros;
 };
 
 // The work-group of a tiled kernel: macros wx/wy (defaults dx, dy), or --local, which sets them.
@@ -66,23 +69,28 @@ void tile_local(Geometry& g, const RunConfig& cfg, const std::string& wx, const 
     g.defines = {{wx, std::to_string(g.local[0])}, {wy, std::to_string(g.local[1])}};
 }
 
-// The defaults here must match the #ifndef defaults in kernels_cl/conv5x5.cl and
-// kernels_cu/conv5x5.cu.
+// The textbook values here are those of the step records' first shapes (conv5x5_steps.cpp).
 Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
     Geometry g;
+    const auto n = [](std::size_t v) { return std::to_string(v); };
     if (variant == "tiled") {
         tile_local(g, cfg, "CONV_TILE_W", "CONV_TILE_H", 16, 16, variant);
+        g.macros = {{"CONV_TILE_W", n(g.local[0])}, {"CONV_TILE_H", n(g.local[1])}};
     } else if (variant == "rows") {
         g.rows = define_or(cfg, "CONV_ROWS", 8);
         g.local = {32, 8};
+        g.macros = {{"CONV_ROWS", n(g.rows)}};
     } else if (variant == "cpu") { // kernels_cl/conv5x5_cpu.cl
         g.cols = define_or(cfg, "CONV_CPU_COLS", 16384);
         g.rows = define_or(cfg, "CONV_CPU_ROWS", 16);
         g.local = {1, 4};
+        g.macros = {{"CONV_CPU_ROWS", n(g.rows)}, {"CONV_CPU_COLS", n(g.cols)}};
     } else if (variant == "best") {
         tile_local(g, cfg, "CONV_BX", "CONV_BY", 32, 8, variant);
         g.cols = 4;
         g.rows = define_or(cfg, "CONV_BROWS", 4);
+        g.macros = {
+            {"CONV_BX", n(g.local[0])}, {"CONV_BY", n(g.local[1])}, {"CONV_BROWS", n(g.rows)}};
     }
     return g;
 }
@@ -283,6 +291,8 @@ class Conv5x5 final : public App {
         // variant's own where the device allows it, else the largest smaller one that fits.
         const bool pinned = cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX",
                                                          "CONV_BY", "CONV_BROWS"});
+        if (pinned) // the kernel's tile macros that neither the user nor --local gave
+            add_unset(opts.defines, g.macros);
         Kernel& kernel = pinned ? s.build_as_given(opts) : s.build(opts);
 
         const auto img_in = shared_floats(n, cfg.seed), filter_in = shared_floats(25, cfg.seed + 1);

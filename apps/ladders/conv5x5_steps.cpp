@@ -2,8 +2,9 @@
 // space. A new step is its kernels (kernels_cl/, kernels_cu/) and one record in conv5x5_steps().
 //
 // Shapes: Shape::cols x Shape::rows are the outputs of one work-item (x, y); the textbook shape
-// first, with no defines (the kernels' #ifndef defaults, which must match these). The rule is
-// used for a run whose shape the user left to the app (no --local, no tile --define).
+// first; every shape carries the tile macros its kernel reads (the kernels have no defaults:
+// these records are their one source). The rule is used for a run whose shape the user left to
+// the app (no --local, no tile --define); conv5x5.cpp's geometry_of gives the macros otherwise.
 #include <string>
 
 #include "app.hpp"
@@ -42,6 +43,8 @@ ShapeRule free_group(std::array<std::size_t, 2> start, bool rows_define) {
         for (auto& s : out) {
             s.cols = 1;
             s.rows = rows;
+            if (rows_define)
+                s.defines = {{"CONV_ROWS", num(rows)}};
         }
         return out;
     };
@@ -52,11 +55,9 @@ std::vector<Shape> tiled_shapes(const RunConfig&, const DeviceInfo&) {
     std::vector<Shape> out;
     for (const auto& h : halving_shapes({16, 16})) {
         const std::size_t w = h.local[0], hh = h.local[1];
-        const bool textbook = h.local == std::array<std::size_t, 2>{16, 16};
-        out.push_back(
-            make({w, hh}, 1, 1, (w + 2 * R) * (hh + 2 * R) * sizeof(float),
-                 textbook ? Defines{} : Defines{{"CONV_TILE_W", num(w)}, {"CONV_TILE_H", num(hh)}},
-                 by(w, hh) + " tile"));
+        out.push_back(make({w, hh}, 1, 1, (w + 2 * R) * (hh + 2 * R) * sizeof(float),
+                           Defines{{"CONV_TILE_W", num(w)}, {"CONV_TILE_H", num(hh)}},
+                           by(w, hh) + " tile"));
     }
     return out;
 }
@@ -65,9 +66,12 @@ std::vector<Shape> tiled_shapes(const RunConfig&, const DeviceInfo&) {
 // (kernels_cl/conv5x5_cpu.cl); cpu_block_shapes counts rows per group, conv per work-item.
 std::vector<Shape> cpu_shapes(const RunConfig& cfg, const DeviceInfo&) {
     const std::size_t rows = define_or(cfg, "conv5x5", "CONV_CPU_ROWS", 16);
-    auto out = cpu_block_shapes(rows, define_or(cfg, "conv5x5", "CONV_CPU_COLS", 16384), 4);
-    for (auto& s : out)
+    const std::size_t cols = define_or(cfg, "conv5x5", "CONV_CPU_COLS", 16384);
+    auto out = cpu_block_shapes(rows, cols, 4);
+    for (auto& s : out) {
         s.rows = rows;
+        s.defines = {{"CONV_CPU_ROWS", num(rows)}, {"CONV_CPU_COLS", num(cols)}};
+    }
     return out;
 }
 
@@ -90,13 +94,10 @@ std::vector<Shape> best_shapes(const RunConfig&, const DeviceInfo&) {
                                                                              {4, 1, 4},
                                                                              {2, 1, 4},
                                                                              {1, 1, 4}}) {
-        const bool textbook = out.empty();
-        out.push_back(make(
-            {bx, byy}, br, 4, best_bytes(bx, byy, br),
-            textbook
-                ? Defines{}
-                : Defines{{"CONV_BX", num(bx)}, {"CONV_BY", num(byy)}, {"CONV_BROWS", num(br)}},
-            by(bx, byy) + " items, 4x" + num(br) + " outputs each"));
+        out.push_back(
+            make({bx, byy}, br, 4, best_bytes(bx, byy, br),
+                 Defines{{"CONV_BX", num(bx)}, {"CONV_BY", num(byy)}, {"CONV_BROWS", num(br)}},
+                 by(bx, byy) + " items, 4x" + num(br) + " outputs each"));
     }
     return out;
 }

@@ -2,9 +2,9 @@
 // tuning space. A new step is its kernels (kernels_cl/, kernels_cu/) and one record in `steps`.
 //
 // Shapes: Shape::rows x Shape::cols is the block of C one work-group computes. The textbook
-// shape first, with no defines (the kernels' #ifndef defaults, which must match these), then
-// smaller ones passed as the kernels' tile defines. A user's --define of a tile macro pins the
-// shape (one candidate, built from the defines).
+// shape first, then smaller ones; every shape carries all the tile macros its kernel reads (the
+// kernels have no defaults: these records are their one source). A user's --define of a tile
+// macro pins the shape (one candidate; the user's macro stands over the shape's).
 #include <cstdlib>
 #include <string>
 
@@ -64,10 +64,8 @@ std::vector<Shape> naive_shapes(const RunConfig& cfg) {
 // tiled16 / tiled32: a TS x TS tile by TS x TS/RPI work-items, each computing RPI rows.
 std::vector<Shape> tiled_shapes(std::size_t textbook, const std::string& p, const RunConfig& cfg) {
     const std::string ts_name = p + "_TS", rpi_name = p + "_RPI";
-    auto one = [&](std::size_t ts, std::size_t rpi, bool textbook_shape) {
-        Defines d;
-        if (!textbook_shape)
-            d = {{ts_name, num(ts)}, {rpi_name, num(rpi)}};
+    auto one = [&](std::size_t ts, std::size_t rpi) {
+        const Defines d = {{ts_name, num(ts)}, {rpi_name, num(rpi)}};
         std::string label = by(ts, ts) + " tile, " + by(ts, ts / rpi) + " items";
         if (rpi > 1)
             label += ", " + num(rpi) + " rows each";
@@ -78,28 +76,27 @@ std::vector<Shape> tiled_shapes(std::size_t textbook, const std::string& p, cons
         if (ts % rpi)
             throw Error::usage("matmul: " + rpi_name + "=" + num(rpi) + " must divide " + ts_name +
                                "=" + num(ts));
-        return {one(ts, rpi, true)};
+        return {one(ts, rpi)};
     }
     std::vector<Shape> out;
     for (std::size_t ts = textbook; ts >= 2; ts /= 2)
         for (std::size_t rpi = 1; rpi <= ts; rpi *= 2)
-            out.push_back(one(ts, rpi, ts == textbook && rpi == 1));
+            out.push_back(one(ts, rpi));
     return out;
 }
 
 // wpt2 / btrans: a TS x TS tile by TS x TS/2 work-items, two rows each; smaller tiles after.
 std::vector<Shape> wpt2_shapes(const std::string& macro, bool padded, const RunConfig& cfg) {
-    auto one = [&](std::size_t ts, bool textbook_shape) {
+    auto one = [&](std::size_t ts) {
         const std::size_t bytes = (ts * ts + ts * (ts + (padded ? 1 : 0))) * sizeof(float);
-        return make({ts, ts / 2}, ts, ts, bytes,
-                    textbook_shape ? Defines{} : Defines{{macro, num(ts)}},
+        return make({ts, ts / 2}, ts, ts, bytes, Defines{{macro, num(ts)}},
                     by(ts, ts) + " tile, " + by(ts, ts / 2) + " items");
     };
     if (user_sets(cfg, {macro}))
-        return {one(def(cfg, macro, 32), true)};
+        return {one(def(cfg, macro, 32))};
     std::vector<Shape> out;
     for (std::size_t ts = 32; ts >= 2; ts /= 2)
-        out.push_back(one(ts, ts == 32));
+        out.push_back(one(ts));
     return out;
 }
 
@@ -107,38 +104,41 @@ std::vector<Shape> wpt2_shapes(const std::string& macro, bool padded, const RunC
 // in registers; smaller blocks keep the register block (the step's point) and shrink the group.
 // Every block keeps each tile whole float4 loads per work-item (the kernels' #error).
 struct RegBlock {
-    std::string bm, bn; // macro names
-    std::size_t tm, tn, bk;
+    std::string bm, bn, bk; // macro names
+    std::size_t tm, tn, bk_value;
     bool double_buffered;
+    std::string tm_name = "", tn_name = ""; // best's register block is a macro pair too
 };
 
 std::size_t reg_bytes(const RegBlock& r, std::size_t bm, std::size_t bn) {
     if (!r.double_buffered)
-        return r.bk * (bm + bn) * sizeof(float);
+        return r.bk_value * (bm + bn) * sizeof(float);
     // best: two copies of the tiles, A's rows padded by 4 floats where 48 KiB leave room
     // (BEST_PAD's default in the kernels).
-    const std::size_t pad = 8 * r.bk * (bm + 4 + bn) <= 49152 ? 4 : 0;
-    return 2 * r.bk * (bm + pad + bn) * sizeof(float);
+    const std::size_t pad = 8 * r.bk_value * (bm + 4 + bn) <= 49152 ? 4 : 0;
+    return 2 * r.bk_value * (bm + pad + bn) * sizeof(float);
 }
 
 std::vector<Shape> reg_shapes(const RegBlock& r, std::vector<std::array<std::size_t, 2>> blocks,
                               const RunConfig& cfg) {
-    auto one = [&](std::size_t bm, std::size_t bn, bool textbook_shape) {
-        return make({bn / r.tn, bm / r.tm}, bm, bn, reg_bytes(r, bm, bn),
-                    textbook_shape ? Defines{} : Defines{{r.bm, num(bm)}, {r.bn, num(bn)}},
+    auto one = [&](std::size_t bm, std::size_t bn) {
+        Defines d = {{r.bm, num(bm)}, {r.bn, num(bn)}, {r.bk, num(r.bk_value)}};
+        if (!r.tm_name.empty())
+            d.insert(d.end(), {{r.tm_name, num(r.tm)}, {r.tn_name, num(r.tn)}});
+        return make({bn / r.tn, bm / r.tm}, bm, bn, reg_bytes(r, bm, bn), std::move(d),
                     by(bm, bn) + " block, " + by(bn / r.tn, bm / r.tm) + " items of " +
                         by(r.tm, r.tn));
     };
     if (user_sets(cfg, {r.bm, r.bn}))
-        return {one(def(cfg, r.bm, blocks[0][0]), def(cfg, r.bn, blocks[0][1]), true)};
+        return {one(def(cfg, r.bm, blocks[0][0]), def(cfg, r.bn, blocks[0][1]))};
     std::vector<Shape> out;
     for (std::size_t i = 0; i < blocks.size(); ++i)
-        out.push_back(one(blocks[i][0], blocks[i][1], i == 0));
+        out.push_back(one(blocks[i][0], blocks[i][1]));
     return out;
 }
 
-// The K depth of best's tiles where the user has not set it: the device profile's (the kernel's
-// own default, or what the profile's defines build).
+// The K depth of best's tiles where the user has not set it: the device profile's (16 through
+// CUDA and on NVIDIA's OpenCL on Hopper, 8 elsewhere; docs/design/sgemm.md).
 std::size_t best_bk(const RunConfig& cfg, const DeviceInfo& info) {
     return def(cfg, "BEST_BK", profile_of(info).best.tile_depth);
 }
@@ -146,7 +146,8 @@ std::size_t best_bk(const RunConfig& cfg, const DeviceInfo& info) {
 // best: the register block is BEST_TM x BEST_TN (8x16 unless defined).
 std::vector<Shape> best_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     const auto tm = def(cfg, "BEST_TM", 8), tn = def(cfg, "BEST_TN", 16);
-    const RegBlock best{"BEST_BM", "BEST_BN", tm, tn, best_bk(cfg, info), true};
+    const RegBlock best{"BEST_BM",          "BEST_BN", "BEST_BK", tm,       tn,
+                        best_bk(cfg, info), true,      "BEST_TM", "BEST_TN"};
     if (tm != 8 || tn != 16) // a tuned register block: the user's shape, as given
         return reg_shapes(best, {{def(cfg, "BEST_BM", 128), def(cfg, "BEST_BN", 256)}}, cfg);
     return reg_shapes(best, {{128, 256}, {128, 128}, {64, 128}, {64, 64}, {32, 64}, {32, 32}}, cfg);
@@ -156,7 +157,7 @@ std::vector<Shape> best_shapes(const RunConfig& cfg, const DeviceInfo& info) {
 
 // tf32: a BM x BN block by TF_WM x TF_WN warps of 32 (the group is 32 x WM*WN work-items),
 // TF_STAGES copies of the tiles (CUDA; OpenCL keeps 2), A's rows padded by 4 floats and B's by 8
-// (the #ifndef defaults of kernels_c?/matmul_tf32.c?); smaller blocks of fewer warps after, down
+// (kernels_c?/matmul_tf32.c?h); smaller blocks of fewer warps after, down
 // to one warp (the small devices of the tests, which run the emulated mma: 192 floats per warp).
 std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     std::vector<Shape> out;
@@ -175,20 +176,21 @@ std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     }
     const std::size_t bk = def(cfg, "TF_BK", 16), stages = def(cfg, "TF_STAGES", 2);
     const std::size_t scratch = def(cfg, "DUET_TF32_EMULATE", 0) ? 192 : 0;
-    auto one = [&](std::size_t bm, std::size_t bn, std::size_t wm, std::size_t wn, bool textbook) {
+    auto one = [&](std::size_t bm, std::size_t bn, std::size_t wm, std::size_t wn) {
         const std::size_t floats = stages * (bm * (bk + 4) + bk * (bn + 8)) + wm * wn * scratch;
         return make({32, wm * wn}, bm, bn, floats * sizeof(float),
-                    textbook ? Defines{}
-                             : Defines{{"TF_BM", num(bm)},
-                                       {"TF_BN", num(bn)},
-                                       {"TF_WM", num(wm)},
-                                       {"TF_WN", num(wn)}},
+                    Defines{{"TF_BM", num(bm)},
+                            {"TF_BN", num(bn)},
+                            {"TF_BK", num(bk)},
+                            {"TF_WM", num(wm)},
+                            {"TF_WN", num(wn)},
+                            {"TF_STAGES", num(stages)}},
                     by(bm, bn) + " block, " + by(wm, wn) + " warps of 32");
     };
     if (user_sets(cfg, {"TF_BM", "TF_BN", "TF_WM", "TF_WN"}))
         return {one(def(cfg, "TF_BM", 128), def(cfg, "TF_BN", 128), def(cfg, "TF_WM", 2),
-                    def(cfg, "TF_WN", 4), true)};
-    for (auto& s : {one(128, 128, 2, 4, true), one(64, 64, 2, 2, false), one(32, 32, 1, 1, false)})
+                    def(cfg, "TF_WN", 4))};
+    for (auto& s : {one(128, 128, 2, 4), one(64, 64, 2, 2), one(32, 32, 1, 1)})
         out.push_back(s);
     return out;
 }
@@ -240,7 +242,7 @@ std::vector<TunePoint> best_points(const DeviceInfo& info) {
         p.is_default = first;
         p.label = "BM=" + num(t.bm) + " BN=" + num(t.bn) + " BK=" + num(t.bk) + " TM=" + num(t.tm) +
                   " TN=" + num(t.tn);
-        if (!first) // the defaults build without defines (CUDA: the embedded binary)
+        if (!first) // the defaults build as a plain run does (CUDA: the embedded image)
             p.defines = {{"BEST_BM", num(t.bm)},
                          {"BEST_BN", num(t.bn)},
                          {"BEST_BK", num(t.bk)},
@@ -265,20 +267,22 @@ std::vector<TunePoint> best_points(const DeviceInfo& info) {
 // CPU_KC pins the shape.
 std::vector<Shape> cpu_shapes(const RunConfig& c, const DeviceInfo& info) {
     const std::size_t mr = def(c, "CPU_MR", 6), nr = 2 * cpu_vector_width(info, c);
-    auto one = [&](std::size_t gn, std::size_t gm, std::size_t kc, Defines d) {
-        return make({gm, gn}, gm * mr, gn * nr, gn * kc * nr * sizeof(float), std::move(d),
-                    by(gm, gn) + " items, blocks of " + by(mr, nr) + ", K in blocks of " + num(kc));
+    auto one = [&](std::size_t gn, std::size_t gm, std::size_t kc) {
+        return make(
+            {gm, gn}, gm * mr, gn * nr, gn * kc * nr * sizeof(float),
+            {{"CPU_MR", num(mr)}, {"CPU_GN", num(gn)}, {"CPU_GM", num(gm)}, {"CPU_KC", num(kc)}},
+            by(gm, gn) + " items, blocks of " + by(mr, nr) + ", K in blocks of " + num(kc));
     };
     if (user_sets(c, {"CPU_GN", "CPU_GM", "CPU_KC"})) {
         const auto gn = def(c, "CPU_GN", 4), gm = def(c, "CPU_GM", 16), kc = def(c, "CPU_KC", 256);
-        return {one(gn, gm, kc, {})};
+        return {one(gn, gm, kc)};
     }
-    std::vector<Shape> out{one(4, 16, 256, {})};
+    std::vector<Shape> out{one(4, 16, 256)};
     for (std::size_t kc = 128; kc >= 32; kc /= 2)
-        out.push_back(one(4, 16, kc, {{"CPU_KC", num(kc)}}));
+        out.push_back(one(4, 16, kc));
     for (std::size_t gm = 8; gm >= 1; gm /= 2)
-        out.push_back(one(4, gm, 32, {{"CPU_KC", "32"}, {"CPU_GM", num(gm)}}));
-    out.push_back(one(1, 1, 32, {{"CPU_KC", "32"}, {"CPU_GM", "1"}, {"CPU_GN", "1"}}));
+        out.push_back(one(4, gm, 32));
+    out.push_back(one(1, 1, 32));
     return out;
 }
 
@@ -341,14 +345,14 @@ const std::vector<Step>& matmul_steps() {
          .kernel = "matmul_reg4x4",
          .description = "64x64 block, 4x4 outputs per work-item in registers, float4 loads",
          .shapes = rule([](const RunConfig& c) {
-             return reg_shapes({"R4_BM", "R4_BN", 4, 4, def(c, "R4_BK", 16), false},
+             return reg_shapes({"R4_BM", "R4_BN", "R4_BK", 4, 4, def(c, "R4_BK", 16), false},
                                {{64, 64}, {64, 32}, {32, 32}, {32, 16}, {16, 16}}, c);
          })},
         {.name = "reg8x8",
          .kernel = "matmul_reg8x8",
          .description = "128x128 block, 8x8 outputs per work-item, float4 loads",
          .shapes = rule([](const RunConfig& c) {
-             return reg_shapes({"R8_BM", "R8_BN", 8, 8, def(c, "R8_BK", 8), false},
+             return reg_shapes({"R8_BM", "R8_BN", "R8_BK", 8, 8, def(c, "R8_BK", 8), false},
                                {{128, 128}, {128, 64}, {64, 64}, {64, 32}, {32, 32}}, c);
          })},
         {.name = "best",
@@ -358,7 +362,8 @@ const std::vector<Step>& matmul_steps() {
          .shapes = best_shapes,
          .tuning = TuneSpace{.params = {"BEST_BM", "BEST_BN", "BEST_BK", "BEST_TM", "BEST_TN"},
                              .points = best_points},
-         .hooks = best_hooks()},
+         .hooks = best_hooks(),
+         .extra_kernels = {"matmul_best_stream"}}, // kernels_c?/matmul_best_stream.c?
         {.name = "tf32",
          .kernel = "matmul_tf32",
          .description = "tensor cores (mma.sync; on compute capability 9.0 wgmma: CUDA's fed by "

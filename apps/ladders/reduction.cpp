@@ -33,11 +33,6 @@ struct Pass {
     std::size_t items, groups; // values reduced, work-groups launched (= values left)
 };
 
-// Values a work-item loads per grid-stride step: the kernels' RED_PER, 4 unless defined.
-std::size_t red_per(const RunConfig& cfg) {
-    return define_or(cfg, "reduction", "RED_PER", 4);
-}
-
 class Reduction final : public App {
   public:
     std::string name() const override { return "reduction"; }
@@ -127,6 +122,10 @@ class Reduction final : public App {
             BuildOptions opts = b.opts;
             if (b.wg_define)
                 opts.defines.emplace_back("WG", std::to_string(ls));
+            const auto shapes = shapes_of(v, cfg, info); // their RED_PER
+            for (const auto& d : shapes.front().defines)
+                if (d.first != "WG" && !user_sets(cfg, {d.first}))
+                    opts.defines.push_back(d);
             // pick_local checks the kernel's limit
             s.shape().local = pick_local(cfg, {ls, 1}, s.build_as_given(opts));
         } else {
@@ -256,9 +255,10 @@ class Reduction final : public App {
         for (const auto& d : profile.defines_for("reduction", v.name))
             if (user_define(d.first.c_str()) == b.opts.defines.end())
                 b.opts.defines.push_back(d);
-        if (step.split == Split::chunk)
-            b.chunk_step =
-                add_cpu_width(b.opts, info, cfg) * define_or(cfg, "reduction", "CPU_ACC", 4);
+        if (step.split == Split::chunk) { // the cpu steps' widths (their records' hooks)
+            add_step_defines(v, b.opts, info, cfg);
+            b.chunk_step = cpu_vector_width(info, cfg) * cpu_accumulators(cfg);
+        }
         return b;
     }
 

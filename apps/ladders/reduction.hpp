@@ -29,6 +29,12 @@ struct ReductionStep {
     SubGroups sub_groups = SubGroups::none;
 };
 
+// Values a work-item loads per grid-stride step (RED_PER): the user's, else 4 (faster than 2 on
+// the H100, docs/design/ladders.md).
+std::size_t red_per(const RunConfig& cfg);
+// The cpu steps' accumulators per work-item (CPU_ACC): the user's, else 4.
+std::size_t cpu_accumulators(const RunConfig& cfg);
+
 // reduction's hooks on a step record (step.hpp): a step whose run is its own, outside Harris's
 // ladder (det_f32, reduction_det.cpp), which Reduction::run hands the whole run.
 struct ReductionHooks : StepHooks {

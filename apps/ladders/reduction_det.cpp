@@ -32,6 +32,12 @@ std::size_t chunk_pairs(const RunConfig& cfg) {
     return define_or(cfg, "reduction", "DET_PAIRS", 4096);
 }
 
+// The kernels' chunk macros (they have no defaults): a group's values and pairs.
+Defines chunk_defines(const RunConfig& cfg) {
+    return {{"DET_FLOATS", std::to_string(chunk_floats(cfg))},
+            {"DET_PAIRS", std::to_string(chunk_pairs(cfg))}};
+}
+
 // Additions (compensated) any value goes through: per pass its lane's chain and the tree.
 std::size_t det_depth(const std::vector<DetPass>& passes, const RunConfig& cfg) {
     std::size_t d = 0;
@@ -65,8 +71,10 @@ Step det_f32_step() {
             .shapes =
                 [](const RunConfig& cfg, const DeviceInfo&) {
                     auto shapes = halving_shapes({cfg.local ? (*cfg.local)[0] : det_lanes, 1});
-                    for (Shape& s : shapes)
+                    for (Shape& s : shapes) {
                         s.local_bytes = 2 * det_lanes * sizeof(float); // the lanes' (sum, error)
+                        s.defines = chunk_defines(cfg);
+                    }
                     return shapes;
                 },
             .hooks =
@@ -93,6 +101,9 @@ Result run_det_f32(Device& dev, const App& app, const Step& v, const RunConfig& 
                            "shared by the group's work-items; more would idle)");
     BuildOptions opts;
     opts.defines = cfg.defines;
+    for (auto& d : chunk_defines(cfg)) // the shapes carry them too; --local builds as given
+        if (!user_sets(cfg, {d.first}))
+            opts.defines.push_back(std::move(d));
     if (cfg.local)
         s.shape().local = pick_local(cfg, *cfg.local, s.build_as_given(opts));
     else

@@ -5,6 +5,7 @@
 #include <bit>
 #include <string>
 
+#include "cpu_steps.hpp"
 #include "device_kind.hpp"
 #include "device_profile.hpp"
 #include "reduction.hpp"
@@ -42,8 +43,9 @@ constexpr ReductionStep ladder[] = {
 };
 
 // One-dimensional groups, powers of two from `ls` down to 2, each with `elem` bytes of local
-// memory per work-item; `wg_define` adds -DWG=<size> (the unrolled OpenCL trees).
-std::vector<Shape> group_shapes(std::size_t ls, std::size_t elem, bool wg_define) {
+// memory per work-item and the file's RED_PER (kernels_c?/reduction.c?: the grid-stride loads);
+// `wg_define` adds -DWG=<size> (the unrolled OpenCL trees).
+std::vector<Shape> group_shapes(std::size_t ls, std::size_t elem, bool wg_define, std::size_t per) {
     std::vector<Shape> out;
     for (std::size_t l = ls; l >= 2; l /= 2) {
         Shape s;
@@ -52,8 +54,9 @@ std::vector<Shape> group_shapes(std::size_t ls, std::size_t elem, bool wg_define
         s.cols = l;
         s.local_bytes = l * elem;
         s.label = std::to_string(l) + " work-items";
+        s.defines = {{"RED_PER", std::to_string(per)}};
         if (wg_define)
-            s.defines = {{"WG", std::to_string(l)}};
+            s.defines.emplace_back("WG", std::to_string(l));
         out.push_back(s);
         if (!std::has_single_bit(l))
             break;
@@ -72,8 +75,8 @@ ShapeRule shapes_for(const ReductionStep& step, std::size_t elem) {
             return halving_shapes({cfg.local ? (*cfg.local)[0] : 1, 1});
         const std::size_t ls = cfg.local ? (*cfg.local)[0] : 256;
         const bool user_wg = user_sets(cfg, {"WG"});
-        auto shapes =
-            group_shapes(ls, elem, wg_step && !user_wg && profile_of(info).takes_define("WG"));
+        auto shapes = group_shapes(
+            ls, elem, wg_step && !user_wg && profile_of(info).takes_define("WG"), red_per(cfg));
         if (user_wg)
             shapes.resize(1);
         return shapes;
@@ -97,6 +100,18 @@ std::vector<TunePoint> group_points(const DeviceInfo& info) {
     return out;
 }
 
+// The cpu steps' defines: the device's vector width (cpu_steps.hpp) and CPU_ACC, the user's
+// standing (kernels_c?/reduction_cpu.c?).
+std::shared_ptr<const StepHooks> cpu_hooks() {
+    auto h = std::make_shared<StepHooks>();
+    h->defines = [](BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg) {
+        add_cpu_width(opts, info, cfg);
+        if (!user_sets(cfg, {"CPU_ACC"}))
+            opts.defines.emplace_back("CPU_ACC", std::to_string(cpu_accumulators(cfg)));
+    };
+    return h;
+}
+
 std::vector<Step> make_records() {
     std::vector<Step> out;
     for (const char* type : {"i32", "f32"})
@@ -107,6 +122,8 @@ std::vector<Step> make_records() {
                        std::string(s.description) + (type[0] == 'i' ? ", int32" : ", float32"),
                    .needs = {.sub_groups = s.sub_groups},
                    .shapes = shapes_for(s, 4)}; // int and float: 4 bytes each
+            if (s.split == Split::chunk)
+                r.hooks = cpu_hooks();
             if (s.tunable)
                 r.tuning =
                     TuneSpace{.local_param = true, .local_bound = true, .points = group_points};
@@ -117,6 +134,14 @@ std::vector<Step> make_records() {
 }
 
 } // namespace
+
+std::size_t red_per(const RunConfig& cfg) {
+    return define_or(cfg, "reduction", "RED_PER", 4);
+}
+
+std::size_t cpu_accumulators(const RunConfig& cfg) {
+    return define_or(cfg, "reduction", "CPU_ACC", 4);
+}
 
 const std::vector<Step>& reduction_steps() {
     static const std::vector<Step> records = make_records();

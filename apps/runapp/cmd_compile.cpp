@@ -189,13 +189,20 @@ int cmd_compile(const Cli& c) {
     if (!c.output.empty())
         open_output(out, c.output, "--output file");
     std::vector<FileResult> results;
+    // Duet's own files build with their step records' tile macros; a user's file as it is.
+    const bool own = c.positional.empty() ||
+                     (!is_main(c.positional[0], ".cl") && !is_main(c.positional[0], ".cu"));
+    const FileDefines cl_defines =
+                          own ? record_defines(duet::KernelLanguage::opencl_c) : FileDefines{},
+                      cu_defines = own ? record_defines(duet::KernelLanguage::cuda) : FileDefines{};
     for (const auto& t : ts) {
         const bool opencl = t.language == "opencl";
         if ((opencl ? cl : cu).empty())
             continue;
         if (!c.quiet && c.format == Format::table)
             std::cerr << "compiling for " << t.name << "...\n";
-        for (auto& r : build_for(t, opencl ? cl : cu, opencl ? clh : cuh))
+        for (auto& r :
+             build_for(t, opencl ? cl : cu, opencl ? clh : cuh, opencl ? cl_defines : cu_defines))
             results.push_back(r);
     }
     if (results.empty())

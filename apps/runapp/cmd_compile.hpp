@@ -3,6 +3,7 @@
 // not have. Split by idea: the target table (cmd_compile_targets.cpp), running the tools
 // (cmd_compile_run.cpp), parsing their output (cmd_compile_parse.cpp, pure functions) and
 // printing (cmd_compile.cpp).
+#include <map>
 #include <string>
 #include <vector>
 
@@ -62,9 +63,18 @@ struct FileResult {
 // A kernel file to build (name, text); headers of the same language lie beside it.
 using SourceFile = duet::SourceFile;
 
-// Builds every file of the target's language for the target, in a private temporary folder.
+// The defines each kernel file is built with (-DNAME=VALUE), by file name: the tile macros its
+// step records give (the kernels have no defaults).
+using FileDefines = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+// Every shipped file of `lang`: the defines of all the builds its steps ask on a plain device of
+// the language (apps/framework/step_builds.hpp), merged (each kernel's macros are its own).
+FileDefines record_defines(duet::KernelLanguage lang);
+
+// Builds every file of the target's language for the target, in a private temporary folder,
+// each with its defines.
 std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>& files,
-                                  const std::vector<SourceFile>& headers);
+                                  const std::vector<SourceFile>& headers,
+                                  const FileDefines& defines);
 
 // Version lines of the compilers, for the report.
 std::vector<std::string> tool_versions(const std::vector<Target>& ts);

@@ -17,6 +17,7 @@
 #include <duet/duet.hpp>
 
 #include "cmd_compile.hpp"
+#include "step_builds.hpp"
 
 extern char** environ;
 
@@ -112,7 +113,8 @@ const char* amd_libs = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 
 // clang's amdgcn OpenCL needs ROCm's device libraries, linked by hand so that an architecture
 // the packaged libraries predate (gfx1100 with 5.2) gets its ISA constant from a one-line file.
-Ran build_amd(const Target& t, const fs::path& dir, const std::string& file) {
+Ran build_amd(const Target& t, const fs::path& dir, const std::string& file,
+              const std::vector<std::string>& d_args) {
     const std::string clang = tool(t, 0), arch = t.arch.substr(3);
     std::vector<std::string> argv = {clang,
                                      "-x",
@@ -126,6 +128,7 @@ Ran build_amd(const Target& t, const fs::path& dir, const std::string& file) {
                                      "-DDUET_OPENCL=1",
                                      "-I",
                                      "src"};
+    argv.insert(argv.end(), d_args.begin(), d_args.end());
     const bool wave64 = t.arch.rfind("gfx9", 0) == 0;
     std::vector<std::string> libs = {"opencl",
                                      "ocml",
@@ -168,10 +171,27 @@ Ran build_amd(const Target& t, const fs::path& dir, const std::string& file) {
     return run(argv, dir);
 }
 
+// The file's defines as -DNAME=VALUE arguments (its tile macros).
+std::vector<std::string> define_args(const FileDefines& defines, const std::string& file) {
+    std::vector<std::string> out;
+    if (auto it = defines.find(file); it != defines.end())
+        for (const auto& [name, value] : it->second)
+            out.push_back("-D" + name + "=" + value);
+    return out;
+}
+
 } // namespace
 
+FileDefines record_defines(duet::KernelLanguage lang) {
+    FileDefines out;
+    for (const auto& b : duet::apps::step_builds(duet::apps::plain_device(lang)))
+        duet::apps::add_unset(out[b.file], b.defines);
+    return out;
+}
+
 std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>& files,
-                                  const std::vector<SourceFile>& headers) {
+                                  const std::vector<SourceFile>& headers,
+                                  const FileDefines& defines) {
     std::vector<FileResult> out;
     std::string missing;
     for (const auto& [program, package] : t.tools)
@@ -195,11 +215,15 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
             write(tmp.path / "src" / fs::path(h.name).filename(), h.text);
         write(tmp.path / "src" / fs::path(f.name).filename(), f.text);
         const std::string file = fs::path(f.name).filename().string();
+        const std::vector<std::string> d_args = define_args(defines, file);
+        std::string d_text;
+        for (const auto& d : d_args)
+            d_text += " " + d;
         Ran ran;
         if (t.group == "intel") {
             ran = run({tool(t, 0), "compile", "-file", "src/" + file, "-device", t.arch, "-options",
-                       "-DDUET_OPENCL=1 -I " + (tmp.path / "src").string(), "-output_no_suffix",
-                       "-output", "out"},
+                       "-DDUET_OPENCL=1 -I " + (tmp.path / "src").string() + d_text,
+                       "-output_no_suffix", "-output", "out"},
                       tmp.path);
             if (ran.code == 0) {
                 Ran dis =
@@ -211,16 +235,19 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
                                   dis.output};
             }
         } else if (t.group == "amd") {
-            ran = build_amd(t, tmp.path, file);
+            ran = build_amd(t, tmp.path, file, d_args);
             if (ran.code == 0)
                 r.kernels = parse_amdgpu_asm(slurp(tmp.path / "out.s"));
         } else if (t.group == "spirv") {
             // Unoptimised LLVM IR: llvm-spirv 15 cannot translate what clang's optimiser makes
             // (llvm.vector.reduce.*); the device's own compiler optimises the SPIR-V.
-            ran = run({tool(t, 0), "-x", "cl", "-cl-std=CL1.2", "-target", "spir64", "-O2",
-                       "-Xclang", "-disable-llvm-passes", "-DDUET_OPENCL=1", "-I", "src",
-                       "-emit-llvm", "-c", "src/" + file, "-o", "out.bc"},
-                      tmp.path);
+            std::vector<std::string> argv = {
+                tool(t, 0), "-x",  "cl",      "-cl-std=CL1.2",        "-target",
+                "spir64",   "-O2", "-Xclang", "-disable-llvm-passes", "-DDUET_OPENCL=1",
+                "-I",       "src"};
+            argv.insert(argv.end(), d_args.begin(), d_args.end());
+            argv.insert(argv.end(), {"-emit-llvm", "-c", "src/" + file, "-o", "out.bc"});
+            ran = run(argv, tmp.path);
             if (ran.code == 0)
                 ran = run({tool(t, 1), "--spirv-max-version=1.0", "out.bc", "-o", "out.spv"},
                           tmp.path);
@@ -234,10 +261,12 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
                     r.kernels.push_back(u);
                 }
         } else if (t.group == "nvidia") {
-            ran =
-                run({tool(t, 0), "-cubin", "-arch=" + t.arch, "--resource-usage", "-O3",
-                     "-std=c++17", "-DDUET_CUDA=1", "-I", "src", "src/" + file, "-o", "out.cubin"},
-                    tmp.path);
+            std::vector<std::string> argv = {tool(t, 0),         "-cubin", "-arch=" + t.arch,
+                                             "--resource-usage", "-O3",    "-std=c++17",
+                                             "-DDUET_CUDA=1",    "-I",     "src"};
+            argv.insert(argv.end(), d_args.begin(), d_args.end());
+            argv.insert(argv.end(), {"src/" + file, "-o", "out.cubin"});
+            ran = run(argv, tmp.path);
             if (ran.code != 0 &&
                 ran.output.find("Unsupported gpu architecture") != std::string::npos) {
                 r.available = false;

@@ -1,7 +1,8 @@
 // Kernel loading: which code a kernel comes from, and the caches in front of NVRTC.
 //
 //   app source (BuildOptions::sources.cuda)  -> NVRTC
-//   Duet's kernel, no defines, no fast math,
+//   Duet's kernel, defines exactly those of
+//     an embedded build, no fast math,
 //     DUET_KERNEL_DIR unset                  -> the fatbin embedded at build time (NVRTC, with
 //                                               the same flags: cuda_nvrtc_flags.hpp)
 //   Duet's kernel otherwise                  -> NVRTC on the file's text
@@ -54,6 +55,19 @@ Target nvrtc_target(const DeviceLimits& l, const Nvrtc& nv, const std::string& d
                                  std::to_string(oldest) + " to sm_" + std::to_string(newest) +
                                  "; this GPU needs an older CUDA toolkit",
                              "cuda");
+}
+
+// The per-device module key of an embedded build: its file and defines.
+std::string embedded_key(const std::string& origin, std::string_view defines) {
+    return "embedded:" + origin + ":" + std::string(defines);
+}
+
+// "A=1 B=2" as "A=1 -DB=2", the rest of a -D list.
+std::string replace_spaces(std::string_view defines) {
+    std::string out;
+    for (char c : defines)
+        out += c == ' ' ? std::string(" -D") : std::string(1, c);
+    return out;
 }
 
 // Errors that mean "this binary has no code this GPU can run", after which NVRTC is tried.
@@ -172,11 +186,13 @@ std::unique_ptr<Kernel> CudaDevice::do_load_kernel(const std::string& name,
         source.origin = file->name;
         source.text = std::move(file->text);
         const char* kernel_dir = std::getenv("DUET_KERNEL_DIR");
-        // The embedded build is exactly the file with no defines and no fast math; anything
-        // else (or sources being edited in DUET_KERNEL_DIR) needs compiling.
-        if (options.defines.empty() && !options.fast_math && options.cuda_options.empty() &&
+        // An embedded build is exactly the file with its defines (in any order) and no fast
+        // math; anything else (or sources being edited in DUET_KERNEL_DIR) needs compiling.
+        bool unique = false;
+        const std::string defines = canonical_defines(options.defines, unique);
+        if (unique && !options.fast_math && options.cuda_options.empty() &&
             options.instantiations.empty() && !(kernel_dir && *kernel_dir))
-            source.fatbin = find_embedded_fatbin(source.origin);
+            source.fatbin = find_embedded_fatbin(source.origin, defines);
     }
     return load_from(source, name, options);
 }
@@ -199,7 +215,7 @@ std::unique_ptr<CudaKernel> CudaDevice::load_from(const ModuleSource& source,
         } catch (const Error& e) {
             if (!missing_code(e) || source.text.empty())
                 throw;
-            modules_.erase("embedded:" + source.origin);
+            modules_.erase(embedded_key(source.origin, source.fatbin->defines));
             cache_hit = from_memory = embedded = false;
             duet::log().info("cuda: the embedded build of {} has no code for {} ({}); compiling "
                              "it with NVRTC",
@@ -231,13 +247,15 @@ std::unique_ptr<CudaKernel> CudaDevice::load_from(const ModuleSource& source,
 
 std::shared_ptr<CudaModule> CudaDevice::embedded_module(const ModuleSource& source,
                                                         bool& from_memory) {
-    const std::string key = "embedded:" + source.origin;
+    const std::string key = embedded_key(source.origin, source.fatbin->defines);
     if (auto it = modules_.find(key); it != modules_.end()) {
         from_memory = true;
         return it->second;
     }
     auto module = std::make_shared<CudaModule>(
-        *this, source.fatbin->data, source.origin, std::string(embedded_build_options()),
+        *this, source.fatbin->data, source.origin,
+        std::string(embedded_build_options()) +
+            (source.fatbin->defines.empty() ? "" : " -D" + replace_spaces(source.fatbin->defines)),
         kernels_defined_in(source.text, KernelLanguage::cuda));
     modules_.emplace(key, module);
     return module;

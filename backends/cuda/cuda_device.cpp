@@ -66,7 +66,7 @@ cudaKernel_t CudaDevice::fill_kernel() {
     std::call_once(fill_once_, [&] {
         ModuleSource source;
         source.origin = "duet_fill.cu";
-        source.fatbin = find_embedded_fatbin(source.origin);
+        source.fatbin = find_embedded_fatbin(source.origin, "");
         // The source text is only needed if the embedded fatbin has no code for this GPU.
         for (auto& f : kernel_files(KernelLanguage::cuda))
             if (f.name == source.origin)

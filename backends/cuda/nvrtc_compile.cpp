@@ -1,9 +1,10 @@
 // Build-time tool: one of Duet's CUDA kernel files compiled by NVRTC, with the flags the runtime
 // uses (cuda_nvrtc_flags.hpp), to machine code for one architecture (sm_XX: a CUBIN) or to PTX
-// (compute_XX). backends/cuda/CMakeLists.txt packs the images of a file into the fatbin that is
-// embedded in the plugin.
+// (compute_XX), with the defines of one of the steps' builds (apps/framework/step_builds.hpp:
+// the kernels' tile macros come from the step records). backends/cuda/CMakeLists.txt packs the
+// images of each (file, defines) into a fatbin that is embedded in the plugin.
 //
-//   duet_nvrtc_compile SOURCE.cu INCLUDE_DIR sm_90a|compute_120 OUTPUT
+//   duet_nvrtc_compile SOURCE.cu INCLUDE_DIR sm_90a|compute_120 OUTPUT [NAME=VALUE...]
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -28,8 +29,9 @@ bool check(nvrtcResult r, const char* what, const std::string& source) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 5) {
-        std::cerr << "usage: duet_nvrtc_compile SOURCE.cu INCLUDE_DIR sm_XX|compute_XX OUTPUT\n";
+    if (argc < 5) {
+        std::cerr << "usage: duet_nvrtc_compile SOURCE.cu INCLUDE_DIR sm_XX|compute_XX OUTPUT "
+                     "[NAME=VALUE...]\n";
         return 2;
     }
     const std::string source = argv[1], include = argv[2], arch = argv[3], output = argv[4];
@@ -52,6 +54,15 @@ int main(int argc, char** argv) {
                "nvrtcCreateProgram", source))
         return 1;
     auto flags = duet::cuda::nvrtc_base_flags(arch);
+    // The defines as the runtime passes them (cuda_nvrtc_args.hpp), after Duet's own flags.
+    for (int i = 5; i < argc; ++i) {
+        const std::string d = argv[i];
+        if (d.find('=') == std::string::npos || d.front() == '=') {
+            std::cerr << "duet_nvrtc_compile: '" << d << "' is not NAME=VALUE\n";
+            return 2;
+        }
+        flags.push_back("-D" + d);
+    }
     flags.push_back("--include-path=" + include);
     std::vector<const char*> opts;
     for (const auto& f : flags)
