@@ -92,3 +92,45 @@ TEST_CASE("apps: tc3 on emulated tensor cores is as accurate as float32, tf32 is
         }
     }
 }
+
+TEST_CASE("apps: tf32's B^T pass (matmul_tf32_bt) writes B transposed, exactly, at odd sizes") {
+    // NVIDIA's OpenCL wgmma build of tf32 reads B^T, written first by this kernel of
+    // kernels_cl/matmul_tf32.cl (any OpenCL device can run it): every element moved, none lost
+    // at the edges of its 32 x 32 tiles, nothing written past N x K.
+    const duet::apps::Step* tf32 = nullptr;
+    for (const auto& s : duet::apps::find_app("matmul").steps())
+        if (s.name == "tf32")
+            tf32 = &s;
+    REQUIRE(tf32 != nullptr);
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            const auto shapes = duet::apps::shapes_of(*tf32, duet::apps::RunConfig{}, dev->info());
+            REQUIRE(!shapes.empty());
+            duet::BuildOptions opts;
+            opts.defines = shapes.back().defines; // the smallest shape: fits every device
+            auto k = dev->load_kernel("matmul_tf32_bt", opts);
+            auto q = dev->create_queue();
+            for (const auto& [K, N] :
+                 {std::pair{37, 45}, std::pair{1, 70}, std::pair{64, 1}, std::pair{33, 96}}) {
+                INFO("K " << K << " N " << N);
+                std::vector<float> b(std::size_t(K) * N), bt(b.size() + 16, -7.0f);
+                for (std::size_t i = 0; i < b.size(); ++i)
+                    b[i] = float(i) + 0.5f;
+                auto db = dev->alloc<float>(b.size());
+                auto dbt = dev->alloc<float>(bt.size());
+                q->write(*db, b);
+                q->write(*dbt, bt);
+                const std::size_t gx = (N + 31) / 32 * 32, gy = (K + 31) / 32 * 8;
+                q->launch(*k, duet::Range(gx, gy).local(32, 8), *db, *dbt, K, N);
+                q->read(*dbt, bt);
+                int wrong = 0;
+                for (int n = 0; n < N; ++n)
+                    for (int kk = 0; kk < K; ++kk)
+                        wrong += bt[std::size_t(n) * K + kk] != b[std::size_t(kk) * N + n];
+                CHECK(wrong == 0);
+                for (std::size_t i = b.size(); i < bt.size(); ++i)
+                    CHECK(bt[i] == -7.0f);
+            }
+        }
+    }
+}

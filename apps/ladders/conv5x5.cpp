@@ -95,21 +95,6 @@ Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
     return g;
 }
 
-// Tolerance. Each output is a sum of 25 float products, computed in an order and with fused
-// multiply-adds as the compiler likes; such a sum is within gamma_25 * sum_k |w_k x_k| of the
-// exact value, gamma_25 = 25u / (1 - 25u), u = FLT_EPSILON / 2 (Higham, Accuracy and Stability
-// of Numerical Algorithms, 3.1). The pixels are in [-1, 1), so sum_k |w_k x_k| <= sum_k |w_k|,
-// one bound for every pixel: 25 * FLT_EPSILON * sum|w| (a margin of 2 over gamma_25), plus
-// 25 * FLT_MIN for devices that flush subnormal products to zero. The double reference is exact
-// enough to count as exact. A wrong or missing tap moves a pixel by about |w x| ~ 0.25,
-// thousands of times the bound (about 4e-5 for a typical filter).
-double tolerance_of(std::span<const float> filter) {
-    double abs_sum = 0;
-    for (float w : filter)
-        abs_sum += std::fabs(double(w));
-    return 25.0 * FLT_EPSILON * abs_sum + 25.0 * FLT_MIN;
-}
-
 // The double-precision reference of the checked pixels, spread over the CPU's cores.
 struct Reference {
     std::vector<std::size_t> indices; // row-major pixel indices
@@ -184,57 +169,6 @@ std::shared_ptr<const Reference> compute_reference(std::span<const float> img,
 }
 
 } // namespace
-
-// sum over x < len of get(clamp(x + s, 0, len - 1)), from `total` (the sum of all len values):
-// a shift drops |s| values at one end and repeats the value at the other end |s| times.
-template <class Get>
-static double shifted_sum(std::size_t len, long long s, double total, Get get) {
-    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(s < 0 ? -s : s), len);
-    for (std::size_t j = 0; j < k; ++j)
-        total += s > 0 ? get(len - 1) - get(j) : get(0) - get(len - 1 - j);
-    return total;
-}
-
-SumCheck conv5x5_sums(std::span<const float> img, std::span<const float> filter, std::size_t W,
-                      std::size_t H) {
-    // Every core takes rows (for their totals) and then columns (streaming the rows over its
-    // own strip); each total adds in the order of a loop on one core.
-    std::vector<double> row_total(H, 0.0), col_total(W, 0.0);
-    parallel_for(H, 16, [&](std::size_t y0, std::size_t y1) {
-        for (std::size_t y = y0; y < y1; ++y)
-            for (std::size_t x = 0; x < W; ++x)
-                row_total[y] += img[y * W + x];
-    });
-    parallel_for(W, 1024, [&](std::size_t x0, std::size_t x1) {
-        for (std::size_t y = 0; y < H; ++y)
-            for (std::size_t x = x0; x < x1; ++x)
-                col_total[x] += img[y * W + x];
-    });
-    const auto clamped = [](long long v, std::size_t len) {
-        return static_cast<std::size_t>(std::clamp(v, 0LL, static_cast<long long>(len) - 1));
-    };
-    SumCheck s;
-    s.cols = W;
-    s.row_ref.assign(H, 0.0);
-    s.col_ref.assign(W, 0.0);
-    for (long long dy = 0; dy < 5; ++dy)
-        for (long long dx = 0; dx < 5; ++dx) {
-            const double f = filter[dy * 5 + dx];
-            for (std::size_t y = 0; y < H; ++y) {
-                const std::size_t gy = clamped(static_cast<long long>(y) + dy - 2, H);
-                s.row_ref[y] += f * shifted_sum(W, dx - 2, row_total[gy],
-                                                [&](std::size_t x) { return img[gy * W + x]; });
-            }
-            for (std::size_t x = 0; x < W; ++x) {
-                const std::size_t gx = clamped(static_cast<long long>(x) + dx - 2, W);
-                s.col_ref[x] += f * shifted_sum(H, dy - 2, col_total[gx],
-                                                [&](std::size_t y) { return img[y * W + gx]; });
-            }
-        }
-    s.row_tol.assign(H, sum_tolerance(W, tolerance_of(filter)));
-    s.col_tol.assign(W, sum_tolerance(H, tolerance_of(filter)));
-    return s;
-}
 
 namespace {
 
@@ -330,7 +264,7 @@ class Conv5x5 final : public App {
         r.bytes = 8.0 * double(n);
 
         r.error_kind = "abs";
-        r.tolerance = tolerance_of(filter);
+        r.tolerance = conv5x5_tolerance(filter);
         r.verified = cfg.verify != Verify::off;
         r.pass = true;
         if (r.verified) {
@@ -360,7 +294,7 @@ class Conv5x5 final : public App {
         r.pixels = double(n);
         r.bytes = 8.0 * double(n);
         r.error_kind = "abs"; // the device rows' check
-        r.tolerance = tolerance_of(filter);
+        r.tolerance = conv5x5_tolerance(filter);
         r.verified = cfg.verify != Verify::off;
         r.pass = true;
         if (r.verified) {

@@ -53,8 +53,8 @@ class Tf32Work final : public MatmulWork {
                        const Buffer& a, const Buffer& b, Buffer& c);
     Timed launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
                          const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
-    Timed launch_bt(Kernel& kernel, const Range& range, const BuildOptions& opts, const Buffer& a,
-                    const Buffer& b, Buffer& c);
+    Timed launch_bt(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
+                    const Buffer& a, const Buffer& b, Buffer& c);
 
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
@@ -126,7 +126,7 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
                                   std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
     truncated_ = wgmma_ || (from_source && !fell_back);
     if (with_bt)
-        return launch_bt(kernel, range, opts, a, b, c);
+        return launch_bt(kernel, g, range, opts, a, b, c);
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     if (g.kernel == "matmul_tf32_wgmma")
@@ -229,10 +229,14 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
 // NVIDIA OpenCL's wgmma build of matmul_tf32 (kernels_cl/matmul_wgmma.clh) reads both operands
 // from local memory as rows of K: matmul_tf32_bt first writes B^T (N x K), timed with the
 // kernel, which takes it in B's place.
-MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Range& range, const BuildOptions& opts,
-                                      const Buffer& a, const Buffer& b, Buffer& c) {
+MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Range& range,
+                                      const BuildOptions& opts, const Buffer& a, const Buffer& b,
+                                      Buffer& c) {
     const std::size_t N = p_.N, K = p_.K;
-    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", opts);
+    // The same file, built as the kernel was: the base options and the shape's tile macros.
+    BuildOptions built = opts;
+    add_unset(built.defines, g.defines);
+    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", built);
     bt_ = p_.dev.alloc<float>(N * K);
     const Range bt_range = Range((N + 31) / 32 * 32, (K + 31) / 32 * 8).local(32, 8);
     Queue& q = p_.s.queue();
