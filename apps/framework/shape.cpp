@@ -53,9 +53,8 @@ Fitted build_fitting(Device& dev, const std::string& kernel, const BuildOptions&
     const Shape* built = nullptr;
     while (i < shapes.size()) {
         if (!built || built->defines != shapes[i].defines || built->kernel != shapes[i].kernel) {
-            BuildOptions opts = base;
-            add_unset(opts.defines, shapes[i].defines);
-            f.kernel = dev.load_kernel(shapes[i].kernel.empty() ? kernel : shapes[i].kernel, opts);
+            f.kernel = dev.load_kernel(shapes[i].kernel.empty() ? kernel : shapes[i].kernel,
+                                       shape_build(base, shapes[i]));
             built = &shapes[i];
         }
         const std::size_t k = f.kernel->max_work_group_size();
@@ -85,6 +84,12 @@ void add_unset(std::vector<std::pair<std::string, std::string>>& to,
     for (const auto& d : from)
         if (std::none_of(to.begin(), to.end(), [&](const auto& o) { return o.first == d.first; }))
             to.push_back(d);
+}
+
+BuildOptions shape_build(const BuildOptions& base, const Shape& shape) {
+    BuildOptions out = base;
+    add_unset(out.defines, shape.defines);
+    return out;
 }
 
 bool user_sets(const RunConfig& cfg, const std::vector<std::string>& names) {

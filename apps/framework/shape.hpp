@@ -72,6 +72,10 @@ std::string shape_note(const std::string& variant, const Fitted& f);
 // under the user's and the device profile's defines, which stand.
 void add_unset(std::vector<std::pair<std::string, std::string>>& to,
                const std::vector<std::pair<std::string, std::string>>& from);
+// The build of `shape`: `base` and the shape's tile macros, those `base` sets left to it (the
+// user's and the device profile's defines stand). What build_fitting builds, and what a step's
+// other kernels in the same file are built with.
+BuildOptions shape_build(const BuildOptions& base, const Shape& shape);
 // True when the user's --define sets any of `names`: the shape is then the user's, not adapted.
 bool user_sets(const RunConfig& cfg, const std::vector<std::string>& names);
 // Work-group shapes halving from `start` down to 1x1, the larger dimension first (y on ties, so

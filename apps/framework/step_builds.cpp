@@ -37,9 +37,8 @@ bool needs_records(const std::string& text, const std::vector<SourceFile>& files
 std::vector<std::string> bare_files(KernelLanguage lang) {
     const auto files = kernel_files(lang);
     std::vector<std::string> named;
-    for (const auto& info : {plain_device(lang)})
-        for (const auto& b : step_builds(info))
-            named.push_back(b.file);
+    for (const auto& b : step_builds(plain_device(lang)))
+        named.push_back(b.file);
     const std::string ext = lang == KernelLanguage::cuda ? ".cu" : ".cl";
     std::vector<std::string> out;
     for (const auto& f : files)

@@ -26,14 +26,6 @@ int as_int(std::size_t v) {
     return static_cast<int>(v);
 }
 
-// best's build: `base` and its shape's tile macros, those `base` sets left to it (build_fitting's
-// rule: the user's and the profile's defines stand).
-Defines with_shape(const Defines& base, const Defines& shape) {
-    Defines out = base;
-    add_unset(out, shape);
-    return out;
-}
-
 } // namespace
 
 BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildOptions& opts,
@@ -49,9 +41,7 @@ BestLaunch::BestLaunch(Device& dev, Queue& q, const RunConfig& cfg, const BuildO
     copies(dev, opts, plan, note);
     // matmul_split_sum lives in best's file (kernels_c?/matmul_best.c?), whose tile macros come
     // with the shape: the same build as best's own.
-    BuildOptions built = opts;
-    built.defines = with_shape(opts.defines, g.defines);
-    split(dev, built, note);
+    split(dev, shape_build(opts, g), note);
 }
 
 void BestLaunch::edges(Device& dev, const RunConfig& cfg, const BuildOptions& opts,
@@ -105,7 +95,7 @@ void BestLaunch::stream(Device& dev, const RunConfig& cfg, const BuildOptions& o
     // best's build: opts and its shape's defines. A user's BEST_ALL_INSIDE=1 (the kernels' checked
     // loop left out) where a block reaches past C or K ends inside a tile would leave entries
     // wrong: refused.
-    const Defines build = with_shape(opts.defines, g.defines);
+    const Defines build = shape_build(opts, g).defines;
     const std::size_t bk = std::max<std::size_t>(
         1, best_tile_depth(build, profile_of(dev.info()).best.tile_depth == 16));
     const bool all_inside = best_all_inside(Mi_, Ni_, Np_, Kp_, rows_, cols_, bk) && !plan.clamp;

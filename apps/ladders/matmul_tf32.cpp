@@ -233,10 +233,8 @@ MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Rang
                                       const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                       Buffer& c) {
     const std::size_t N = p_.N, K = p_.K;
-    // The same file, built as the kernel was: the base options and the shape's tile macros.
-    BuildOptions built = opts;
-    add_unset(built.defines, g.defines);
-    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", built);
+    // The same file, built as the kernel was.
+    transpose_ = p_.dev.load_kernel("matmul_tf32_bt", shape_build(opts, g));
     bt_ = p_.dev.alloc<float>(N * K);
     const Range bt_range = Range((N + 31) / 32 * 32, (K + 31) / 32 * 8).local(32, 8);
     Queue& q = p_.s.queue();
