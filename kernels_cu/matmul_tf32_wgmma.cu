@@ -40,20 +40,12 @@
 // busy for cuBLAS's kernel, 73% for a cp.async kernel with a barrier per tile). The producer
 // gives up registers (setmaxnreg) to the consumers.
 //
-// The grid is persistent (matmul_persistent.cuh): a block a multiprocessor walks C's tiles, the
-// stage count going on across them, so the producer copies the next tile's first stages while
-// the consumers store the last; the tiles of a last partial wave are split along K over all the
-// blocks. Measured slower than one block a tile on the H100 (372.2 / 366.2 TFLOP/s at 8192^3
-// against 375.3 / 376.8, 365.6 against 375 at 4096^3:
-// results/nvidia-h100-2026-11-28-tf32-persistent.txt).
-//
 // Shared memory layout (what the copy engine's 128-byte swizzle writes): row r of a box (128
 // bytes: 8 chunks of 16 bytes) keeps chunk c at position c ^ (r % 8); 8 rows form a 1024-byte
 // atom, the boxes are 1024-byte aligned. The descriptor (A's tile, K-major): start address >> 4
 // (bits 0-13), leading byte offset (16-29, unused by swizzled K-major layouts: 1), stride byte
 // offset 1024 >> 4 between atoms of 8 rows (32-45), base offset 0 (49-51), swizzle mode 1 = 128
 // bytes (62-63). The k-th slice of 8 (32 bytes) starts 32 k bytes further.
-#include "matmul_persistent.cuh"
 #include "matmul_wgmma.cuh"
 
 #define WG_BM 256
@@ -144,11 +136,56 @@ __device__ __forceinline__ void wg_stage(float* d, int u, unsigned base, unsigne
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     wg_bar_arrive(empty + 8 * s);
 }
+#endif
 
-// Stores a consumer's 64 columns x 256 rows of C at (m0, col0 - 16 warp - g) from C^T's
-// accumulators: d[4 j + e] is C's column col0 (+ 8 for e >= 2), row m0 + 8 j + 2 t + (e & 1).
-__device__ __forceinline__ void wg_store_t(const float* d, float* __restrict__ C, int M, int N,
-                                           int m0, int col0, int t) {
+// C = A * B from tile maps over A (M x Kp, boxes of 256 x 32) and B (K x Np4: N rounded up to 4,
+// boxes of 32 x 32); A and B are the same matrices as plain pointers (B with rows of Np4), read
+// only by the fallback. Blocks of 32 x 12 threads; grid x walks the 128-column tiles of C, y the
+// 256-row tiles, regrouped by WG_GROUP row tiles.
+extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
+    matmul_tf32_wgmma(const __grid_constant__ DuetTileMap map_a,
+                      const __grid_constant__ DuetTileMap map_b, const float* __restrict__ A,
+                      const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
+                      int Kp, int Np4) {
+    const int tid = threadIdx.y * 32 + threadIdx.x;
+    int m0, n0;
+    wg_block_origin(WG_BM, WG_BN, WG_GROUP, m0, n0);
+#ifdef WG_HAVE_WGMMA
+    (void)Np4;
+    __shared__ __align__(8) unsigned long long bars[2 * WG_STAGES];
+    const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
+    const unsigned empty = full + 8 * WG_STAGES;
+    const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(duet_dynamic_smem));
+    const unsigned base = (raw + 1023u) & ~1023u;
+    const int wg = tid >> 7;
+    const int tiles = (Kp + WG_BK - 1) / WG_BK;
+    wg_bars_init(full, empty, WG_STAGES, tid);
+    if (wg == 0) { // the producer
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (tid == 0)
+            wg_produce(tiles, WG_STAGES, base, WG_STAGE_BYTES, full, empty,
+                       [&](int u, unsigned sa, unsigned bar) {
+                           wg_tile_copy(sa, &map_a, u * WG_BK, m0, bar);
+#pragma unroll
+                           for (int j = 0; j < WG_BN / 32; ++j)
+                               wg_tile_copy(sa + WG_A_BYTES + j * 4096, &map_b, n0 + 32 * j,
+                                            u * WG_BK, bar);
+                       });
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    const int cw = wg - 1; // consumer: columns 64 cw .. 64 cw + 63 of the block
+    const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i)
+        d[i] = 0.0f;
+    for (int u = 0; u < tiles; ++u)
+        wg_stage(d, u, base, full, empty, cw, warp, g, t);
+
+    // d[4 j + e]: C^T's row (C's column) 16 warp + g (+ 8 for e >= 2) of the consumer's 64,
+    // column (C's row) 8 j + 2 t + (e & 1).
+    const int col0 = n0 + cw * 64 + warp * 16 + g;
 #pragma unroll
     for (int j = 0; j < WG_BM / 8; ++j)
 #pragma unroll
@@ -157,92 +194,7 @@ __device__ __forceinline__ void wg_store_t(const float* d, float* __restrict__ C
             if (row < M && col < N)
                 C[(size_t)row * N + col] = d[4 * j + e];
         }
-}
-
-// The producer's one thread: the stages of every tile of C this block works on (wg_next), their
-// count u going on from tile to tile, so that it copies the next tile's first stages while the
-// consumers finish and store the last one.
-__device__ __forceinline__ void wg_produce_all(WgSched w, const DuetTileMap* map_a,
-                                               const DuetTileMap* map_b, unsigned base,
-                                               unsigned full, unsigned empty) {
-    int u = 0, tile, k0, k1, m0, n0;
-    while (wg_next(w, tile, k0, k1)) {
-        wg_tile_origin(tile, w.nx, w.ny, WG_BM, WG_BN, WG_GROUP, m0, n0);
-        for (int k = k0; k < k1; ++k, ++u) {
-            const int s = wg_produce_stage(u, WG_STAGES, WG_STAGE_BYTES, full, empty);
-            const unsigned sa = base + s * WG_STAGE_BYTES, bar = full + 8 * s;
-            wg_tile_copy(sa, map_a, k * WG_BK, m0, bar);
-#pragma unroll
-            for (int j = 0; j < WG_BN / 32; ++j)
-                wg_tile_copy(sa + WG_A_BYTES + j * 4096, map_b, n0 + 32 * j, k * WG_BK, bar);
-        }
-    }
-}
-
-// A consumer warpgroup (cw: columns 64 cw .. 64 cw + 63 of each tile): each tile's stages into
-// fresh accumulators, then C (a whole tile or the split tile it finishes, partial sums of the
-// blocks before it added: matmul_persistent.cuh) or its partial sum into the workspace.
-__device__ __forceinline__ void wg_consume_all(WgSched w, float* __restrict__ C, int M, int N,
-                                               float* part, int* flags, unsigned base,
-                                               unsigned full, unsigned empty, int tid) {
-    const int cw = (tid >> 7) - 1, ct = tid - 128;
-    const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
-    int u = 0, tile, k0, k1, m0, n0;
-    while (wg_next(w, tile, k0, k1)) {
-        float d[128];
-#pragma unroll
-        for (int i = 0; i < 128; ++i)
-            d[i] = 0.0f;
-        for (int k = k0; k < k1; ++k, ++u)
-            wg_stage(d, u, base, full, empty, cw, warp, g, t);
-        if (k1 < w.kt) {
-            wg_put_partial<128>(d, part, flags, ct);
-            continue;
-        }
-        if (k0 > 0)
-            wg_add_partials<128>(d, w, (tile - w.whole) * w.kt, part, flags, ct);
-        wg_tile_origin(tile, w.nx, w.ny, WG_BM, WG_BN, WG_GROUP, m0, n0);
-        wg_store_t(d, C, M, N, m0, n0 + cw * 64 + warp * 16 + g, t);
-    }
-}
-#endif
-
-// C = A * B from tile maps over A (M x Kp, boxes of 256 x 32) and B (K x Np4: N rounded up to 4,
-// boxes of 32 x 32); A and B are the same matrices as plain pointers (B with rows of Np4), read
-// only by the fallback. A persistent grid of blocks of 32 x 12 threads along x (the host
-// launches one a multiprocessor, at most one a tile), each walking the 256 x 128 tiles of C
-// (wg_next), the tiles of the last wave split along K, with the workspace `part` (128 KiB a
-// block) and flags (an int a block, zero at the launch, left zero).
-extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
-    matmul_tf32_wgmma(const __grid_constant__ DuetTileMap map_a,
-                      const __grid_constant__ DuetTileMap map_b, const float* __restrict__ A,
-                      const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
-                      int Kp, int Np4, float* __restrict__ part, int* __restrict__ flags) {
-    const int tid = threadIdx.y * 32 + threadIdx.x;
-    const WgSched w = wg_sched(M, N, Kp, WG_BM, WG_BN, WG_BK);
-#ifdef WG_HAVE_WGMMA
-    (void)Np4;
-    __shared__ __align__(8) unsigned long long bars[2 * WG_STAGES];
-    const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
-    const unsigned empty = full + 8 * WG_STAGES;
-    const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(duet_dynamic_smem));
-    const unsigned base = (raw + 1023u) & ~1023u;
-    wg_bars_init(full, empty, WG_STAGES, tid);
-    if (tid < 128) { // the producer
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-        if (tid == 0)
-            wg_produce_all(w, &map_a, &map_b, base, full, empty);
-        return;
-    }
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    wg_consume_all(w, C, M, N, part, flags, base, full, empty, tid);
 #else
-    (void)part;
-    (void)flags;
-    for (int tile = blockIdx.x; tile < w.nx * w.ny; tile += gridDim.x) {
-        int m0, n0;
-        wg_tile_origin(tile, w.nx, w.ny, WG_BM, WG_BN, WG_GROUP, m0, n0);
-        wg_fallback(A, B, nullptr, C, M, N, K, m0, n0, WG_BM, WG_BN, tid, WG_THREADS, 1, Np4);
-    }
+    wg_fallback(A, B, nullptr, C, M, N, K, m0, n0, WG_BM, WG_BN, tid, WG_THREADS, 1, Np4);
 #endif
 }

@@ -10,23 +10,18 @@ struct alignas(128) DuetTileMap {
     unsigned long long bits[16];
 };
 
-// The first row m0 and column n0 of tile `tile` of C's nx x ny tiles of bm x bn: tiles are
-// counted along a row of tiles (x), then down (y), and consecutive ones are regrouped by `group`
-// row tiles (tile b takes row tile (b % (group * nx)) % group + its group's first) so that the
-// tiles in flight at once share panels of A and B in L2.
-__device__ __forceinline__ void wg_tile_origin(int tile, int nx, int ny, int bm, int bn, int group,
-                                               int& m0, int& n0) {
-    const int grp = tile / (group * nx), first = grp * group;
+// The first row m0 and column n0 of this block's bm x bn of C: grid x walks the column tiles, y
+// the row tiles, and consecutive blocks are regrouped by `group` row tiles (block b takes row
+// tile (b % (group * nx)) % group + its group's first) so that a wave shares panels of A and B
+// in L2.
+__device__ __forceinline__ void wg_block_origin(int bm, int bn, int group, int& m0, int& n0) {
+    const int nx = gridDim.x, ny = gridDim.y;
+    const int b = blockIdx.y * nx + blockIdx.x;
+    const int grp = b / (group * nx), first = grp * group;
     const int rows = min(ny - first, group);
-    const int within = tile - grp * group * nx;
+    const int within = b - grp * group * nx;
     m0 = (first + within % rows) * bm;
     n0 = (within / rows) * bn;
-}
-
-// This block's tile when the grid has one block a tile (x: column tiles, y: row tiles).
-__device__ __forceinline__ void wg_block_origin(int bm, int bn, int group, int& m0, int& n0) {
-    wg_tile_origin(blockIdx.y * gridDim.x + blockIdx.x, gridDim.x, gridDim.y, bm, bn, group, m0,
-                   n0);
 }
 
 // Stores a consumer warpgroup's 64 x (8 NJ) of C at (row0, n0) from wgmma's accumulator layout:
@@ -123,25 +118,18 @@ __device__ __forceinline__ void wg_bars_init(unsigned full, unsigned empty, int 
     }
     __syncthreads();
 }
-// The producer's one thread, for the u-th stage it fills (u counts on across a block's tiles):
-// waits for the consumers' release of its buffer (stage u - stages), arms "full" with the stage's
-// bytes and returns the buffer's index.
-__device__ __forceinline__ int wg_produce_stage(int u, int stages, unsigned stage_bytes,
-                                                unsigned full, unsigned empty) {
-    const int s = u % stages;
-    if (u >= stages)
-        wg_bar_wait(empty + 8 * s, ((u / stages) - 1) & 1);
-    wg_bar_expect(full + 8 * s, stage_bytes);
-    return s;
-}
-// The producer's one thread for a block of one tile of C: for each tile u of K, a stage, whose
-// copies copy(u, stage address, full barrier) starts.
+// The producer's one thread: for each tile u of K, waits for the consumers' release of its stage
+// (tile u - stages), arms "full" with the stage's bytes and lets copy(u, stage address, full
+// barrier) start the stage's tile copies.
 template <class Copy>
 __device__ __forceinline__ void wg_produce(int tiles, int stages, unsigned base,
                                            unsigned stage_bytes, unsigned full, unsigned empty,
                                            Copy copy) {
     for (int u = 0; u < tiles; ++u) {
-        const int s = wg_produce_stage(u, stages, stage_bytes, full, empty);
+        const int s = u % stages;
+        if (u >= stages)
+            wg_bar_wait(empty + 8 * s, ((u / stages) - 1) & 1);
+        wg_bar_expect(full + 8 * s, stage_bytes);
         copy(u, base + s * stage_bytes, full + 8 * s);
     }
 }

@@ -55,7 +55,6 @@ class Tf32Work final : public MatmulWork {
                          const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
     Timed launch_bt(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                     const Buffer& a, const Buffer& b, Buffer& c);
-    Range persistent_grid(const Shape& g);
 
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
@@ -94,7 +93,6 @@ class Tf32Work final : public MatmulWork {
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
     std::unique_ptr<Kernel> transpose_, pad_;
     std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split), padded A, tf32's padded B
-    std::unique_ptr<Buffer> part_, flags_; // tf32's persistent grid: its split tiles' sums
 };
 
 // On Hopper (matmul_steps.cpp's tf32 shapes) CUDA's wgmma kernels take their own launch: tile
@@ -182,22 +180,7 @@ MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const R
 // matmul_tf32_wgmma (C^T = B^T A^T: B's fragments from registers, no transpose): the tile maps
 // read A and B as they lie, rows padded to a multiple of 4 floats by matmul_tf32_pad where
 // they are not (A's where K % 4 != 0, B's where N % 4 != 0), timed with it.
-// matmul_tf32_wgmma's persistent grid: a block a multiprocessor (the device's compute units; at
-// most one a tile of C), each with its slot of the workspace for the split last wave (a tile of
-// floats) and its flag, zero at the start (the kernel leaves them zero).
-Range Tf32Work::persistent_grid(const Shape& g) {
-    const std::size_t tiles = (p_.M + g.rows - 1) / g.rows * ((p_.N + g.cols - 1) / g.cols);
-    const std::size_t blocks = std::clamp<std::size_t>(
-        std::size_t(std::max(p_.dev.info().compute_units, 1)), 1, std::max<std::size_t>(tiles, 1));
-    part_ = p_.dev.alloc<float>(blocks * g.rows * g.cols);
-    flags_ = p_.dev.alloc<int>(blocks);
-    p_.s.queue().fill(*flags_, 0, blocks);
-    p_.s.note("a persistent grid of " + std::to_string(blocks) +
-              " blocks, the tiles of a last partial wave split along K");
-    return Range(blocks * g.local[0], g.local[1]).local(g.local[0], g.local[1]);
-}
-
-MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const Range&,
+MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
                                            const BuildOptions& opts, const Buffer& a,
                                            const Buffer& b, Buffer& c) {
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4, Np = (N + 3) / 4 * 4;
@@ -222,7 +205,6 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
         return Range((cols + 255) / 256 * 256, std::min<std::size_t>(rows, 65535)).local(256, 1);
     };
     const Range a_range = pad_range(M, Kp), b_range = pad_range(K, Np);
-    const Range grid = persistent_grid(g);
     Queue& q = p_.s.queue();
     const int mi = p_.mi, ni = p_.ni, ki = p_.ki, kpi = static_cast<int>(Kp);
     const int npi = static_cast<int>(Np);
@@ -237,9 +219,9 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
         }
         const Buffer& a_rows = pad_a ? *ap_ : a;
         const Buffer& b_rows = pad_b ? *bp_ : b;
-        auto last = q.launch(kernel, grid, duet::cuda::tile_map(a_rows, M, Kp, g.rows, 32),
+        auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, g.rows, 32),
                              duet::cuda::tile_map(b_rows, K, Np, 32, 32), a, b_rows, c, mi, ni, ki,
-                             kpi, npi, *part_, *flags_, duet::local(g.local_bytes));
+                             kpi, npi, duet::local(g.local_bytes));
         return std::pair{first.valid() ? first : last, last};
     };
 }
