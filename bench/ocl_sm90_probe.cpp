@@ -1,19 +1,22 @@
 // ocl_sm90_probe: what NVIDIA's OpenCL allows on Hopper beyond the OpenCL C compiler's sm_90
-// (docs/design/tc3.md, "What NVIDIA's OpenCL allows beyond 48 KiB"). One question a process, each
-// in a context of its own, so that one failure hides no other; one line of answer at least:
+// (docs/design/tc3.md, "What NVIDIA's OpenCL allows beyond OpenCL C's sm_90"). One question a
+// process, each in a context of its own, so that one failure hides no other; one line of answer
+// at least:
+//   info       the device, its local memory size, and the driver's PTX of the OpenCL C kernels
 //   plain      a hand-written sm_90a PTX kernel, built with clCreateProgramWithBinary
 //   a, a-explicit, a-odd, a-src
 //              a kernel with .reqnctapercluster 2,1,1 (a-explicit: and .explicitcluster; a-odd:
 //              an odd number of blocks; a-src: the directive put into the driver's own PTX of an
 //              OpenCL C kernel): cluster registers, and a write into the other block's shared
 //              memory (mapa + st.shared::cluster between cluster barriers)
-//   b          static .shared of 32, 48, 96, 200 KiB
-//   b-src      a static __local array of 64 .. 200 KiB in OpenCL C, from source and through the
+//   b          static .shared of 32, 48, 96, 200, 227 KiB
+//   b-src      a static __local array of 32 .. 200 KiB in OpenCL C, from source and through the
 //              driver's PTX of a 32 KiB one with the array's size raised in the text
 //   c, c-ptx   a __local argument of 32 .. 227 KiB (c-ptx: the driver's PTX rebuilt as a binary)
 //   d, d-mcast cp.async.bulk global -> shared on an mbarrier (d-mcast: multicast in a 2-cluster)
 //   dump DIR   writes the hand-written PTX to DIR (for `ptxas -arch=sm_90a`)
-// Build: g++ -std=c++17 -O2 -DCL_TARGET_OPENCL_VERSION=120 bench/ocl_sm90_probe.cpp -lOpenCL
+// Build: the CMake target ocl_sm90_probe (-DDUET_BENCH=ON), or on its own
+//   g++ -std=c++17 -O2 -DCL_TARGET_OPENCL_VERSION=120 bench/ocl_sm90_probe*.cpp -lOpenCL
 // Run on the GPU machine after `source bench/gpu_env.sh` (registers NVIDIA's ICD); the NVIDIA
 // platform is chosen by name (DUET_PROBE_PLATFORM=<substring> picks another for the OpenCL C
 // questions).
