@@ -43,9 +43,24 @@ PY
         defs="-Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1 $(tiles "$f")"
         [ "$mode" = hints ] || defs="$defs $mode"
         "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
-            -include "$T/prelude.h" -O3 -S -march=sm_80 -Xclang -target-feature -Xclang +ptx70 \
-            $defs "$T/$f.cl" -o "$T/$f.ptx" 2> "$T/err" || { echo "$f: clang failed: $(head -3 "$T/err")"; continue; }
+            -include "$T/prelude.h" -I "$ROOT/kernels_cl" -O3 -S -march=sm_80 -Xclang -target-feature \
+            -Xclang +ptx70 $defs "$T/$f.cl" -o "$T/$f.ptx" 2> "$T/err" || { echo "$f: clang failed: $(head -3 "$T/err")"; continue; }
         "$PTXAS" -arch="$ARCH" -v "$T/$f.ptx" -o "$T/$f.cubin" 2>&1 |
             awk -v f="$f" -v m="${mode%% *}" '/Compiling entry/ {k=$7} /stack frame/ {s=$1} /Used [0-9]+ registers/ {print f, k, m, "registers", $5, "stack", s}'
     done
+done
+# Hopper's wgmma builds of matmul_tf32 and matmul_tc3 (kernels_cl/matmul_wgmma.clh) as the OpenCL
+# backend makes them on sm90a_ptx devices: the lines marked DUET_SM90A uncommented and the target
+# raised to sm_90a (backends/opencl/opencl_ptx.cpp), then ptxas for sm_90a: registers (two
+# 256-work-item work-groups an SM need 128 at most) and local memory (up to 227 KiB).
+echo '#define min(a, b) ((a) < (b) ? (a) : (b))' >> "$T/prelude.h"
+for f in matmul_tf32 matmul_tc3; do
+    "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
+        -include "$T/prelude.h" -I "$ROOT/kernels_cl" -O3 -S -march=sm_80 -Xclang -target-feature \
+        -Xclang +ptx70 -Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1 -DDUET_TF32_WGMMA=1 $(tiles matmul_tf32) \
+        "$ROOT/kernels_cl/$f.cl" -o "$T/$f.wg.ptx" 2> "$T/err" || { echo "$f wgmma: clang failed: $(head -3 "$T/err")"; continue; }
+    sed -e 's#//duet-sm90a ##' -e 's/^\.target sm_[0-9]*/.target sm_90a/' -e 's/^\.version .*/.version 8.0/' \
+        "$T/$f.wg.ptx" > "$T/$f.sm90a.ptx"
+    "$PTXAS" -arch=sm_90a -v "$T/$f.sm90a.ptx" -o "$T/$f.wg.cubin" 2>&1 |
+        awk -v f="$f" '/error/ {print f, "wgmma:", $0} /Compiling entry/ {k=$7} /stack frame/ {s=$1} /Used [0-9]+ registers/ {print f, k, "wgmma sm_90a", "registers", $5, "stack", s, "local", $(NF-2)}'
 done

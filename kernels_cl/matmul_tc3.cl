@@ -22,7 +22,7 @@ __kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tc3(__global const float* restrict A, __global const float* restrict B,
            __global float* restrict C, const int M, const int N, const int K) {
 #if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh
-    __local float smem[WG_SMEM] __attribute__((aligned(1024)));
+    __local float smem[WG_SMEM3] __attribute__((aligned(1024)));
     wg_tc3_block(A, B, C, M, N, K, smem);
 #elif defined(TF_ON)
     __local float As[2][TF_BM][TF_AS] __attribute__((aligned(16)));
