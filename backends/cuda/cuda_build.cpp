@@ -29,9 +29,12 @@ namespace {
 
 // What NVRTC compiles for: the device's own architecture as a CUBIN when NVRTC knows it (or
 // an older one of the same major, which the GPU runs); for a GPU newer than NVRTC, PTX of the
-// newest architecture it knows, which the driver compiles on load.
+// newest architecture it knows, which the driver compiles on load. Compute capability 9.0 is
+// built as sm_90a (NVRTC 12 and newer), as the embedded code is (backends/cuda/CMakeLists.txt):
+// the same GPUs, plus Hopper's own instructions, so that the wgmma kernels compiled from sources
+// (DUET_KERNEL_DIR, an app's own) take their wgmma path instead of their plain fallback.
 struct Target {
-    std::string arch; // "sm_90" or "compute_120"
+    std::string arch; // "sm_90a", "sm_86" or "compute_120"
     bool cubin = true;
 };
 
@@ -39,7 +42,9 @@ Target nvrtc_target(const DeviceLimits& l, const Nvrtc& nv, const std::string& d
     const int cc = l.cc_major * 10 + l.cc_minor;
     const auto& archs = nv.supported_archs();
     if (archs.empty() || std::find(archs.begin(), archs.end(), cc) != archs.end())
-        return {"sm_" + std::to_string(cc), true};
+        return {"sm_" + std::to_string(cc) +
+                    (cc == 90 && std::atoi(nv.version().c_str()) >= 12 ? "a" : ""),
+                true};
     int same_major = 0;
     for (int a : archs)
         if (a / 10 == l.cc_major && a <= cc)
