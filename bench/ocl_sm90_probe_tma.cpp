@@ -116,9 +116,8 @@ std::string tma_text(const std::string& decl, const std::string& how) {
 
 // CUDA driver API, declared here so that the probe links no CUDA: enum values from cuda.h
 // (CU_TENSOR_MAP_DATA_TYPE_FLOAT32 7, SWIZZLE_128B 3, L2_PROMOTION_L2_256B 3, the rest 0).
-using EncodeTiled = int (*)(void*, int, unsigned, void*, const std::uint64_t*,
-                            const std::uint64_t*, const unsigned*, const unsigned*, int, int, int,
-                            int);
+using EncodeTiled = int (*)(void*, int, unsigned, void*, const std::uint64_t*, const std::uint64_t*,
+                            const unsigned*, const unsigned*, int, int, int, int);
 using CuInit = int (*)(unsigned);
 using CuCtxGetCurrent = int (*)(void**);
 using CuDeviceGet = int (*)(int*, int);
@@ -170,7 +169,8 @@ int check_tma(Ctx& c, cl_program p, const char* q, const unsigned char (&map)[12
     std::memcpy(words.data(), map, 128);
     cl_mem mapbuf = buffer(c, 32, &words);
     cl_mem out = buffer(c, blocks * box_words + 8);
-    cl_int e = param ? clSetKernelArg(k, 0, 128, map) : clSetKernelArg(k, 0, sizeof mapbuf, &mapbuf);
+    cl_int e =
+        param ? clSetKernelArg(k, 0, 128, map) : clSetKernelArg(k, 0, sizeof mapbuf, &mapbuf);
     if (e != CL_SUCCESS)
         std::printf("%s: clSetKernelArg(0, %s) failed: %d\n", q, param ? "128 bytes" : "buffer", e);
     clSetKernelArg(k, 1, sizeof out, &out);
@@ -187,12 +187,12 @@ int check_tma(Ctx& c, cl_program p, const char* q, const unsigned char (&map)[12
             const cl_uint want = expected(m, b, i);
             zeros += want == 0;
             if (h[b * box_words + i] != want && bad++ < 4)
-                std::printf("  block %u word %u: 0x%08x, want 0x%08x\n", b, i,
-                            h[b * box_words + i], want);
+                std::printf("  block %u word %u: 0x%08x, want 0x%08x\n", b, i, h[b * box_words + i],
+                            want);
         }
     }
-    const std::uint64_t seen = std::uint64_t(h[blocks * box_words + 5]) << 32 |
-                               h[blocks * box_words + 4];
+    const std::uint64_t seen =
+        std::uint64_t(h[blocks * box_words + 5]) << 32 | h[blocks * box_words + 4];
     std::printf("%s: the matrix's address in the kernel 0x%llx (%s the encoded one); waits timed "
                 "out: %d of %u\n",
                 q, (unsigned long long)seen, seen == addr ? "same as" : "NOT", timed_out, blocks);
@@ -228,8 +228,8 @@ int probe_tma(Ctx& c, const std::string& decl, const std::string& how) {
     for (unsigned i = 0; i < rows * cols; ++i)
         m[i] = float((i / cols) * 1000 + i % cols + 1);
     cl_int e = 0;
-    cl_mem mat = clCreateBuffer(c.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, m.size() * 4,
-                                m.data(), &e);
+    cl_mem mat =
+        clCreateBuffer(c.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, m.size() * 4, m.data(), &e);
     const std::uint64_t addr = device_address(c, mat);
     std::printf("%s: the matrix buffer's device address 0x%llx\n", q, (unsigned long long)addr);
     unsigned char map[128];
