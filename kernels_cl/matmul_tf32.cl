@@ -34,6 +34,7 @@
 // does nothing and the host does not run it (the step is skipped with the reason).
 #include "matmul_tf32.clh"
 #include "matmul_wgmma.clh"
+#include "matmul_wgmma_tma.clh"
 
 __kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tf32(__global const float* restrict A, __global const float* restrict B,
@@ -50,6 +51,19 @@ matmul_tf32(__global const float* restrict A, __global const float* restrict B,
     __local float* scratch = 0;
 #endif
     tf32_block(A, B, C, M, N, K, As, Bs, scratch, 0);
+#endif
+}
+
+// matmul_tf32's wgmma build fed by the tile copy engine (matmul_wgmma_tma.clh): A and B^T as
+// tile maps (boxes of 128 x 32), on devices whose OpenCL backend takes them (sm90a_ptx). Built
+// elsewhere, it does nothing and the host does not run it.
+__kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
+matmul_tf32_tma(__global const DuetTileMap* map_a, __global const DuetTileMap* map_bt,
+                __global float* restrict C, const int M, const int N, const int K) {
+#if defined(TF_TMA)
+    __local float smem[WG_SMEM] __attribute__((aligned(1024)));
+    __local ulong bars[2 * WG_TF_S] __attribute__((aligned(8)));
+    wg_tf32_block_tma(map_a, map_bt, C, M, N, K, smem, bars);
 #endif
 }
 

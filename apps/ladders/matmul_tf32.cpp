@@ -53,6 +53,7 @@ class Tf32Work final : public MatmulWork {
                          const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
     Timed launch_bt(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                     const Buffer& a, const Buffer& b, Buffer& c);
+    Kernel* tma_kernel(const BuildOptions& build, const Range& range, const Buffer& a, Buffer& c);
 
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
@@ -89,8 +90,8 @@ class Tf32Work final : public MatmulWork {
     DeviceProfile profile_;
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
-    std::unique_ptr<Kernel> transpose_, pad_;
-    std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split), padded A, tf32's padded B
+    std::unique_ptr<Kernel> transpose_, pad_, tma_; // tma_: OpenCL's tf32 fed by tile maps
+    std::unique_ptr<Buffer> bt_, ap_, bp_;          // B^T (tc3's split), padded A, tf32's padded B
 };
 
 // On Hopper (matmul_steps.cpp's tf32 shapes) CUDA's wgmma kernels take their own launch: tile
@@ -116,11 +117,10 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
     if (from_source)
         p_.s.note(fell_back ? "mma.sync: the sm_90a build of the wgmma kernel fell back "
                               "(DUET_LOG_LEVEL=warn says why)"
-                            : "wgmma (sm_90a PTX built from the kernel's source), tiles copied "
-                              "by cp.async (no tile copy engine)" +
+                            : "wgmma (sm_90a PTX built from the kernel's source)" +
                                   std::string(with_bt ? "; B^T written first by matmul_tf32_bt "
                                                         "(timed with it)"
-                                                      : "") +
+                                                      : ", tiles copied by cp.async") +
                                   std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
     truncated_ = wgmma_ || (from_source && !fell_back);
     if (with_bt)
@@ -226,22 +226,53 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
 
 // NVIDIA OpenCL's wgmma build of matmul_tf32 (kernels_cl/matmul_wgmma.clh) reads both operands
 // from local memory as rows of K: matmul_tf32_bt first writes B^T (N x K), timed with the
-// kernel, which takes it in B's place.
+// kernel, which takes it in B's place. Where K % 4 == 0 (rows 16 bytes apart) matmul_tf32_tma
+// takes A and B^T as tile maps (the tile copy engine, matmul_wgmma_tma.clh) if the backend
+// encodes them (tma_kernel); else matmul_tf32, its tiles copied by cp.async.
 MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Range& range,
                                       const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                       Buffer& c) {
-    const std::size_t N = p_.N, K = p_.K;
+    const std::size_t M = p_.M, N = p_.N, K = p_.K;
     // The same file, built as the kernel was.
     transpose_ = p_.dev.load_kernel("matmul_tf32_bt", shape_build(opts, g));
     bt_ = p_.dev.alloc<float>(N * K);
     const Range bt_range = Range((N + 31) / 32 * 32, (K + 31) / 32 * 8).local(32, 8);
     Queue& q = p_.s.queue();
     const int mi = p_.mi, ni = p_.ni, ki = p_.ki;
+    Kernel* tma = K % 4 == 0 ? tma_kernel(shape_build(opts, g), range, a, c) : nullptr;
+    p_.s.note(tma ? "tiles copied by the tile copy engine (TMA) in matmul_tf32_tma"
+                  : "tiles copied by cp.async" +
+                        std::string(K % 4 ? " (K % 4 != 0: the tile copy engine reads rows 16 "
+                                            "bytes apart)"
+                                          : ""));
     return [=, this, &q, &kernel, &a, &b, &c] {
         auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni);
-        auto last = q.launch(kernel, range, a, *bt_, c, mi, ni, ki);
+        auto last = tma ? q.launch(*tma, range, duet::tile_map(a, M, K, 128, 32),
+                                   duet::tile_map(*bt_, N, K, 128, 32), c, mi, ni, ki)
+                        : q.launch(kernel, range, a, *bt_, c, mi, ni, ki);
         return std::pair{first, last};
     };
+}
+
+// matmul_tf32_tma of the same build, once launched (C written again by the timed launches), or
+// null with the reason in the note where the device refuses tile maps (a usage Error: no
+// sm90a_ptx, or no CUDA driver library beside NVIDIA's OpenCL).
+Kernel* Tf32Work::tma_kernel(const BuildOptions& build, const Range& range, const Buffer& a,
+                             Buffer& c) {
+    tma_ = p_.dev.load_kernel("matmul_tf32_tma", build);
+    const std::size_t M = p_.M, N = p_.N, K = p_.K;
+    try {
+        p_.s.queue().launch(*tma_, range, duet::tile_map(a, M, K, 128, 32),
+                            duet::tile_map(*bt_, N, K, 128, 32), c, p_.mi, p_.ni, p_.ki);
+        p_.s.queue().finish();
+        return tma_.get();
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::usage)
+            throw;
+        p_.s.note(std::string("no tile copy engine: ") + e.what());
+        tma_.reset();
+        return nullptr;
+    }
 }
 
 } // namespace
