@@ -134,3 +134,46 @@ TEST_CASE("apps: tf32's B^T pass (matmul_tf32_bt) writes B transposed, exactly, 
         }
     }
 }
+
+TEST_CASE("apps: tf32's row padding (matmul_tf32_pad) copies each row and zeros the rest") {
+    // NVIDIA's OpenCL tf32 fed by tile maps reads A and B with rows padded to a multiple of 4
+    // floats by this kernel of kernels_cl/matmul_tf32.cl where K or N is not: every element in
+    // place, zeros after it, rows beyond the grid's (3 groups of rows here) done too.
+    const duet::apps::Step* tf32 = nullptr;
+    for (const auto& s : duet::apps::find_app("matmul").steps())
+        if (s.name == "tf32")
+            tf32 = &s;
+    REQUIRE(tf32 != nullptr);
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            const auto shapes = duet::apps::shapes_of(*tf32, duet::apps::RunConfig{}, dev->info());
+            REQUIRE(!shapes.empty());
+            duet::BuildOptions opts;
+            opts.defines = shapes.back().defines;
+            auto k = dev->load_kernel("matmul_tf32_pad", opts);
+            auto q = dev->create_queue();
+            for (const auto& [M, K] : {std::pair{7, 37}, std::pair{1, 1}, std::pair{10, 258}}) {
+                const int Kp = (K + 3) / 4 * 4;
+                INFO("M " << M << " K " << K);
+                std::vector<float> a(std::size_t(M) * K), ap(std::size_t(M) * Kp + 8, -7.0f);
+                for (std::size_t i = 0; i < a.size(); ++i)
+                    a[i] = float(i) + 0.5f;
+                auto da = dev->alloc<float>(a.size());
+                auto dap = dev->alloc<float>(ap.size());
+                q->write(*da, a);
+                q->write(*dap, ap);
+                q->launch(*k, duet::Range((Kp + 255) / 256 * 256, 3).local(256, 1), *da, *dap, M, K,
+                          Kp);
+                q->read(*dap, ap);
+                int wrong = 0;
+                for (int m = 0; m < M; ++m)
+                    for (int c = 0; c < Kp; ++c)
+                        wrong += ap[std::size_t(m) * Kp + c] !=
+                                 (c < K ? a[std::size_t(m) * K + c] : 0.0f);
+                CHECK(wrong == 0);
+                for (std::size_t i = std::size_t(M) * Kp; i < ap.size(); ++i)
+                    CHECK(ap[i] == -7.0f);
+            }
+        }
+    }
+}
