@@ -34,9 +34,8 @@
 // does nothing and the host does not run it (the step is skipped with the reason).
 #include "matmul_tf32.clh"
 #include "matmul_wgmma.clh"
-#include "matmul_wgmma_tma.clh"
 
-__kernel __attribute__((reqd_work_group_size(32, TF_WM* TF_WN, 1))) void
+__kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tf32(__global const float* restrict A, __global const float* restrict B,
             __global float* restrict C, const int M, const int N, const int K) {
 #if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh; B is B^T (matmul_tf32_bt)
@@ -52,29 +51,6 @@ matmul_tf32(__global const float* restrict A, __global const float* restrict B,
 #endif
     tf32_block(A, B, C, M, N, K, As, Bs, scratch, 0);
 #endif
-}
-
-// tf32 on Hopper as CUDA's kernel (matmul_wgmma_tma.clh): A and B as tile maps, a 256 x 128
-// block by three warpgroups, on devices whose OpenCL backend takes tile maps (sm90a_ptx). Built
-// elsewhere, it does nothing and the host does not run it.
-__kernel __attribute__((reqd_work_group_size(32, 12, 1))) void
-matmul_tf32_tma(__global const DuetTileMap* map_a, __global const DuetTileMap* map_b,
-                __global float* restrict C, const int M, const int N, const int K) {
-#if defined(TF_TMA)
-    __local float smem[WT_SMEM] __attribute__((aligned(1024)));
-    __local ulong bars[2 * WT_STAGES] __attribute__((aligned(8)));
-    wg_tf32_block_tma(map_a, map_b, C, M, N, K, smem, bars);
-#endif
-}
-
-// A matrix with rows padded to Kp floats, for matmul_tf32_tma's tile maps (rows a multiple of 16
-// bytes apart): Ap[m][k] = A[m][k], zero for k >= K (kernels_cu/matmul_tf32_wgmma.cu's twin).
-__kernel void matmul_tf32_pad(__global const float* restrict A, __global float* restrict Ap,
-                              const int M, const int K, const int Kp) {
-    const int k = (int)get_global_id(0);
-    if (k < Kp)
-        for (int m = (int)get_group_id(1); m < M; m += (int)get_num_groups(1))
-            Ap[m * Kp + k] = k < K ? A[m * K + k] : 0.0f;
 }
 
 // B^T (N x K, rows of K floats) from B (K x N), for matmul_tf32's wgmma build, which takes B^T in

@@ -6,7 +6,6 @@
 #include <cfloat>
 #include <cstdint>
 #include <cstdio>
-#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -51,12 +50,9 @@ class Tf32Work final : public MatmulWork {
     Timed launch_split(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                        const Buffer& a, const Buffer& b, Buffer& c);
     Timed launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
-                         const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c,
-                         bool opencl = false);
+                         const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
     Timed launch_bt(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                     const Buffer& a, const Buffer& b, Buffer& c);
-    std::optional<Timed> launch_tma(const Shape& g, const BuildOptions& opts, const Buffer& a,
-                                    const Buffer& b, Buffer& c);
 
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
@@ -93,14 +89,14 @@ class Tf32Work final : public MatmulWork {
     DeviceProfile profile_;
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
-    std::unique_ptr<Kernel> transpose_, pad_, tma_; // tma_: OpenCL's tf32 fed by tile maps
-    std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split or OpenCL's tf32), padded A and B
+    std::unique_ptr<Kernel> transpose_, pad_;
+    std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split), padded A, tf32's padded B
 };
 
 // On Hopper (matmul_steps.cpp's tf32 shapes) CUDA's wgmma kernels take their own launch: tile
 // maps over their operands, their stages as the duet::local argument (g.local_bytes, over 48
-// KiB); OpenCL's tf32 through sm_90a PTX takes CUDA's design where the backend takes tile maps
-// (launch_tma), else B^T, written first (launch_bt). Elsewhere the plain launch.
+// KiB); OpenCL's tf32 through sm_90a PTX takes B^T, written first (launch_bt). Elsewhere the
+// plain launch.
 MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& range,
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
@@ -111,25 +107,24 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
         std::any_of(opts.defines.begin(), opts.defines.end(),
                     [](const auto& d) { return d.first == "DUET_TF32_WGMMA"; });
     const bool fell_back = kernel.build_options().find("DUET_SM90A_FALLBACK") != std::string::npos;
-    // tf32's wgmma build (TF_WGMMA in kernels_cl/matmul_wgmma.clh: the 128x128 block of 8
-    // warps, built with the PTX mma): matmul_tf32_tma where the backend takes tile maps, else
-    // matmul_tf32 with B^T in B's place.
-    const bool tf32_wgmma = from_source && !fell_back && step_ == "tf32" && g.rows == 128 &&
-                            g.cols == 128 && g.items() == 256 &&
-                            std::any_of(opts.defines.begin(), opts.defines.end(),
-                                        [](const auto& d) { return d.first == "DUET_TF32_PTX"; });
+    // tf32's wgmma kernel takes B^T in B's place: the 128x128 block of 8 warps (TF_WGMMA in
+    // kernels_cl/matmul_wgmma.clh), built with the PTX mma.
+    const bool with_bt = from_source && !fell_back && step_ == "tf32" && g.rows == 128 &&
+                         g.cols == 128 && g.items() == 256 &&
+                         std::any_of(opts.defines.begin(), opts.defines.end(),
+                                     [](const auto& d) { return d.first == "DUET_TF32_PTX"; });
     if (from_source)
         p_.s.note(fell_back ? "mma.sync: the sm_90a build of the wgmma kernel fell back "
                               "(DUET_LOG_LEVEL=warn says why)"
-                            : "wgmma (sm_90a PTX built from the kernel's source)" +
-                                  std::string(tf32_wgmma ? "" : ", tiles copied by cp.async") +
+                            : "wgmma (sm_90a PTX built from the kernel's source), tiles copied "
+                              "by cp.async (no tile copy engine)" +
+                                  std::string(with_bt ? "; B^T written first by matmul_tf32_bt "
+                                                        "(timed with it)"
+                                                      : "") +
                                   std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
     truncated_ = wgmma_ || (from_source && !fell_back);
-    if (tf32_wgmma) {
-        if (auto timed = launch_tma(g, opts, a, b, c))
-            return std::move(*timed);
+    if (with_bt)
         return launch_bt(kernel, g, range, opts, a, b, c);
-    }
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     if (g.kernel == "matmul_tf32_wgmma")
@@ -180,13 +175,12 @@ MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const R
     };
 }
 
-// matmul_tf32_wgmma, or NVIDIA OpenCL's matmul_tf32_tma where `opencl` (C^T = B^T A^T: B's
-// fragments from registers, no transpose): the tile maps read A and B as they lie, rows padded
-// to a multiple of 4 floats by matmul_tf32_pad where they are not (A's where K % 4 != 0, B's
-// where N % 4 != 0), timed with it. OpenCL's note is launch_tma's, once the kernel ran.
+// matmul_tf32_wgmma (C^T = B^T A^T: B's fragments from registers, no transpose): the tile maps
+// read A and B as they lie, rows padded to a multiple of 4 floats by matmul_tf32_pad where
+// they are not (A's where K % 4 != 0, B's where N % 4 != 0), timed with it.
 MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
                                            const BuildOptions& opts, const Buffer& a,
-                                           const Buffer& b, Buffer& c, bool opencl) {
+                                           const Buffer& b, Buffer& c) {
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4, Np = (N + 3) / 4 * 4;
     if (double(Kp) * double(M) > double(INT32_MAX) || double(Np) * double(K) > double(INT32_MAX))
         throw Error::usage(
@@ -194,14 +188,13 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
             ": tf32's padded A or B of over 2^31-1 elements (the kernels index with int)");
     const bool pad_a = K % 4 != 0, pad_b = N % 4 != 0;
     if (pad_a || pad_b)
-        pad_ = p_.dev.load_kernel("matmul_tf32_pad", opencl ? shape_build(opts, g) : opts);
-    if (!opencl)
-        p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
-                  " (C^T = B^T A^T, no transpose of B)" +
-                  (pad_a || pad_b
-                       ? "; rows padded to a multiple of 4 by matmul_tf32_pad (timed with it)"
-                       : "") +
-                  "; inputs truncated to TF32");
+        pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
+    p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
+              " (C^T = B^T A^T, no transpose of B)" +
+              (pad_a || pad_b
+                   ? "; rows padded to a multiple of 4 by matmul_tf32_pad (timed with it)"
+                   : "") +
+              "; inputs truncated to TF32");
     if (pad_a)
         ap_ = p_.dev.alloc<float>(M * Kp);
     if (pad_b)
@@ -224,50 +217,16 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
         }
         const Buffer& a_rows = pad_a ? *ap_ : a;
         const Buffer& b_rows = pad_b ? *bp_ : b;
-        // Both kernels' blocks are 256 rows of C (A's box) by 128 columns (B's four).
-        const auto map_a = duet::tile_map(a_rows, M, Kp, 256, 32);
-        const auto map_b = duet::tile_map(b_rows, K, Np, 32, 32);
-        auto last = opencl ? q.launch(kernel, range, map_a, map_b, c, mi, ni, ki)
-                           : q.launch(kernel, range, map_a, map_b, a, b_rows, c, mi, ni, ki, kpi,
-                                      npi, duet::local(g.local_bytes));
+        auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, g.rows, 32),
+                             duet::tile_map(b_rows, K, Np, 32, 32), a, b_rows, c, mi, ni, ki, kpi,
+                             npi, duet::local(g.local_bytes));
         return std::pair{first.valid() ? first : last, last};
     };
 }
 
-// NVIDIA OpenCL's tf32 fed by the tile copy engine (kernels_cl/matmul_wgmma_tma.clh: CUDA's
-// design, a 256x128 block by 32 x 12 work-items, the grid in the same block order), once
-// launched (C written again by the timed launches); nullopt with the reason in the note where
-// the launch fails (a usage Error where the backend refuses tile maps: no sm90a_ptx, or no CUDA
-// driver library beside NVIDIA's OpenCL).
-std::optional<MatmulWork::Timed> Tf32Work::launch_tma(const Shape& g, const BuildOptions& opts,
-                                                      const Buffer& a, const Buffer& b, Buffer& c) {
-    const std::size_t M = p_.M, N = p_.N;
-    tma_ = p_.dev.load_kernel("matmul_tf32_tma", shape_build(opts, g));
-    const Range range = Range((N + 127) / 128 * 32, (M + 255) / 256 * 12).local(32, 12);
-    try {
-        Timed timed = launch_swapped(*tma_, g, range, opts, a, b, c, true);
-        timed();
-        p_.s.queue().finish();
-        p_.s.note("fed by the tile copy engine (TMA), by matmul_tf32_tma (256x128 block, C^T = "
-                  "B^T A^T, no transpose of B)" +
-                  std::string(pad_ ? "; rows padded to a multiple of 4 by matmul_tf32_pad "
-                                     "(timed with it)"
-                                   : ""));
-        return timed;
-    } catch (const Error& e) {
-        p_.s.note(std::string("no tile copy engine: ") + e.what());
-        tma_.reset();
-        pad_.reset();
-        ap_.reset();
-        bp_.reset();
-        return std::nullopt;
-    }
-}
-
-// NVIDIA OpenCL's wgmma build of matmul_tf32 where launch_tma cannot run (kernels_cl/
-// matmul_wgmma.clh) reads both operands from local memory as rows of K: matmul_tf32_bt first
-// writes B^T (N x K), timed with the kernel, which takes it in B's place; tiles copied by
-// cp.async.
+// NVIDIA OpenCL's wgmma build of matmul_tf32 (kernels_cl/matmul_wgmma.clh) reads both operands
+// from local memory as rows of K: matmul_tf32_bt first writes B^T (N x K), timed with the
+// kernel, which takes it in B's place.
 MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Range& range,
                                       const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                       Buffer& c) {
@@ -278,7 +237,6 @@ MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Rang
     const Range bt_range = Range((N + 31) / 32 * 32, (K + 31) / 32 * 8).local(32, 8);
     Queue& q = p_.s.queue();
     const int mi = p_.mi, ni = p_.ni, ki = p_.ki;
-    p_.s.note("B^T written first by matmul_tf32_bt (timed with it), tiles copied by cp.async");
     return [=, this, &q, &kernel, &a, &b, &c] {
         auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni);
         auto last = q.launch(kernel, range, a, *bt_, c, mi, ni, ki);
