@@ -14,9 +14,13 @@
 //              driver's PTX of a 32 KiB one with the array's size raised in the text
 //   c, c-ptx   a __local argument of 32 .. 227 KiB (c-ptx: the driver's PTX rebuilt as a binary)
 //   d, d-mcast cp.async.bulk global -> shared on an mbarrier (d-mcast: multicast in a 2-cluster)
+//   tma, tma-nofence, tma-param
+//              the tile copy engine: a tensor map from the CUDA driver's cuTensorMapEncodeTiled
+//              (libcuda.so.1 by dlopen) over an OpenCL buffer, in a global buffer (tma-nofence:
+//              without the tensormap acquire fence) or as a 128-byte argument (tma-param)
 //   dump DIR   writes the hand-written PTX to DIR (for `ptxas -arch=sm_90a`)
 // Build: the CMake target ocl_sm90_probe (-DDUET_BENCH=ON), or on its own
-//   g++ -std=c++17 -O2 -DCL_TARGET_OPENCL_VERSION=120 bench/ocl_sm90_probe*.cpp -lOpenCL
+//   g++ -std=c++17 -O2 -DCL_TARGET_OPENCL_VERSION=120 bench/ocl_sm90_probe*.cpp -lOpenCL -ldl
 // Run on the GPU machine after `source bench/gpu_env.sh` (registers NVIDIA's ICD); the NVIDIA
 // platform is chosen by name (DUET_PROBE_PLATFORM=<substring> picks another for the OpenCL C
 // questions).
@@ -188,7 +192,7 @@ int main(int argc, char** argv) {
     Ctx c;
     if (q.empty()) {
         std::printf("usage: ocl_sm90_probe plain|a|a-explicit|a-odd|a-src|b|b-src|c|c-ptx|d|"
-                    "d-mcast|info | dump DIR\n");
+                    "d-mcast|tma|tma-nofence|tma-param|info | dump DIR\n");
         return 2;
     }
     if (!open_device(c))
@@ -213,6 +217,8 @@ int main(int argc, char** argv) {
         return probe_local(c, q == "c-ptx");
     if (q == "d" || q == "d-mcast")
         return probe_bulk(c, decl, q == "d-mcast");
+    if (q == "tma" || q == "tma-nofence" || q == "tma-param")
+        return probe_tma(c, decl, q);
     std::printf("unknown question %s\n", q.c_str());
     return 2;
 }

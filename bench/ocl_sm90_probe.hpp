@@ -35,5 +35,7 @@ int probe_static(Ctx& c, const std::string& decl);
 int probe_static_src(Ctx& c);
 int probe_local(Ctx& c, bool via_ptx);
 int probe_bulk(Ctx& c, const std::string& decl, bool multicast);
+int probe_tma(Ctx& c, const std::string& decl, const std::string& how);
+std::string tma_dump(const std::string& decl, const std::string& how);
 
 } // namespace probe

@@ -66,6 +66,8 @@ int dump_ptx(const char* dir) {
         std::ofstream(base + "static" + std::to_string(kib) + ".ptx") << static_ptx(d, kib * 1024);
     std::ofstream(base + "bulk.ptx") << bulk_ptx(d, false);
     std::ofstream(base + "bulk_mcast.ptx") << bulk_ptx(d, true);
+    for (const char* how : {"tma", "tma-param"})
+        std::ofstream(base + how + ".ptx") << tma_dump(d, how);
     std::ofstream(base + "probe.cl") << probe_cl::source;
     return 0;
 }

@@ -1,6 +1,6 @@
 // Built, never run: the public headers compile as C++17 and as C++20 with -pedantic -Werror
 // (tests/CMakeLists.txt builds this file once per standard), templates instantiated.
-#include <duet/cuda/tile_map.hpp> // a backend extension
+#include <duet/cuda/tile_map.hpp> // the earlier spelling of duet::tile_map
 #include <duet/duet.hpp>
 
 namespace {
@@ -14,6 +14,7 @@ namespace {
     q.fill(*buf, 1.0f, 16);
     const duet::KernelArg args[] = {duet::KernelArg::from(*buf), duet::KernelArg::from(3)};
     q.launch_args(*k, duet::Range(16), duet::KernelArgs(args, 2));
+    q.launch(*k, duet::Range(16), duet::tile_map(*buf, 4, 4, 4, 4), *buf);
     q.launch(*k, duet::Range(16), duet::cuda::tile_map(*buf, 4, 4, 4, 4), *buf);
     return q.launch(*k, duet::Range(16, 1).local(16, 1), *buf, buf, 2.0f, duet::local(64));
 }

@@ -1,6 +1,6 @@
 // Pure rules of launches and builds, no device: which argument a short argument list left out,
-// the compiler options BuildOptions refuses, the driver-chosen local size of a Range, and
-// kernel files read beside the executable.
+// which parameters a tile map fits, the compiler options BuildOptions refuses, the driver-chosen
+// local size of a Range, and kernel files read beside the executable.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -12,6 +12,7 @@
 
 #include <duet/backend/build_options.hpp>
 #include <duet/backend/launch_checks.hpp>
+#include <duet/cuda/tile_map.hpp>
 #include <duet/duet.hpp>
 
 namespace {
@@ -55,6 +56,38 @@ TEST_CASE("launch checks: a left-out argument is named where it was left out") {
     CHECK(
         duet::kernel_args_problem(sig, three_ok).find("argument 3 (long array_size) is not set") !=
         std::string::npos);
+}
+
+TEST_CASE("launch checks: a tile map fits a buffer parameter (OpenCL) or its size (CUDA) only") {
+    using K = duet::KernelParam::Kind;
+    struct Fake : duet::Buffer {
+        std::size_t size() const override { return 4096; }
+    } buf;
+    const duet::TileMap map = duet::tile_map(buf, 32, 32, 32, 32);
+    const duet::KernelArg args[] = {duet::KernelArg::from(map)};
+    duet::KernelSignature sig;
+    sig.known = true;
+    // OpenCL: a buffer parameter takes it (the backend then checks the type and the device).
+    sig.params = {param(K::buffer, 8, "global DuetTileMap*", "map")};
+    CHECK(duet::kernel_args_problem(sig, args).empty());
+    // A value or local memory does not; named.
+    sig.params = {param(K::scalar, 4, "float", "alpha")};
+    std::string p = duet::kernel_args_problem(sig, args);
+    INFO(p);
+    CHECK(p.find("argument 0 (float alpha)") != std::string::npos);
+    CHECK(p.find("scalar parameter, but a duet::tile_map was given") != std::string::npos);
+    sig.params = {param(K::local, 0, "local float*", "tile")};
+    CHECK(duet::kernel_args_problem(sig, args).find("a duet::tile_map was given") !=
+          std::string::npos);
+    // CUDA (parameters known by size): 128 bytes, not a pointer's 8.
+    sig.params = {param(K::unknown, 128, "", "")};
+    CHECK(duet::kernel_args_problem(sig, args).empty());
+    sig.params = {param(K::unknown, 8, "", "")};
+    p = duet::kernel_args_problem(sig, args);
+    CHECK(p.find("is 8 bytes, but a duet::tile_map of 128 bytes") != std::string::npos);
+    // The earlier spelling is the same argument.
+    const duet::cuda::TileMap old = duet::cuda::tile_map(buf, 32, 32, 32, 32);
+    CHECK(std::string(old.name()) == "duet::tile_map");
 }
 
 TEST_CASE("build options: compiler options are checked tokens, without outputs or plugins") {

@@ -11,8 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include <duet/cuda/tile_map.hpp> // the CUDA backend's extension: the steps' kernels are CUDA's
-
 #include "device_profile.hpp"
 #include "matmul.hpp"
 #include "matmul_reference.hpp"
@@ -170,9 +168,9 @@ MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const R
         if (pad_)
             q.launch(*pad_, pad_range, a, *ap_, mi, ki, kpi);
         const Buffer& a_rows = pad_ ? *ap_ : a;
-        auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, g.rows, 32),
-                             duet::cuda::tile_map(*bt_, 2 * Np, Kp, g.cols, 32), a, *bt_, c, mi, ni,
-                             ki, kpi, duet::local(g.local_bytes));
+        auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, g.rows, 32),
+                             duet::tile_map(*bt_, 2 * Np, Kp, g.cols, 32), a, *bt_, c, mi, ni, ki,
+                             kpi, duet::local(g.local_bytes));
         return std::pair{first, last};
     };
 }
@@ -219,9 +217,9 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
         }
         const Buffer& a_rows = pad_a ? *ap_ : a;
         const Buffer& b_rows = pad_b ? *bp_ : b;
-        auto last = q.launch(kernel, range, duet::cuda::tile_map(a_rows, M, Kp, g.rows, 32),
-                             duet::cuda::tile_map(b_rows, K, Np, 32, 32), a, b_rows, c, mi, ni, ki,
-                             kpi, npi, duet::local(g.local_bytes));
+        auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, g.rows, 32),
+                             duet::tile_map(b_rows, K, Np, 32, 32), a, b_rows, c, mi, ni, ki, kpi,
+                             npi, duet::local(g.local_bytes));
         return std::pair{first.valid() ? first : last, last};
     };
 }

@@ -1,7 +1,7 @@
 // Launch planning: grid = global / local per dimension (the app rounds global up, never us),
 // arguments as pointers to their values, local arguments laid out in one dynamic shared memory
 // block (as duet_local_t offsets, or as `extern __shared__` memory when the kernel has no
-// parameter for them), tile maps (duet::cuda::tile_map) as the CUtensorMap they describe
+// parameter for them), tile maps (duet::tile_map) as the CUtensorMap they describe
 // (cuda_tile_map.cpp). The range and argument contracts are checked by the runtime
 // (Queue::launch_args against launch_contract_of) before this runs: CUDA's own errors for those
 // cases (cudaErrorInvalidConfiguration, or garbage from a wrongly sized argument) say too little.
@@ -127,7 +127,7 @@ void plan_launch(CudaKernel& kernel, const Range& range, const std::array<std::s
                                    a.extension->name() + ", an extension of the " +
                                    a.extension->backend() +
                                    " backend; a CUDA kernel takes buffers, scalars, "
-                                   "duet::local and duet::cuda::tile_map");
+                                   "duet::local and duet::tile_map");
             const auto* buf = dynamic_cast<const CudaBuffer*>(a.buffer);
             if (!buf || &buf->device() != &dev)
                 throw Error::usage(where() + ": argument " + std::to_string(i) +

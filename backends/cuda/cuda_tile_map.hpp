@@ -1,12 +1,12 @@
 #pragma once
-// duet::cuda::tile_map arguments (<duet/cuda/tile_map.hpp>, the backend's extension): the
+// duet::tile_map arguments (<duet/tile_map.hpp>) on CUDA: the
 // 128-byte CUtensorMap that Hopper's tile copy engine (TMA) reads, made by the driver's
 // cuTensorMapEncodeTiled for a CudaBuffer.
 #include <cstring>
 #include <functional>
 #include <string>
 
-#include <duet/cuda/tile_map.hpp>
+#include <duet/tile_map.hpp>
 
 namespace duet::cuda {
 

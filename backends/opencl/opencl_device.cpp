@@ -8,6 +8,7 @@
 #include "opencl_device.hpp"
 #include "opencl_program.hpp"
 #include "opencl_queue.hpp"
+#include "opencl_tile_map.hpp"
 
 namespace duet::opencl {
 
@@ -33,6 +34,11 @@ cl::Context& OpenclDevice::context() {
         }
     });
     return context_;
+}
+
+TileMapStore& OpenclDevice::tile_maps() {
+    std::call_once(tile_maps_once_, [this] { tile_maps_ = std::make_shared<TileMapStore>(); });
+    return *tile_maps_;
 }
 
 std::unique_ptr<Queue> OpenclDevice::create_queue(const QueueOptions& options) {

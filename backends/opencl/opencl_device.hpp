@@ -1,6 +1,7 @@
 #pragma once
 // The OpenCL device, its buffers and pinned host memory.
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,6 +14,7 @@ namespace duet::opencl {
 
 struct ProgramEntry;
 class OpenclHostBuffer;
+class TileMapStore;
 
 // Device memory: a cl::Buffer of the device's own context.
 class OpenclBuffer final : public Buffer {
@@ -26,6 +28,8 @@ class OpenclBuffer final : public Buffer {
     const void* owner() const { return owner_; }
     // The mapped host buffer behind this view, which a launch unmaps around the kernel.
     OpenclHostBuffer* host() const { return host_; }
+    // The buffer's device address once a tile map over it has asked for it (0: not yet).
+    mutable std::atomic<std::uint64_t> device_address{0};
 
   private:
     cl::Buffer buffer_;
@@ -97,6 +101,8 @@ class OpenclDevice final : public Device {
     // Whether programs made from this driver's binaries keep their kernels' argument information
     // (-1: not known yet; build_program finds out once, on the first program it caches).
     std::atomic<int> binaries_keep_arg_info{-1};
+    // The device's duet::tile_map encodings (opencl_tile_map.cpp), made on first use.
+    TileMapStore& tile_maps();
 
   protected:
     std::unique_ptr<Kernel> do_load_kernel(const std::string& name,
@@ -110,6 +116,8 @@ class OpenclDevice final : public Device {
     cl::Context context_;
     std::mutex programs_mutex_;
     std::map<std::string, std::shared_ptr<ProgramEntry>> programs_; // by cache key
+    std::once_flag tile_maps_once_;
+    std::shared_ptr<TileMapStore> tile_maps_;
 };
 
 // Reads everything runapp info shows about a device.

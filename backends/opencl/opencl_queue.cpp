@@ -8,6 +8,7 @@
 #include "opencl_device.hpp"
 #include "opencl_program.hpp"
 #include "opencl_queue.hpp"
+#include "opencl_tile_map.hpp"
 
 namespace duet::opencl {
 
@@ -182,6 +183,25 @@ LaunchContract OpenclQueue::launch_contract(Kernel& kernel) const {
     return c;
 }
 
+// The device buffer an extension argument becomes: a duet::tile_map's encoded map.
+cl::Buffer OpenclQueue::extension_buffer(const OpenclKernel& k, const KernelArg& a, std::size_t i,
+                                         const std::function<std::string()>& doing) {
+    const auto where = [&] { return doing() + ": argument " + std::to_string(i); };
+    const TileMap* map = as_tile_map(*a.extension);
+    if (!map)
+        throw Error::usage(where() + " is a " + a.extension->name() + ", an extension of the " +
+                           a.extension->backend() +
+                           " backend; an OpenCL kernel takes buffers, scalars, duet::local and "
+                           "duet::tile_map (pass the buffer itself)");
+    auto* buf = dynamic_cast<const OpenclBuffer*>(a.buffer);
+    if (!buf || buf->owner() != &dev_)
+        throw Error::usage(where() + " is a tile map over a buffer that is not OpenCL memory of " +
+                           dev_.where());
+    const auto& sig = k.signature();
+    const KernelParam* param = sig.known && i < sig.params.size() ? &sig.params[i] : nullptr;
+    return dev_.tile_maps().map_buffer(dev_, queue_, *map, *buf, param, where);
+}
+
 Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
                              const std::array<std::size_t, 3>& l, KernelArgs args) {
     // launch_contract() has made sure the kernel is one of ours.
@@ -229,11 +249,8 @@ Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
                              k->name() + k->signature().to_string());
                 break;
             case KernelArg::Kind::extension:
-                throw Error::usage(doing() + ": argument " + std::to_string(i) + " is a " +
-                                   a.extension->name() + ", an extension of the " +
-                                   a.extension->backend() +
-                                   " backend; an OpenCL kernel takes buffers, scalars and "
-                                   "duet::local (pass the buffer itself)");
+                k->get().setArg(idx, extension_buffer(*k, a, i, doing));
+                break;
             }
         }
         // Pinned host buffers taken as arguments: unmapped for the kernel, mapped again after.

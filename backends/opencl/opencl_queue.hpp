@@ -1,5 +1,8 @@
 #pragma once
 // In-order profiling queues and their events.
+#include <functional>
+#include <string>
+
 #include <duet/backend/launch_checks.hpp>
 #include <duet/device.hpp>
 
@@ -48,6 +51,10 @@ class OpenclQueue final : public Queue {
     // The kernel as one of this backend's, else a usage Error.
     OpenclKernel& own(Kernel& kernel) const;
     const cl::Buffer& buffer_of(const Buffer& b, const char* role) const;
+    // The device buffer argument `i`, an extension (a duet::tile_map), becomes; else a usage
+    // Error naming it (`doing` names the launch).
+    cl::Buffer extension_buffer(const OpenclKernel& k, const KernelArg& a, std::size_t i,
+                                const std::function<std::string()>& doing);
     // The event to ask the driver for: none when the queue has timing off.
     cl::Event* event_slot(cl::Event& e) { return timing_ ? &e : nullptr; }
     // The Event handed back for an operation.

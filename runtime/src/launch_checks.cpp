@@ -61,8 +61,8 @@ std::size_t passed_size(const KernelArg& a) {
 bool fits(const KernelParam& p, const KernelArg& a) {
     using K = KernelParam::Kind;
     switch (p.kind) {
-    case K::buffer:
-        return a.kind == KernelArg::Kind::buffer;
+    case K::buffer: // an extension's bytes may come in device memory (the backend checks)
+        return a.kind == KernelArg::Kind::buffer || a.kind == KernelArg::Kind::extension;
     case K::local:
         return a.kind == KernelArg::Kind::local;
     case K::scalar:
@@ -138,7 +138,7 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
         using K = KernelParam::Kind;
         switch (p.kind) {
         case K::buffer:
-            if (a.kind != KernelArg::Kind::buffer)
+            if (a.kind != KernelArg::Kind::buffer && a.kind != KernelArg::Kind::extension)
                 return which + " is a buffer parameter, but " + given_kind(a) +
                        " was given; pass a duet::Buffer";
             break;

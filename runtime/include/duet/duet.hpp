@@ -12,4 +12,5 @@
 #include <duet/range.hpp>
 #include <duet/registry.hpp>
 #include <duet/stats.hpp>
+#include <duet/tile_map.hpp>
 #include <duet/version.hpp>

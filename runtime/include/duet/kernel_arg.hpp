@@ -26,18 +26,19 @@ inline LocalMemory local(std::size_t bytes) {
     return LocalMemory{bytes};
 }
 
-// An argument that one backend defines, an extension of the API (the CUDA backend's tile map,
-// duet::cuda::tile_map in <duet/cuda/tile_map.hpp>). The runtime checks what it can without
-// knowing that backend: the buffer it views is set, `problem()` is empty, and, where a kernel's
-// parameters are known only by size, `param_size()` is that size. The backend it is for
-// encodes it; every other backend refuses it, by name. A launch holds it by reference: it must
+// An argument that some backends define, an extension of the API (the tile map of NVIDIA's
+// tile copy engine, duet::tile_map in <duet/tile_map.hpp>). The runtime checks what it can without
+// knowing that backend: the buffer it views is set, `problem()` is empty, the parameter is a
+// buffer parameter (OpenCL: the backend passes the extension's bytes in device memory) or, where
+// a kernel's parameters are known only by size, `param_size()` is that size. The backends it is
+// for encode it; every other backend refuses it, by name. A launch holds it by reference: it must
 // live until the launch call returns (a temporary in the launch's arguments does).
 class ExtensionArg {
   public:
     virtual ~ExtensionArg() = default;
-    // The backend that takes it ("cuda").
+    // The backends that take it ("cuda and opencl"), for messages.
     virtual const char* backend() const = 0;
-    // How messages name it ("duet::cuda::tile_map"); the backend recognises it by this name.
+    // How messages name it ("duet::tile_map"); a backend recognises it by this name.
     virtual const char* name() const = 0;
     // The buffer it views; null when none was set (a usage Error at launch).
     virtual const Buffer* buffer() const = 0;

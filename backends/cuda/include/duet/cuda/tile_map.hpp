@@ -1,63 +1,12 @@
 #pragma once
-// An extension of the CUDA backend (header-only; an app includes it beside <duet/duet.hpp>):
-// duet::cuda::tile_map, a kernel argument that hands a CUDA kernel a 2-D view of a buffer of
-// floats for Hopper's tile copy engine (TMA). Other backends refuse it at launch, by name.
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-#include <duet/device.hpp>
+// The earlier spelling of duet::tile_map (<duet/tile_map.hpp>), kept: the tile map is no longer
+// the CUDA backend's alone (NVIDIA's OpenCL on Hopper takes it too).
+#include <duet/tile_map.hpp>
 
 namespace duet::cuda {
 
-// The size of a tile-map parameter in a CUDA kernel (a CUtensorMap).
-inline constexpr std::size_t tile_map_param_size = 128;
-
-// A row-major matrix of `rows` x `cols` floats (rows `cols` floats apart) in `view`, copied into
-// shared memory as boxes of box_rows x box_cols, each row of a box 128-byte swizzled (16-byte
-// chunk c of box row r at c ^ (r % 8), what wgmma's 128-byte swizzle mode reads), zeros where a
-// box leaves the matrix. The kernel receives a 128-byte CUtensorMap parameter, declared
-// `const __grid_constant__`. Limits (checked at launch): box_cols * 4 <= 128 bytes,
-// box_rows <= 256, cols * 4 a multiple of 16 bytes, the matrix inside the buffer; compute
-// capability 9.0 or newer.
-struct TileMap final : ExtensionArg {
-    const Buffer* view = nullptr;
-    std::uint64_t rows = 0, cols = 0;
-    std::uint32_t box_rows = 0, box_cols = 0;
-
-    TileMap() = default;
-    TileMap(const Buffer* b, std::uint64_t r, std::uint64_t c, std::uint32_t br, std::uint32_t bc)
-        : view(b), rows(r), cols(c), box_rows(br), box_cols(bc) {}
-
-    // The name the CUDA backend recognises it by.
-    static constexpr const char* kind_name = "duet::cuda::tile_map";
-    const char* backend() const override { return "cuda"; }
-    const char* name() const override { return kind_name; }
-    const Buffer* buffer() const override { return view; }
-    std::size_t param_size() const override { return tile_map_param_size; }
-    std::string problem() const override {
-        const auto n = [](std::uint64_t v) { return std::to_string(v); };
-        if (rows == 0 || cols == 0)
-            return "a tile map of " + n(rows) + " x " + n(cols) + " floats (empty)";
-        if (box_rows == 0 || box_rows > 256 || box_cols == 0 || box_cols * 4 > 128)
-            return "a tile map's box of " + n(box_rows) + " x " + n(box_cols) +
-                   " floats: 1 to 256 rows of 1 to 32 floats (a 128-byte swizzled row)";
-        if (cols * 4 % 16 != 0)
-            return "a tile map of rows of " + n(cols) +
-                   " floats: the tile copier needs rows a multiple of 16 bytes apart (4 floats); "
-                   "pad the rows";
-        if (view && (rows >= (std::uint64_t(1) << 32) || cols >= (std::uint64_t(1) << 32) ||
-                     rows * cols > view->size() / 4))
-            return "a tile map of " + n(rows) + " x " + n(cols) + " floats over a buffer of " +
-                   n(view->size()) + " bytes";
-        return {};
-    }
-};
-
-// Makes a tile-map kernel argument over `b` (see TileMap).
-inline TileMap tile_map(const Buffer& b, std::uint64_t rows, std::uint64_t cols,
-                        std::uint32_t box_rows, std::uint32_t box_cols) {
-    return TileMap(&b, rows, cols, box_rows, box_cols);
-}
+using duet::tile_map;
+using duet::tile_map_param_size;
+using TileMap = duet::TileMap;
 
 } // namespace duet::cuda
