@@ -2,7 +2,8 @@
 // clCreateProgramWithBinary) and OpenCL C for what goes through the driver's compiler. In the
 // PTX texts, @PARAM@ is the declaration of a global pointer parameter (taken at run time from
 // the driver's own PTX of kernel_src_cluster, so that it is spelled as the driver expects),
-// @NAME@ the entry, @DIRECTIVES@ its performance directives and @BYTES@ / @WORDS@ a size.
+// @NAME@ the entry, @DIRECTIVES@ its performance directives, @BYTES@ / @WORDS@ a size and
+// @WAIT_COPY_OUT@ the shared tail wait_copy_out.
 #pragma once
 
 namespace probe_ptx {
@@ -175,29 +176,7 @@ inline const char* const bulk = R"(
 	barrier.cluster.wait.acquire.aligned;
 	@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r4], 4096;
 @COPY@
-	mov.u32 %r9, 0;
-WAIT:
-	mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r4], 0;
-	@%p2 bra DONE;
-	add.u32 %r9, %r9, 1;
-	setp.lt.u32 %p3, %r9, 2000000;
-	@%p3 bra WAIT;
-	mov.u32 %r9, -1;
-DONE:
-	mov.u32 %r10, %r1;
-LOOP:
-	setp.ge.u32 %p4, %r10, 1024;
-	@%p4 bra END;
-	shl.b32 %r11, %r10, 2;
-	add.u32 %r12, %r3, %r11;
-	ld.shared.u32 %r13, [%r12];
-	mad.lo.u32 %r14, %r2, 1024, %r10;
-	mul.wide.u32 %rd4, %r14, 4;
-	add.s64 %rd5, %rd2, %rd4;
-	st.global.u32 [%rd5], %r13;
-	add.u32 %r10, %r10, 256;
-	bra LOOP;
-END:
+@WAIT_COPY_OUT@
 	@!%p1 bra OUT;
 	mov.u32 %r15, %nctaid.x;
 	mad.lo.u32 %r16, %r15, 1024, %r2;
@@ -210,6 +189,33 @@ OUT:
 	ret;
 }
 )";
+
+// The tail of bulk's and probe_tma's copies (ocl_sm90_probe_tma.cpp): every work-item waits on
+// the mbarrier at %r4 (bounded: %r9 = the tries, -1 when it timed out), then the block's 256
+// work-items copy the tile's @WORDS@ words at %r3 to out (%rd2) from word @WORDS@ b (b: %r2).
+inline const char* const wait_copy_out = R"(	mov.u32 %r9, 0;
+WAIT:
+	mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r4], 0;
+	@%p2 bra DONE;
+	add.u32 %r9, %r9, 1;
+	setp.lt.u32 %p3, %r9, 2000000;
+	@%p3 bra WAIT;
+	mov.u32 %r9, -1;
+DONE:
+	mov.u32 %r10, %r1;
+LOOP:
+	setp.ge.u32 %p4, %r10, @WORDS@;
+	@%p4 bra END;
+	shl.b32 %r11, %r10, 2;
+	add.u32 %r12, %r3, %r11;
+	ld.shared.u32 %r13, [%r12];
+	mad.lo.u32 %r14, %r2, @WORDS@, %r10;
+	mul.wide.u32 %rd4, %r14, 4;
+	add.s64 %rd5, %rd2, %rd4;
+	st.global.u32 [%rd5], %r13;
+	add.u32 %r10, %r10, 256;
+	bra LOOP;
+END:)";
 
 inline const char* const copy_unicast = R"(	mul.wide.u32 %rd8, %r2, 4096;
 	add.s64 %rd9, %rd1, %rd8;

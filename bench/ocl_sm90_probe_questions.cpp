@@ -31,7 +31,9 @@ std::string bulk_ptx(const std::string& decl, bool multicast) {
                                             multicast ? "probe_mcast" : "probe_bulk"),
                                 "@DIRECTIVES@", multicast ? cluster2 : ""),
                     "@COPY@", multicast ? probe_ptx::copy_multicast : probe_ptx::copy_unicast);
-    return hand_ptx(body, decl);
+    return hand_ptx(replace_all(body, "@WAIT_COPY_OUT@",
+                                replace_all(probe_ptx::wait_copy_out, "@WORDS@", "1024")),
+                    decl);
 }
 
 // The sum probe_static / probe_local leave in work-item t: words j = (t + 1) mod n, j < words.

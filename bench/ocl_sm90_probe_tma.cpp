@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ocl_sm90_probe.hpp"
+#include "ocl_sm90_probe_kernels.hpp"
 
 namespace probe {
 
@@ -64,29 +65,7 @@ const char* const tma_ptx = R"(.version 8.3
 @FENCE@
 	@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd3, [%r4], 8192;
 	@%p1 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd1, {%r5, %r6}], [%r4];
-	mov.u32 %r9, 0;
-WAIT:
-	mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r4], 0;
-	@%p2 bra DONE;
-	add.u32 %r9, %r9, 1;
-	setp.lt.u32 %p3, %r9, 2000000;
-	@%p3 bra WAIT;
-	mov.u32 %r9, -1;
-DONE:
-	mov.u32 %r10, %r1;
-LOOP:
-	setp.ge.u32 %p4, %r10, 2048;
-	@%p4 bra END;
-	shl.b32 %r11, %r10, 2;
-	add.u32 %r12, %r3, %r11;
-	ld.shared.u32 %r13, [%r12];
-	mad.lo.u32 %r14, %r2, 2048, %r10;
-	mul.wide.u32 %rd4, %r14, 4;
-	add.s64 %rd5, %rd2, %rd4;
-	st.global.u32 [%rd5], %r13;
-	add.u32 %r10, %r10, 256;
-	bra LOOP;
-END:
+@WAIT_COPY_OUT@
 	@!%p1 bra OUT;
 	add.u32 %r16, %r2, 8192;
 	mul.wide.u32 %rd6, %r16, 4;
@@ -102,7 +81,10 @@ OUT:
 
 std::string tma_text(const std::string& decl, const std::string& how) {
     const bool param = how == "tma-param";
-    std::string s = replace_all(tma_ptx, "@PARAM@", decl);
+    std::string s =
+        replace_all(tma_ptx, "@WAIT_COPY_OUT@",
+                    replace_all(probe_ptx::wait_copy_out, "@WORDS@", std::to_string(box_words)));
+    s = replace_all(s, "@PARAM@", decl);
     s = replace_all(s, "@MAPPARAM@",
                     param ? ".param .align 64 .b8 probe_tma_param_0[128]"
                           : decl + " probe_tma_param_0");
