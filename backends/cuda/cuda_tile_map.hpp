@@ -2,7 +2,6 @@
 // duet::tile_map arguments (<duet/tile_map.hpp>) on CUDA: the
 // 128-byte CUtensorMap that Hopper's tile copy engine (TMA) reads, made by the driver's
 // cuTensorMapEncodeTiled for a CudaBuffer.
-#include <cstring>
 #include <functional>
 #include <string>
 
@@ -11,12 +10,6 @@
 namespace duet::cuda {
 
 class CudaDevice;
-
-// The tile map an extension argument is, or null when it is another backend's extension.
-inline const TileMap* as_tile_map(const ExtensionArg& e) {
-    return std::strcmp(e.name(), TileMap::kind_name) == 0 ? static_cast<const TileMap*>(&e)
-                                                          : nullptr;
-}
 
 // The parameter a kernel receives for a tile map (a CUtensorMap: 128 bytes, aligned to 128).
 struct alignas(128) TileMapParam {

@@ -83,8 +83,9 @@ void* primary_context(const CudaDriver& c, const std::string& pci,
         return it->second;
     int dev = 0;
     if (const int rc = pci.empty() ? c.get(&dev, 0) : c.by_bus(&dev, pci.c_str()); rc != 0)
-        throw driver_error("cuDeviceGetByPCIBusId", rc,
-                           where() + ": the CUDA driver does not know the device at PCI " + pci);
+        throw driver_error(pci.empty() ? "cuDeviceGet" : "cuDeviceGetByPCIBusId", rc,
+                           where() + ": the CUDA driver does not know the device at PCI " +
+                               (pci.empty() ? std::string("(unknown: device 0)") : pci));
     void* ctx = nullptr;
     if (const int rc = c.retain(&ctx, dev); rc != 0)
         throw driver_error("cuDevicePrimaryCtxRetain", rc,
@@ -123,11 +124,6 @@ constexpr const char* addr_of_source =
     "}\n";
 
 } // namespace
-
-const TileMap* as_tile_map(const ExtensionArg& e) {
-    return std::strcmp(e.name(), TileMap::kind_name) == 0 ? static_cast<const TileMap*>(&e)
-                                                          : nullptr;
-}
 
 std::string tile_map_refusal(const OpenclDevice& dev) {
     if (dev.info().caps.sm90a_ptx)

@@ -24,9 +24,6 @@ namespace duet::opencl {
 class OpenclDevice;
 class OpenclBuffer;
 
-// The tile map an extension argument is, or null when it is another extension.
-const TileMap* as_tile_map(const ExtensionArg& e);
-
 // One device's encoded maps, by their bytes (a map's buffer is made once), and the kernel that
 // reads a buffer's device address.
 class TileMapStore {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <duet/device.hpp>
 
@@ -60,6 +61,13 @@ struct TileMap final : ExtensionArg {
 inline TileMap tile_map(const Buffer& b, std::uint64_t rows, std::uint64_t cols,
                         std::uint32_t box_rows, std::uint32_t box_cols) {
     return TileMap(&b, rows, cols, box_rows, box_cols);
+}
+
+// The tile map an extension argument is (recognised by its name, TileMap::kind_name), or null
+// when it is another extension: how a backend finds a duet::tile_map among a launch's arguments.
+inline const TileMap* as_tile_map(const ExtensionArg& e) {
+    return std::string_view{e.name()} == TileMap::kind_name ? static_cast<const TileMap*>(&e)
+                                                            : nullptr;
 }
 
 } // namespace duet
