@@ -17,6 +17,7 @@
 #include "matmul.clh"
 #include "matmul_tf32.clh"
 #include "matmul_wgmma.clh"
+#include "matmul_tc3_tma.clh"
 
 __kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tc3(__global const float* restrict A, __global const float* restrict B,
@@ -33,5 +34,18 @@ matmul_tc3(__global const float* restrict A, __global const float* restrict B,
     __local float* scratch = 0;
 #endif
     tf32_block(A, B, C, M, N, K, As, Bs, scratch, 1);
+#endif
+}
+
+// tc3 on Hopper as CUDA's kernel (matmul_tc3_tma.clh): A and B^T split (matmul_tc3_bt) as tile
+// maps, a 128 x 128 block by two warpgroups, on devices whose OpenCL backend takes tile maps
+// (sm90a_ptx). Built elsewhere, it does nothing and the host does not run it.
+__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
+matmul_tc3_tma(__global const DuetTileMap* map_a, __global const DuetTileMap* map_bt,
+               __global float* restrict C, const int M, const int N, const int K) {
+#if defined(TF_TMA)
+    __local float smem[T3_SMEM] __attribute__((aligned(1024)));
+    __local ulong bars[2 * T3_STAGES] __attribute__((aligned(8)));
+    wg_tc3_block_tma(map_a, map_bt, C, M, N, K, smem, bars);
 #endif
 }

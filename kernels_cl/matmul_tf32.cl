@@ -34,8 +34,10 @@
 // does nothing and the host does not run it (the step is skipped with the reason).
 #include "matmul_tf32.clh"
 #include "matmul_wgmma.clh"
+#include "matmul_wgmma_tma.clh"
+#include "matmul_bt.clh"
 
-__kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
+__kernel __attribute__((reqd_work_group_size(32, TF_WM* TF_WN, 1))) void
 matmul_tf32(__global const float* restrict A, __global const float* restrict B,
             __global float* restrict C, const int M, const int N, const int K) {
 #if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh; B is B^T (matmul_tf32_bt)
@@ -53,6 +55,19 @@ matmul_tf32(__global const float* restrict A, __global const float* restrict B,
 #endif
 }
 
+// tf32 on Hopper as CUDA's kernel (matmul_wgmma_tma.clh): A and B as tile maps, a 256 x 128
+// block by two warpgroups, on devices whose OpenCL backend takes tile maps (sm90a_ptx). Built
+// elsewhere, it does nothing and the host does not run it.
+__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
+matmul_tf32_tma(__global const DuetTileMap* map_a, __global const DuetTileMap* map_b,
+                __global float* restrict C, const int M, const int N, const int K) {
+#if defined(TF_TMA)
+    __local float smem[WT_SMEM] __attribute__((aligned(1024)));
+    __local ulong bars[2 * WT_STAGES] __attribute__((aligned(8)));
+    wg_tf32_block_tma(map_a, map_b, C, M, N, K, smem, bars);
+#endif
+}
+
 // B^T (N x K, rows of K floats) from B (K x N), for matmul_tf32's wgmma build, which takes B^T in
 // B's place (wgmma reads TF32 operands from local memory only as rows of K): 32 x 32 tiles
 // through local memory, read along B's rows and written along B^T's (coalesced both ways), by
@@ -61,13 +76,9 @@ __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
 matmul_tf32_bt(__global const float* restrict B, __global float* restrict Bt, const int K,
                const int N) {
     __local float tile[32][33];
+    bt_tile(B, tile, K, N);
     const int n0 = (int)get_group_id(0) * 32, k0 = (int)get_group_id(1) * 32;
     const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
-    for (int i = 0; i < 32; i += 8) {
-        const int k = k0 + ty + i, n = n0 + tx;
-        tile[ty + i][tx] = k < K && n < N ? B[k * N + n] : 0.0f;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = 0; i < 32; i += 8) {
         const int n = n0 + ty + i, k = k0 + tx;
         if (n < N && k < K)

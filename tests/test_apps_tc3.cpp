@@ -2,7 +2,9 @@
 // emulated tensor cores of any OpenCL device, an error of float32's size where tf32's is TF32's.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <regex>
 #include <string>
 
@@ -130,6 +132,86 @@ TEST_CASE("apps: tf32's B^T pass (matmul_tf32_bt) writes B transposed, exactly, 
                 CHECK(wrong == 0);
                 for (std::size_t i = b.size(); i < bt.size(); ++i)
                     CHECK(bt[i] == -7.0f);
+            }
+        }
+    }
+}
+
+TEST_CASE("apps: tf32's row padding (matmul_tf32_pad) copies each row and zeros the rest") {
+    // NVIDIA's OpenCL tf32 and tc3 fed by tile maps read A (and tf32 B) with rows padded to a
+    // multiple of 4 floats by this kernel of kernels_cl/matmul_tf32_wgmma.cl where K (N) is not:
+    // every element in place, zeros after it, rows beyond the grid's (3 groups of rows) done too.
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            auto k = dev->load_kernel("matmul_tf32_pad");
+            auto q = dev->create_queue();
+            for (const auto& [M, K] : {std::pair{7, 37}, std::pair{1, 1}, std::pair{10, 258}}) {
+                const int Kp = (K + 3) / 4 * 4;
+                INFO("M " << M << " K " << K);
+                std::vector<float> a(std::size_t(M) * K), ap(std::size_t(M) * Kp + 8, -7.0f);
+                for (std::size_t i = 0; i < a.size(); ++i)
+                    a[i] = float(i) + 0.5f;
+                auto da = dev->alloc<float>(a.size());
+                auto dap = dev->alloc<float>(ap.size());
+                q->write(*da, a);
+                q->write(*dap, ap);
+                q->launch(*k, duet::Range((Kp + 255) / 256 * 256, 3).local(256, 1), *da, *dap, M, K,
+                          Kp);
+                q->read(*dap, ap);
+                int wrong = 0;
+                for (int m = 0; m < M; ++m)
+                    for (int c = 0; c < Kp; ++c)
+                        wrong += ap[std::size_t(m) * Kp + c] !=
+                                 (c < K ? a[std::size_t(m) * K + c] : 0.0f);
+                CHECK(wrong == 0);
+                for (std::size_t i = std::size_t(M) * Kp; i < ap.size(); ++i)
+                    CHECK(ap[i] == -7.0f);
+            }
+        }
+    }
+}
+
+TEST_CASE("apps: tc3's split B^T (matmul_tc3_bt): hi and lo are TF32 and sum to B, zeros around") {
+    // NVIDIA's OpenCL tc3 fed by tile maps reads B^T split by this kernel of
+    // kernels_cl/matmul_tc3_wgmma.cl (any OpenCL device can run it): rows n < Np hold hi, rows
+    // Np + n lo, each Kp floats; both have TF32's 10-bit mantissa, hi is B within 2^-11 and hi +
+    // lo within 2^-21 of it, and rows n >= N and columns k >= K are zero.
+    for (auto* dev : duet_test::devices_of("opencl")) {
+        SUBCASE(dev->label().c_str()) {
+            auto k = dev->load_kernel("matmul_tc3_bt");
+            auto q = dev->create_queue();
+            for (const auto& [K, N] : {std::pair{37, 45}, std::pair{3, 130}, std::pair{64, 1}}) {
+                const int Kp = (K + 3) / 4 * 4, Np = (N + 127) / 128 * 128;
+                INFO("K " << K << " N " << N);
+                std::vector<float> b(std::size_t(K) * N), bt(2 * std::size_t(Np) * Kp, -7.0f);
+                for (std::size_t i = 0; i < b.size(); ++i)
+                    b[i] = std::ldexp(1.0f + float(i % 977) / 977.0f, int(i % 9) - 4) *
+                           (i % 3 ? 1.0f : -1.0f);
+                auto db = dev->alloc<float>(b.size());
+                auto dbt = dev->alloc<float>(bt.size());
+                q->write(*db, b);
+                q->write(*dbt, bt);
+                q->launch(*k, duet::Range(Np, (Kp + 31) / 32 * 8).local(32, 8), *db, *dbt, K, N, Kp,
+                          Np);
+                q->read(*dbt, bt);
+                int wrong = 0;
+                const auto tf32 = [](float x) {
+                    return (std::bit_cast<uint32_t>(x) & 0x1fffu) == 0;
+                };
+                for (int n = 0; n < Np; ++n)
+                    for (int kk = 0; kk < Kp; ++kk) {
+                        const float hi = bt[std::size_t(n) * Kp + kk];
+                        const float lo = bt[std::size_t(Np + n) * Kp + kk];
+                        if (n >= N || kk >= K) {
+                            wrong += hi != 0.0f || lo != 0.0f;
+                            continue;
+                        }
+                        const double x = b[std::size_t(kk) * N + n];
+                        wrong += !tf32(hi) || !tf32(lo) ||
+                                 std::fabs(x - hi) > std::ldexp(std::fabs(x), -11) ||
+                                 std::fabs(x - (double(hi) + lo)) > std::ldexp(std::fabs(x), -21);
+                    }
+                CHECK(wrong == 0);
             }
         }
     }

@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -48,11 +49,14 @@ class Tf32Work final : public MatmulWork {
     Timed launch(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                  const Buffer& a, const Buffer& b, Buffer& c) override;
     Timed launch_split(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
-                       const Buffer& a, const Buffer& b, Buffer& c);
+                       const Buffer& a, const Buffer& b, Buffer& c, bool opencl = false);
     Timed launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
-                         const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c);
+                         const BuildOptions& opts, const Buffer& a, const Buffer& b, Buffer& c,
+                         bool opencl = false);
     Timed launch_bt(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                     const Buffer& a, const Buffer& b, Buffer& c);
+    std::optional<Timed> launch_tma(const Shape& g, const BuildOptions& opts, const Buffer& a,
+                                    const Buffer& b, Buffer& c);
 
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
@@ -89,14 +93,14 @@ class Tf32Work final : public MatmulWork {
     DeviceProfile profile_;
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
-    std::unique_ptr<Kernel> transpose_, pad_;
-    std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split), padded A, tf32's padded B
+    std::unique_ptr<Kernel> transpose_, pad_, tma_; // tma_: OpenCL's tf32 fed by tile maps
+    std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split or OpenCL's tf32), padded A and B
 };
 
 // On Hopper (matmul_steps.cpp's tf32 shapes) CUDA's wgmma kernels take their own launch: tile
 // maps over their operands, their stages as the duet::local argument (g.local_bytes, over 48
-// KiB); OpenCL's tf32 through sm_90a PTX takes B^T, written first (launch_bt). Elsewhere the
-// plain launch.
+// KiB); OpenCL's tf32 through sm_90a PTX takes CUDA's design where the backend takes tile maps
+// (launch_tma), else B^T, written first (launch_bt). Elsewhere the plain launch.
 MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& range,
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
@@ -107,24 +111,28 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
         std::any_of(opts.defines.begin(), opts.defines.end(),
                     [](const auto& d) { return d.first == "DUET_TF32_WGMMA"; });
     const bool fell_back = kernel.build_options().find("DUET_SM90A_FALLBACK") != std::string::npos;
-    // tf32's wgmma kernel takes B^T in B's place: the 128x128 block of 8 warps (TF_WGMMA in
-    // kernels_cl/matmul_wgmma.clh), built with the PTX mma.
-    const bool with_bt = from_source && !fell_back && step_ == "tf32" && g.rows == 128 &&
-                         g.cols == 128 && g.items() == 256 &&
-                         std::any_of(opts.defines.begin(), opts.defines.end(),
-                                     [](const auto& d) { return d.first == "DUET_TF32_PTX"; });
+    // The wgmma build (TF_WGMMA in kernels_cl/matmul_wgmma.clh: the 128x128 block of 8 warps,
+    // built with the PTX mma): matmul_tf32_tma or matmul_tc3_tma where the backend takes tile
+    // maps, else matmul_tf32 with B^T in B's place, or matmul_tc3 as it is.
+    const bool ocl_wgmma = from_source && !fell_back && g.rows == 128 && g.cols == 128 &&
+                           g.items() == 256 &&
+                           std::any_of(opts.defines.begin(), opts.defines.end(),
+                                       [](const auto& d) { return d.first == "DUET_TF32_PTX"; });
     if (from_source)
         p_.s.note(fell_back ? "mma.sync: the sm_90a build of the wgmma kernel fell back "
                               "(DUET_LOG_LEVEL=warn says why)"
-                            : "wgmma (sm_90a PTX built from the kernel's source), tiles copied "
-                              "by cp.async (no tile copy engine)" +
-                                  std::string(with_bt ? "; B^T written first by matmul_tf32_bt "
-                                                        "(timed with it)"
-                                                      : "") +
+                            : "wgmma (sm_90a PTX built from the kernel's source)" +
+                                  std::string(ocl_wgmma ? "" : ", tiles copied by cp.async") +
                                   std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
     truncated_ = wgmma_ || (from_source && !fell_back);
-    if (with_bt)
-        return launch_bt(kernel, g, range, opts, a, b, c);
+    if (ocl_wgmma) {
+        if (auto timed = launch_tma(g, opts, a, b, c))
+            return std::move(*timed);
+        if (step_ == "tf32")
+            return launch_bt(kernel, g, range, opts, a, b, c);
+        p_.s.note("tiles copied by cp.async");
+        return MatmulWork::launch(kernel, g, range, opts, a, b, c);
+    }
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     if (g.kernel == "matmul_tf32_wgmma")
@@ -132,14 +140,15 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
     return launch_split(kernel, g, range, opts, a, b, c);
 }
 
-// matmul_tc3_wgmma: wgmma takes its shared-memory operand "K-major" only, so matmul_tc3_bt first
-// writes B^T split, TF32 hi in rows 0 .. Np-1 and lo in Np .. 2 Np-1 (Np = N rounded up to the
-// block's columns), rows of Kp (K rounded up to 4) floats, and where K % 4 != 0 matmul_tf32_pad
-// writes A with rows of Kp (the tile copy engine reads rows 16 bytes apart); both timed with
-// the kernel, which reads A and B^T through tile maps.
+// matmul_tc3_wgmma, or NVIDIA OpenCL's matmul_tc3_tma where `opencl`: wgmma takes its
+// shared-memory operand "K-major" only, so matmul_tc3_bt first writes B^T split, TF32 hi in rows
+// 0 .. Np-1 and lo in Np .. 2 Np-1 (Np = N rounded up to the block's columns), rows of Kp (K
+// rounded up to 4) floats, and where K % 4 != 0 matmul_tf32_pad writes A with rows of Kp (the
+// tile copy engine reads rows 16 bytes apart); both timed with the kernel, which reads A and B^T
+// through tile maps (boxes of the block's rows and columns). OpenCL's note is launch_tma's.
 MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const Range& range,
                                          const BuildOptions& opts, const Buffer& a, const Buffer& b,
-                                         Buffer& c) {
+                                         Buffer& c, bool opencl) {
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4;
     const std::size_t Np = (N + g.cols - 1) / g.cols * g.cols;
     if (double(Kp) * double(std::max(M, 2 * Np)) > double(INT32_MAX))
@@ -147,13 +156,15 @@ MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const R
             "matmul size " + dims_label({M, N, K}) +
             ": tc3's split B^T or padded A of over 2^31-1 elements (the kernels index with int)");
     const bool pad_a = K % 4 != 0;
-    transpose_ = p_.dev.load_kernel("matmul_tc3_bt", opts);
+    const BuildOptions build = opencl ? shape_build(opts, g) : opts; // OpenCL's: the shape's
+    transpose_ = p_.dev.load_kernel("matmul_tc3_bt", build);
     if (pad_a)
-        pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
-    p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
-              "; B transposed and split into TF32 hi and lo first by matmul_tc3_bt" +
-              (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
-              " (timed with it)");
+        pad_ = p_.dev.load_kernel("matmul_tf32_pad", build);
+    if (!opencl)
+        p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
+                  "; B transposed and split into TF32 hi and lo first by matmul_tc3_bt" +
+                  (pad_a ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad" : "") +
+                  " (timed with it)");
     bt_ = p_.dev.alloc<float>(2 * Np * Kp);
     if (pad_a)
         ap_ = p_.dev.alloc<float>(M * Kp);
@@ -168,19 +179,22 @@ MatmulWork::Timed Tf32Work::launch_split(Kernel& kernel, const Shape& g, const R
         if (pad_)
             q.launch(*pad_, pad_range, a, *ap_, mi, ki, kpi);
         const Buffer& a_rows = pad_ ? *ap_ : a;
-        auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, g.rows, 32),
-                             duet::tile_map(*bt_, 2 * Np, Kp, g.cols, 32), a, *bt_, c, mi, ni, ki,
-                             kpi, duet::local(g.local_bytes));
+        const auto map_a = duet::tile_map(a_rows, M, Kp, g.rows, 32);
+        const auto map_bt = duet::tile_map(*bt_, 2 * Np, Kp, g.cols, 32);
+        auto last = opencl ? q.launch(kernel, range, map_a, map_bt, c, mi, ni, ki)
+                           : q.launch(kernel, range, map_a, map_bt, a, *bt_, c, mi, ni, ki, kpi,
+                                      duet::local(g.local_bytes));
         return std::pair{first, last};
     };
 }
 
-// matmul_tf32_wgmma (C^T = B^T A^T: B's fragments from registers, no transpose): the tile maps
-// read A and B as they lie, rows padded to a multiple of 4 floats by matmul_tf32_pad where
-// they are not (A's where K % 4 != 0, B's where N % 4 != 0), timed with it.
+// matmul_tf32_wgmma, or NVIDIA OpenCL's matmul_tf32_tma where `opencl` (C^T = B^T A^T: B's
+// fragments from registers, no transpose): the tile maps read A and B as they lie, rows padded
+// to a multiple of 4 floats by matmul_tf32_pad where they are not (A's where K % 4 != 0, B's
+// where N % 4 != 0), timed with it. OpenCL's note is launch_tma's, once the kernel ran.
 MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
                                            const BuildOptions& opts, const Buffer& a,
-                                           const Buffer& b, Buffer& c) {
+                                           const Buffer& b, Buffer& c, bool opencl) {
     const std::size_t M = p_.M, N = p_.N, K = p_.K, Kp = (K + 3) / 4 * 4, Np = (N + 3) / 4 * 4;
     if (double(Kp) * double(M) > double(INT32_MAX) || double(Np) * double(K) > double(INT32_MAX))
         throw Error::usage(
@@ -188,13 +202,14 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
             ": tf32's padded A or B of over 2^31-1 elements (the kernels index with int)");
     const bool pad_a = K % 4 != 0, pad_b = N % 4 != 0;
     if (pad_a || pad_b)
-        pad_ = p_.dev.load_kernel("matmul_tf32_pad", opts);
-    p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
-              " (C^T = B^T A^T, no transpose of B)" +
-              (pad_a || pad_b
-                   ? "; rows padded to a multiple of 4 by matmul_tf32_pad (timed with it)"
-                   : "") +
-              "; inputs truncated to TF32");
+        pad_ = p_.dev.load_kernel("matmul_tf32_pad", opencl ? shape_build(opts, g) : opts);
+    if (!opencl)
+        p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
+                  " (C^T = B^T A^T, no transpose of B)" +
+                  (pad_a || pad_b
+                       ? "; rows padded to a multiple of 4 by matmul_tf32_pad (timed with it)"
+                       : "") +
+                  "; inputs truncated to TF32");
     if (pad_a)
         ap_ = p_.dev.alloc<float>(M * Kp);
     if (pad_b)
@@ -217,16 +232,55 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
         }
         const Buffer& a_rows = pad_a ? *ap_ : a;
         const Buffer& b_rows = pad_b ? *bp_ : b;
-        auto last = q.launch(kernel, range, duet::tile_map(a_rows, M, Kp, g.rows, 32),
-                             duet::tile_map(b_rows, K, Np, 32, 32), a, b_rows, c, mi, ni, ki, kpi,
-                             npi, duet::local(g.local_bytes));
+        // Both kernels' blocks are 256 rows of C (A's box) by 128 columns (B's four).
+        const auto map_a = duet::tile_map(a_rows, M, Kp, 256, 32);
+        const auto map_b = duet::tile_map(b_rows, K, Np, 32, 32);
+        auto last = opencl ? q.launch(kernel, range, map_a, map_b, c, mi, ni, ki)
+                           : q.launch(kernel, range, map_a, map_b, a, b_rows, c, mi, ni, ki, kpi,
+                                      npi, duet::local(g.local_bytes));
         return std::pair{first.valid() ? first : last, last};
     };
 }
 
-// NVIDIA OpenCL's wgmma build of matmul_tf32 (kernels_cl/matmul_wgmma.clh) reads both operands
-// from local memory as rows of K: matmul_tf32_bt first writes B^T (N x K), timed with the
-// kernel, which takes it in B's place.
+// NVIDIA OpenCL's tf32 or tc3 fed by the tile copy engine (kernels_cl/matmul_wgmma_tma.clh:
+// CUDA's tf32 design, a 256x128 block by 32 x 8 work-items; matmul_tc3_tma.clh: CUDA's tc3 on a
+// 128x128 block; the grid in the same block order), once launched (C written again by the timed
+// launches); nullopt with the reason in the note where the launch fails (a usage Error where the
+// backend refuses tile maps: no sm90a_ptx, or no CUDA driver library beside NVIDIA's OpenCL).
+std::optional<MatmulWork::Timed> Tf32Work::launch_tma(const Shape& g, const BuildOptions& opts,
+                                                      const Buffer& a, const Buffer& b, Buffer& c) {
+    const std::size_t M = p_.M, N = p_.N;
+    const bool tc3 = step_ == "tc3";
+    const std::size_t rows = tc3 ? 128 : 256; // the kernel's block: rows x 128 of C
+    tma_ = p_.dev.load_kernel(tc3 ? "matmul_tc3_tma" : "matmul_tf32_tma", shape_build(opts, g));
+    const Range range = Range((N + 127) / 128 * 32, (M + rows - 1) / rows * 8).local(32, 8);
+    try {
+        Timed timed = tc3 ? launch_split(*tma_, g, range, opts, a, b, c, true)
+                          : launch_swapped(*tma_, g, range, opts, a, b, c, true);
+        timed();
+        p_.s.queue().finish();
+        const std::string pad = tc3 ? ", A's rows padded to a multiple of 4 by matmul_tf32_pad"
+                                    : "; rows padded to a multiple of 4 by matmul_tf32_pad";
+        p_.s.note(std::string("fed by the tile copy engine (TMA), by ") +
+                  (tc3 ? "matmul_tc3_tma (128x128 block); B transposed and split into TF32 hi "
+                         "and lo first by matmul_tc3_bt"
+                       : "matmul_tf32_tma (256x128 block, C^T = B^T A^T, no transpose of B)") +
+                  (pad_ ? pad : "") + (tc3 || pad_ ? " (timed with it)" : ""));
+        return timed;
+    } catch (const Error& e) {
+        p_.s.note(std::string("no tile copy engine: ") + e.what());
+        for (auto* k : {&tma_, &pad_, &transpose_})
+            k->reset();
+        for (auto* buf : {&ap_, &bp_, &bt_})
+            buf->reset();
+        return std::nullopt;
+    }
+}
+
+// NVIDIA OpenCL's wgmma build of matmul_tf32 where launch_tma cannot run (kernels_cl/
+// matmul_wgmma.clh) reads both operands from local memory as rows of K: matmul_tf32_bt first
+// writes B^T (N x K), timed with the kernel, which takes it in B's place; tiles copied by
+// cp.async.
 MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Range& range,
                                       const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                       Buffer& c) {
@@ -237,6 +291,7 @@ MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Rang
     const Range bt_range = Range((N + 31) / 32 * 32, (K + 31) / 32 * 8).local(32, 8);
     Queue& q = p_.s.queue();
     const int mi = p_.mi, ni = p_.ni, ki = p_.ki;
+    p_.s.note("B^T written first by matmul_tf32_bt (timed with it), tiles copied by cp.async");
     return [=, this, &q, &kernel, &a, &b, &c] {
         auto first = q.launch(*transpose_, bt_range, b, *bt_, ki, ni);
         auto last = q.launch(kernel, range, a, *bt_, c, mi, ni, ki);
