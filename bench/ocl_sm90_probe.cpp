@@ -1,7 +1,7 @@
 // ocl_sm90_probe: what NVIDIA's OpenCL allows on Hopper beyond the OpenCL C compiler's sm_90
-// (docs/design/tc3.md, "What NVIDIA's OpenCL allows beyond OpenCL C's sm_90"). One question a
-// process, each in a context of its own, so that one failure hides no other; one line of answer
-// at least:
+// (docs/design/opencl-hopper.md, "What NVIDIA's OpenCL allows beyond OpenCL C's sm_90"). One
+// question a process, each in a context of its own, so that one failure hides no other; one line of
+// answer at least:
 //   info       the device, its local memory size, and the driver's PTX of the OpenCL C kernels
 //   plain      a hand-written sm_90a PTX kernel, built with clCreateProgramWithBinary
 //   a, a-explicit, a-odd, a-src
