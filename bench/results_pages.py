@@ -21,7 +21,7 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CLASS_TITLES = {"nvidia-h100": "NVIDIA H100", "cpu": "CPUs"}
+CLASS_TITLES = {"nvidia-h100": "NVIDIA H100", "nvidia-h200": "NVIDIA H200", "cpu": "CPUs"}
 RATE_UNITS = {"matmul": "GFLOP/s", "vecadd": "GB/s", "reduction": "GB/s", "conv5x5": "GB/s"}
 
 
