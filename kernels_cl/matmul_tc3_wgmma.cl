@@ -16,13 +16,11 @@ __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
 matmul_tc3_bt(__global const float* restrict B, __global float* restrict Bt, const int K,
               const int N, const int Kp, const int Np) {
     __local float tile[32][33];
-    bt_tile(B, tile, K, N);
-    const int n0 = (int)get_group_id(0) * 32, k0 = (int)get_group_id(1) * 32;
-    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+    const int2 at = bt_tile(B, tile, K, N);
     for (int i = 0; i < 32; i += 8) {
-        const int n = n0 + ty + i, k = k0 + tx;
+        const int n = at.x + i, k = at.y;
         if (n < Np && k < Kp) {
-            const float x = tile[tx][ty + i], hi = t3_tf32(x);
+            const float x = tile[get_local_id(0)][get_local_id(1) + i], hi = t3_tf32(x);
             Bt[n * Kp + k] = hi;
             Bt[(Np + n) * Kp + k] = t3_tf32(x - hi);
         }

@@ -76,12 +76,8 @@ __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
 matmul_tf32_bt(__global const float* restrict B, __global float* restrict Bt, const int K,
                const int N) {
     __local float tile[32][33];
-    bt_tile(B, tile, K, N);
-    const int n0 = (int)get_group_id(0) * 32, k0 = (int)get_group_id(1) * 32;
-    const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
-    for (int i = 0; i < 32; i += 8) {
-        const int n = n0 + ty + i, k = k0 + tx;
-        if (n < N && k < K)
-            Bt[n * K + k] = tile[tx][ty + i];
-    }
+    const int2 at = bt_tile(B, tile, K, N);
+    for (int i = 0; i < 32; i += 8)
+        if (at.x + i < N && at.y < K)
+            Bt[(at.x + i) * K + at.y] = tile[get_local_id(0)][get_local_id(1) + i];
 }
