@@ -93,7 +93,7 @@ class Tf32Work final : public MatmulWork {
     DeviceProfile profile_;
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
-    std::unique_ptr<Kernel> transpose_, pad_, tma_; // tma_: OpenCL's tf32 fed by tile maps
+    std::unique_ptr<Kernel> transpose_, pad_, tma_; // tma_: OpenCL's tf32 or tc3 on tile maps
     std::unique_ptr<Buffer> bt_, ap_, bp_; // B^T (tc3's split or OpenCL's tf32), padded A and B
 };
 
