@@ -37,7 +37,7 @@
 #include "matmul_wgmma_tma.clh"
 #include "matmul_bt.clh"
 
-__kernel __attribute__((reqd_work_group_size(32, TF_WM* TF_WN, 1))) void
+__kernel __attribute__((reqd_work_group_size(32, TF_WM * TF_WN, 1))) void
 matmul_tf32(__global const float* restrict A, __global const float* restrict B,
             __global float* restrict C, const int M, const int N, const int K) {
 #if defined(TF_WGMMA) // Hopper, through sm_90a PTX: matmul_wgmma.clh; B is B^T (matmul_tf32_bt)
