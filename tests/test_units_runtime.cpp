@@ -66,8 +66,12 @@ TEST_CASE("kernel sources: every kernel is found in both languages, in the same 
                                    KernelLanguage::cuda) == std::vector<std::string>{"k"});
     CHECK(duet::kernels_defined_in(
               "extern \"C\" __global__ void __launch_bounds__(256) a(int n) {}\n"
-              "extern \"C\" __global__ __launch_bounds__(128, 2) void b(int n) {}",
-              KernelLanguage::cuda) == std::vector<std::string>{"a", "b"});
+              "extern \"C\" __global__ __launch_bounds__(128, 2) void b(int n) {}\n"
+              "extern \"C\" __global__ void __launch_bounds__(N * (2), 1) __cluster_dims__(2, 1, "
+              "1) c(int n) {}\n"
+              "extern \"C\" __global__ void __launch_bounds__(384, 1) CLUSTER d(int n) {}\n"
+              "__global__ f(int n) {}",
+              KernelLanguage::cuda) == std::vector<std::string>{"a", "b", "c", "d"});
 }
 
 TEST_CASE("registry: both backends are reported, with a reason when they have no device") {

@@ -90,29 +90,30 @@ std::string_view opencl_kernel_at(Cursor c) {
     return c.literal('(') ? name : std::string_view{};
 }
 
-// An optional __launch_bounds__(...) (no nested parentheses, as nvcc's own usage).
-bool launch_bounds(Cursor& c) {
-    if (!c.word("__launch_bounds__"))
-        return true;
-    c.spaces();
-    if (!c.literal('('))
-        return false;
-    for (const std::size_t end = std::min(c.t.size(), c.i + attribute_limit); c.i < end; ++c.i)
-        if (c.t[c.i] == ')') {
-            ++c.i;
-            c.spaces();
-            return true;
-        }
-    return false;
-}
-
-// After "__global__": spaces, [__launch_bounds__(...)], "void", [__launch_bounds__(...)], name.
+// After "__global__": "void" and the name, attributes before or after "void": CUDA's own with
+// their arguments (__launch_bounds__, __cluster_dims__, __maxnreg__) or a word that a macro
+// makes into one (`void CLUSTER name(`). The name is the word after "void" that "(" follows.
 std::string_view cuda_kernel_at(Cursor c) {
-    if (!c.spaces() || !launch_bounds(c) || !c.word("void") || !c.spaces() || !launch_bounds(c))
+    if (!c.spaces())
         return {};
-    const std::string_view name = c.identifier();
-    c.spaces();
-    return c.literal('(') ? name : std::string_view{};
+    bool after_void = false;
+    for (int words = 0; words < 8; ++words) {
+        if (c.word("__launch_bounds__") || c.word("__cluster_dims__") || c.word("__maxnreg__")) {
+            c.spaces();
+            if (!c.balanced(attribute_limit))
+                return {};
+            c.spaces();
+            continue;
+        }
+        const std::string_view w = c.identifier();
+        if (w.empty())
+            return {};
+        c.spaces();
+        if (c.literal('('))
+            return after_void ? w : std::string_view{};
+        after_void = after_void || w == "void";
+    }
+    return {};
 }
 
 } // namespace
