@@ -1,7 +1,8 @@
 # Sourced by bench/gpu_tc3_det.sh, gpu_tc3_variants.sh and gpu_tc3_builds.sh after gpu_env.sh:
 # the log ($LOG) and the rows file ($J, emptied), `say` (a line to the log and the terminal) and
 # `run LABEL ARGS...` (one `runapp run`, its JSON rows appended to $J with the label, for
-# bench/tc3_summary.py). Needs RUNAPP and OUT (gpu_env.sh).
+# bench/tc3_summary.py; killed after RUN_TIMEOUT seconds, default 120). Needs RUNAPP and OUT
+# (gpu_env.sh).
 set -o pipefail
 LOG=$OUT/log.txt
 J=$OUT/runs.jsonl
@@ -11,7 +12,7 @@ run() {
     local label=$1
     shift
     rm -f /tmp/r.json
-    timeout 120 "$RUNAPP" run "$@" --format json --output /tmp/r.json >> "$LOG" 2>&1
+    timeout "${RUN_TIMEOUT:-120}" "$RUNAPP" run "$@" --format json --output /tmp/r.json >> "$LOG" 2>&1
     local rc=$?
     python3 -c 'import json,sys; d=json.load(open("/tmp/r.json")); rows=d.get("results", d) if isinstance(d, dict) else d
 for r in (rows if isinstance(rows, list) else [rows]):

@@ -29,16 +29,27 @@
 // (tf32_entry_bound).
 //
 // The block: 256 rows x 128 columns of C, three warpgroups (384 threads, 32 x 12 in the launch).
-// Warpgroup 0 is the producer: its first thread waits for a stage to be free ("empty" mbarrier),
-// arms "full" with the stage's 48 KiB and starts its copies. Warpgroups 1 and 2 consume: each 64
-// columns x 256 rows of C (C^T's 64 x 256) with one m64n256k8 instruction per 8 of K (128 float
-// accumulators a thread); each waits on "full", reads its fragments, issues the stage's 4
-// wgmmas, waits for them (ptxas serializes wgmmas whose register inputs are written while
-// others are in flight) and releases the stage to "empty"; the other consumer's wgmmas keep the
-// tensor cores busy meanwhile. No block-wide barrier in the loop: the two consumers and the
-// copies run out of step, which is what keeps the tensor pipe busy (docs/design/ladders.md: 93%
-// busy for cuBLAS's kernel, 73% for a cp.async kernel with a barrier per tile). The producer
-// gives up registers (setmaxnreg) to the consumers.
+// Warpgroup 0 is the producer: its first warp waits for a stage to be free ("empty" mbarrier),
+// all its lanes together, and its first thread arms "full" with the stage's 48 KiB and starts
+// its copies. Warpgroups 1 and 2 consume: each 64 columns x 256 rows of C (C^T's 64 x 256) with
+// one m64n256k8 instruction per 8 of K (128 float accumulators a thread); each waits on "full",
+// reads its fragments, issues the stage's 4 wgmmas, waits for them (ptxas serializes wgmmas
+// whose register inputs are written while others are in flight) and releases the stage to
+// "empty"; the other consumer's wgmmas keep the tensor cores busy meanwhile. No block-wide
+// barrier in the loop: the two consumers and the copies run out of step, which is what keeps the
+// tensor pipe busy (docs/design/ladders.md: 93% busy for cuBLAS's kernel, 73% for a cp.async
+// kernel with a barrier per tile). The producer gives up registers (setmaxnreg) to the
+// consumers.
+//
+// The pair: blocks run in clusters of two along x (__cluster_dims__; the host rounds grid x up to
+// even), which share A's 256 rows and take neighbouring column tiles, a 256 x 256 super-tile in
+// the block order. A's tile u is copied once for both, by block u % 2's producer, multicast into
+// both blocks' shared memory and counted on both blocks' "full"; each block copies its own B. So
+// a stage is refilled only when both blocks' consumers have released it: each consumer warp
+// arrives on "empty" in both blocks (mapa; 16 arrivals a phase). A block reads 32 KiB from L2 a
+// stage instead of 48: 402-410 TFLOP/s at 8192^3 on an H200 against 397 for lone blocks. The
+// remote arrivals use the default release semantics (the block's scope: the warps only read the
+// stage); a release at the cluster's scope costs a third of the speed (268 TFLOP/s).
 //
 // Shared memory layout (what the copy engine's 128-byte swizzle writes): row r of a box (128
 // bytes: 8 chunks of 16 bytes) keeps chunk c at position c ^ (r % 8); 8 rows form a 1024-byte
@@ -54,6 +65,12 @@
 #define WG_STAGES 4
 #ifndef WG_GROUP // row tiles per group of the block order
 #define WG_GROUP 8
+#endif
+#define WG_PAIR 2 // blocks per cluster, sharing A's tile
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+#define WG_CLUSTER __cluster_dims__(WG_PAIR, 1, 1)
+#else // other architectures: no clusters; the fallback below ignores the pairing
+#define WG_CLUSTER
 #endif
 #define WG_THREADS 384
 #define WG_A_BYTES (WG_BM * WG_BK * 4)
@@ -111,9 +128,11 @@ __device__ __forceinline__ void wg_mma(float* d, const unsigned* f, unsigned lon
 // boxes at sb (box j: 32 rows of K x 32 columns, 128-byte swizzled: element (k, c) at
 // j * 4096 + k * 128 + ((c / 4) ^ (k % 8)) * 16 + (c % 4) * 4), issue its 4 wgmmas, wait for
 // them (ptxas serializes wgmmas whose register inputs are written while others are in flight)
-// and release the stage; the other consumer's wgmmas keep the tensor cores busy meanwhile.
+// and release the stage, in both blocks of the pair; the other consumer's wgmmas keep the tensor
+// cores busy meanwhile.
 __device__ __forceinline__ void wg_stage(float* d, int u, unsigned base, unsigned full,
-                                         unsigned empty, int cw, int warp, int g, int t) {
+                                         unsigned empty, int cw, int warp, int lane) {
+    const int g = lane >> 2, t = lane & 3;
     unsigned f[4][4];
     const int s = u % WG_STAGES;
     wg_bar_wait(full + 8 * s, (u / WG_STAGES) & 1);
@@ -134,57 +153,22 @@ __device__ __forceinline__ void wg_stage(float* d, int u, unsigned base, unsigne
         wg_mma(d, f[kk], wg_desc(sa + kk * 32));
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    wg_bar_arrive(empty + 8 * s);
+    if (lane < WG_PAIR) // the warp's release, in each block of the pair
+        wg_bar_arrive_in(empty + 8 * s, lane);
 }
-#endif
-
-// C = A * B from tile maps over A (M x Kp, boxes of 256 x 32) and B (K x Np4: N rounded up to 4,
-// boxes of 32 x 32); A and B are the same matrices as plain pointers (B with rows of Np4), read
-// only by the fallback. Blocks of 32 x 12 threads; grid x walks the 128-column tiles of C, y the
-// 256-row tiles, regrouped by WG_GROUP row tiles.
-extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
-    matmul_tf32_wgmma(const __grid_constant__ DuetTileMap map_a,
-                      const __grid_constant__ DuetTileMap map_b, const float* __restrict__ A,
-                      const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
-                      int Kp, int Np4) {
-    const int tid = threadIdx.y * 32 + threadIdx.x;
-    int m0, n0;
-    wg_block_origin(WG_BM, WG_BN, WG_GROUP, m0, n0);
-#ifdef WG_HAVE_WGMMA
-    (void)Np4;
-    __shared__ __align__(8) unsigned long long bars[2 * WG_STAGES];
-    const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
-    const unsigned empty = full + 8 * WG_STAGES;
-    const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(duet_dynamic_smem));
-    const unsigned base = (raw + 1023u) & ~1023u;
-    const int wg = tid >> 7;
-    const int tiles = (Kp + WG_BK - 1) / WG_BK;
-    wg_bars_init(full, empty, WG_STAGES, tid);
-    if (wg == 0) { // the producer
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-        if (tid == 0)
-            wg_produce(tiles, WG_STAGES, base, WG_STAGE_BYTES, full, empty,
-                       [&](int u, unsigned sa, unsigned bar) {
-                           wg_tile_copy(sa, &map_a, u * WG_BK, m0, bar);
-#pragma unroll
-                           for (int j = 0; j < WG_BN / 32; ++j)
-                               wg_tile_copy(sa + WG_A_BYTES + j * 4096, &map_b, n0 + 32 * j,
-                                            u * WG_BK, bar);
-                       });
-        return;
-    }
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
-    const int cw = wg - 1; // consumer: columns 64 cw .. 64 cw + 63 of the block
+// A consumer warpgroup cw: columns 64 cw .. 64 cw + 63 of the block, all its 256 rows, stored
+// from d[4 j + e]: C^T's row (C's column) 16 warp + g (+ 8 for e >= 2) of the consumer's 64,
+// column (C's row) 8 j + 2 t + (e & 1).
+__device__ __forceinline__ void wg_consume(unsigned base, unsigned full, unsigned empty,
+                                           int tiles, int cw, int tid, float* __restrict__ C,
+                                           int M, int N, int m0, int n0) {
     const int warp = (tid >> 5) & 3, lane = tid & 31, g = lane >> 2, t = lane & 3;
     float d[128];
 #pragma unroll
     for (int i = 0; i < 128; ++i)
         d[i] = 0.0f;
     for (int u = 0; u < tiles; ++u)
-        wg_stage(d, u, base, full, empty, cw, warp, g, t);
-
-    // d[4 j + e]: C^T's row (C's column) 16 warp + g (+ 8 for e >= 2) of the consumer's 64,
-    // column (C's row) 8 j + 2 t + (e & 1).
+        wg_stage(d, u, base, full, empty, cw, warp, lane);
     const int col0 = n0 + cw * 64 + warp * 16 + g;
 #pragma unroll
     for (int j = 0; j < WG_BM / 8; ++j)
@@ -194,6 +178,54 @@ extern "C" __global__ void __launch_bounds__(WG_THREADS, 1)
             if (row < M && col < N)
                 C[(size_t)row * N + col] = d[4 * j + e];
         }
+}
+#endif
+
+// C = A * B from tile maps over A (M x Kp, boxes of 256 x 32) and B (K x Np4: N rounded up to 4,
+// boxes of 32 x 32); A and B are the same matrices as plain pointers (B with rows of Np4), read
+// only by the fallback. Blocks of 32 x 12 threads; grid x (even) walks the 128-column tiles of C
+// (one past N where their count is odd), y the 256-row tiles, regrouped by WG_GROUP row tiles
+// and paired along x.
+extern "C" __global__ void __launch_bounds__(WG_THREADS, 1) WG_CLUSTER
+    matmul_tf32_wgmma(const __grid_constant__ DuetTileMap map_a,
+                      const __grid_constant__ DuetTileMap map_b, const float* __restrict__ A,
+                      const float* __restrict__ B, float* __restrict__ C, int M, int N, int K,
+                      int Kp, int Np4) {
+    const int tid = threadIdx.y * 32 + threadIdx.x;
+    int m0, n0;
+    wg_block_origin(WG_BM, WG_BN, WG_GROUP, m0, n0, WG_PAIR);
+#ifdef WG_HAVE_WGMMA
+    (void)Np4;
+    __shared__ __align__(8) unsigned long long bars[2 * WG_STAGES];
+    const unsigned full = static_cast<unsigned>(__cvta_generic_to_shared(bars));
+    const unsigned empty = full + 8 * WG_STAGES;
+    const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(duet_dynamic_smem));
+    const unsigned base = (raw + 1023u) & ~1023u;
+    const int wg = tid >> 7;
+    const int tiles = (Kp + WG_BK - 1) / WG_BK;
+    wg_bars_init(full, empty, WG_STAGES, tid, 8 * WG_PAIR);
+    wg_cluster_sync();
+    const unsigned rank = wg_cluster_rank();
+    if (wg == 0) { // the producer
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (tid < 32) // warp 0, thread 0 issuing
+            wg_produce(tiles, WG_STAGES, base, WG_STAGE_BYTES, full, empty,
+                       [&](int u, unsigned sa, unsigned bar) {
+                           // A's tile u from block u % 2, into both blocks of the pair
+                           if (u % WG_PAIR == static_cast<int>(rank))
+                               wg_tile_multicast(sa, &map_a, u * WG_BK, m0, bar,
+                                                 (1u << WG_PAIR) - 1);
+#pragma unroll
+                           for (int j = 0; j < WG_BN / 32; ++j)
+                               wg_tile_copy(sa + WG_A_BYTES + j * 4096, &map_b, n0 + 32 * j,
+                                            u * WG_BK, bar);
+                       },
+                       tid == 0);
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        wg_consume(base, full, empty, tiles, wg - 1, tid, C, M, N, m0, n0);
+    }
+    wg_cluster_sync(); // no block exits while its peer may still arrive on its barriers
 #else
     wg_fallback(A, B, nullptr, C, M, N, K, m0, n0, WG_BM, WG_BN, tid, WG_THREADS, 1, Np4);
 #endif

@@ -13,15 +13,17 @@ struct alignas(128) DuetTileMap {
 // The first row m0 and column n0 of this block's bm x bn of C: grid x walks the column tiles, y
 // the row tiles, and consecutive blocks are regrouped by `group` row tiles (block b takes row
 // tile (b % (group * nx)) % group + its group's first) so that a wave shares panels of A and B
-// in L2.
-__device__ __forceinline__ void wg_block_origin(int bm, int bn, int group, int& m0, int& n0) {
-    const int nx = gridDim.x, ny = gridDim.y;
-    const int b = blockIdx.y * nx + blockIdx.x;
+// in L2. With `pair` 2 (a cluster of two blocks along x), the order walks pairs of column tiles
+// and the pair's blocks take its two halves: grid x is even there.
+__device__ __forceinline__ void wg_block_origin(int bm, int bn, int group, int& m0, int& n0,
+                                                int pair = 1) {
+    const int nx = gridDim.x / pair, ny = gridDim.y;
+    const int b = blockIdx.y * nx + blockIdx.x / pair;
     const int grp = b / (group * nx), first = grp * group;
     const int rows = min(ny - first, group);
     const int within = b - grp * group * nx;
     m0 = (first + within % rows) * bm;
-    n0 = (within / rows) * bn;
+    n0 = ((within / rows) * pair + blockIdx.x % pair) * bn;
 }
 
 // Stores a consumer warpgroup's 64 x (8 NJ) of C at (row0, n0) from wgmma's accumulator layout:
@@ -107,30 +109,55 @@ __device__ __forceinline__ void wg_bar_wait(unsigned bar, unsigned parity) {
     } while (!done);
 }
 // The stages' mbarriers, set up by the block's first thread before anyone uses them: "full"
-// (the producer's arrive, plus the copies' bytes) and "empty" (every consumer thread's arrive).
-__device__ __forceinline__ void wg_bars_init(unsigned full, unsigned empty, int stages, int tid) {
+// (the producer's arrive, plus the copies' bytes) and "empty" (`releases` arrivals: every
+// consumer thread's, or each consumer warp's once per block of the cluster).
+__device__ __forceinline__ void wg_bars_init(unsigned full, unsigned empty, int stages, int tid,
+                                             unsigned releases = 256) {
     if (tid == 0) {
         for (int s = 0; s < stages; ++s) {
             wg_bar_init(full + 8 * s, 1);
-            wg_bar_init(empty + 8 * s, 256);
+            wg_bar_init(empty + 8 * s, releases);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
 }
-// The producer's one thread: for each tile u of K, waits for the consumers' release of its stage
-// (tile u - stages), arms "full" with the stage's bytes and lets copy(u, stage address, full
-// barrier) start the stage's tile copies.
+// Every thread of the cluster's blocks: none goes on before all have arrived (the barriers are
+// set up before a peer copies or arrives into them; no block exits while a peer may still
+// arrive on its barriers).
+__device__ __forceinline__ void wg_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
+}
+__device__ __forceinline__ unsigned wg_cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// Arrives on the mbarrier at the same offset as `bar` in the cluster's block `rank`, with the
+// default semantics (release at the block's scope: the arriving warp only read the stage). A
+// release at the cluster's scope costs a third of tf32's speed at 8192^3 on an H200.
+__device__ __forceinline__ void wg_bar_arrive_in(unsigned bar, unsigned rank) {
+    asm volatile("{\n.reg .b32 at;\nmapa.shared::cluster.u32 at, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [at];\n}" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+// The producer: for each tile u of K, waits for the consumers' release of its stage (tile u -
+// stages), arms "full" with the stage's bytes and lets copy(u, stage address, full barrier)
+// start the stage's tile copies. A whole warp may run it, its `leader` alone arming and copying
+// (the warp stays together until the block's end).
 template <class Copy>
 __device__ __forceinline__ void wg_produce(int tiles, int stages, unsigned base,
                                            unsigned stage_bytes, unsigned full, unsigned empty,
-                                           Copy copy) {
+                                           Copy copy, bool leader = true) {
     for (int u = 0; u < tiles; ++u) {
         const int s = u % stages;
         if (u >= stages)
             wg_bar_wait(empty + 8 * s, ((u / stages) - 1) & 1);
-        wg_bar_expect(full + 8 * s, stage_bytes);
-        copy(u, base + s * stage_bytes, full + 8 * s);
+        if (leader) {
+            wg_bar_expect(full + 8 * s, stage_bytes);
+            copy(u, base + s * stage_bytes, full + 8 * s);
+        }
     }
 }
 // The box at column x, row y of `map` into shared memory at dst, counted on `bar`.
@@ -139,6 +166,16 @@ __device__ __forceinline__ void wg_tile_copy(unsigned dst, const DuetTileMap* ma
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
                  "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
+}
+// The same box into shared memory at dst of every block of the cluster in `mask`, counted on
+// each one's mbarrier at bar's offset.
+__device__ __forceinline__ void wg_tile_multicast(unsigned dst, const DuetTileMap* map, int x,
+                                                  int y, unsigned bar, unsigned short mask) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+                 "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(bar),
+                 "h"(mask)
                  : "memory");
 }
 #endif

@@ -163,13 +163,14 @@ std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     std::vector<Shape> out;
     // Hopper through CUDA (compute capability 9.0) with no --define (a define builds through
     // NVRTC for plain sm_90, which has no wgmma): matmul_tf32_wgmma first, a 256x128 block by
-    // two warpgroups fed by a third through the tile copy engine (32x12 threads), its 4 stages
-    // of 48 KiB plus 1 KiB to align them passed as the launch's duet::local argument, beyond
-    // 48 KiB by opt-in (kernels_cu/matmul_tf32_wgmma.cu).
+    // two warpgroups fed by a third through the tile copy engine (32x12 threads), in clusters of
+    // two blocks sharing A's tiles by multicast, its 4 stages of 48 KiB plus 1 KiB to align them
+    // passed as the launch's duet::local argument, beyond 48 KiB by opt-in
+    // (kernels_cu/matmul_tf32_wgmma.cu).
     if (info.caps.warpgroup_mma && cfg.defines.empty()) {
         Shape w = make({32, 12}, 256, 128, 4 * 48 * 1024 + 1024, {},
                        "256x128 block, 2 warpgroups of 128 + a copy warpgroup (wgmma, C^T = B^T "
-                       "A^T with B from registers, TMA, sm_90a)");
+                       "A^T with B from registers, TMA, pairs sharing A by multicast, sm_90a)");
         w.kernel = "matmul_tf32_wgmma";
         w.local_by_argument = true;
         out.push_back(std::move(w));

@@ -205,7 +205,8 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
         pad_ = p_.dev.load_kernel("matmul_tf32_pad", opencl ? shape_build(opts, g) : opts);
     if (!opencl)
         p_.s.note("wgmma (sm_90a) fed by the tile copy engine (TMA), by " + g.kernel +
-                  " (C^T = B^T A^T, no transpose of B)" +
+                  " (C^T = B^T A^T, no transpose of B; blocks in pairs sharing A's tiles by "
+                  "multicast)" +
                   (pad_a || pad_b
                        ? "; rows padded to a multiple of 4 by matmul_tf32_pad (timed with it)"
                        : "") +
@@ -221,6 +222,10 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
     Queue& q = p_.s.queue();
     const int mi = p_.mi, ni = p_.ni, ki = p_.ki, kpi = static_cast<int>(Kp);
     const int npi = static_cast<int>(Np);
+    // CUDA's blocks run in clusters of two along x (a pair shares A's tile): an even count of
+    // column tiles, the last one past N where their count is odd.
+    const Range grid =
+        opencl ? range : Range((N + 255) / 256 * 2 * 32, (M + 255) / 256 * 12).local(32, 12);
     return [=, this, &q, &kernel, &a, &b, &c] {
         Event first;
         if (pad_a)
@@ -236,7 +241,7 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
         const auto map_a = duet::tile_map(a_rows, M, Kp, 256, 32);
         const auto map_b = duet::tile_map(b_rows, K, Np, 32, 32);
         auto last = opencl ? q.launch(kernel, range, map_a, map_b, c, mi, ni, ki)
-                           : q.launch(kernel, range, map_a, map_b, a, b_rows, c, mi, ni, ki, kpi,
+                           : q.launch(kernel, grid, map_a, map_b, a, b_rows, c, mi, ni, ki, kpi,
                                       npi, duet::local(g.local_bytes));
         return std::pair{first.valid() ? first : last, last};
     };
