@@ -224,8 +224,11 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
     const int npi = static_cast<int>(Np);
     // CUDA's blocks run in clusters of two along x (a pair shares A's tile): an even count of
     // column tiles, the last one past N where their count is odd.
+    const auto& items = range.global();
+    const auto& group = range.local_size();
     const Range grid =
-        opencl ? range : Range((N + 255) / 256 * 2 * 32, (M + 255) / 256 * 12).local(32, 12);
+        opencl ? range
+               : Range(round_up(items[0], 2 * group[0]), items[1]).local(group[0], group[1]);
     return [=, this, &q, &kernel, &a, &b, &c] {
         Event first;
         if (pad_a)
