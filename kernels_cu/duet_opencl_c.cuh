@@ -3,15 +3,15 @@
 // kernel uses reads as CUDA C++: address-space words, work-item functions, barriers, the
 // unsigned type names, the common built-ins and float2/float4 arithmetic. What is not here (image
 // types, vector literals such as (float4)(a, b, c, d), swizzles, __local pointer parameters, whose
-// memory CUDA passes another way) fails to compile with NVRTC's message, never silently.
+// memory CUDA passes another way) fails to compile with NVRTC's message, never silently. The bare
+// words `global` and `constant` are not defined: CUDA's own __global__ and __constant__ expand to
+// attributes of those names, so a kernel spells them __global and __constant.
 #pragma once
 
 #define __kernel extern "C" __global__
 #define kernel extern "C" __global__
 #define __global
-#define global
 #define __constant const
-#define constant const
 #define __local __shared__
 #define local __shared__
 #define __private

@@ -58,6 +58,23 @@ bool has(const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
 }
 
+// `kernel` of the one-text `file` built with `define` set to the largest power of two up to
+// `most` that the compiled kernel runs with in one group on `dev`; that size in `group`.
+std::unique_ptr<duet::Kernel> load_fitting(duet::Device& dev, const std::string& file,
+                                           const std::string& kernel, const std::string& define,
+                                           unsigned most, unsigned& group) {
+    std::unique_ptr<duet::Kernel> k;
+    group = 2 * most;
+    do {
+        group /= 2;
+        duet::BuildOptions o;
+        o.sources.add_file(std::string(DUET_SOURCE_DIR) + "/tests/data/one_text/" + file);
+        o.defines = {{define, std::to_string(group)}};
+        k = dev.load_kernel(kernel, o);
+    } while (group > 1 && k->max_work_group_size() < group);
+    return k;
+}
+
 } // namespace
 
 TEST_CASE("dialects: the table names each dialect, its files and its routes") {
@@ -153,18 +170,14 @@ TEST_CASE("dialects: one host program binds separately written kernels by parame
 }
 
 TEST_CASE("one kernel text: a kernel written only in CUDA C++ runs where a route exists") {
-    duet::BuildOptions o;
-    o.sources.add_file(std::string(DUET_SOURCE_DIR) + "/tests/data/one_text/tile_sums.cu");
-    constexpr int blocks = 5, n = blocks * 128 - 77;
-    std::vector<float> in(blocks * 128), sums(blocks);
-    for (int i = 0; i < n; ++i)
-        in[i] = static_cast<float>((i * 13) % 9) - 4.0f;
+    constexpr int blocks = 5;
     for (const char* backend : {"opencl", "cuda"})
         for (auto* dev : duet_test::devices_of(backend)) {
             SUBCASE(dev->label().c_str()) {
                 std::unique_ptr<duet::Kernel> k;
+                unsigned tile = 0;
                 try {
-                    k = dev->load_kernel("tile_sums", o);
+                    k = load_fitting(*dev, "tile_sums.cu", "tile_sums", "TILE", 128, tile);
                 } catch (const duet::Error& e) {
                     // No route: the message names the text and why (no SPIR-V on this device).
                     MESSAGE("on " << dev->label() << ": " << std::string(e.what()));
@@ -173,18 +186,24 @@ TEST_CASE("one kernel text: a kernel written only in CUDA C++ runs where a route
                     CHECK(has(e.what(), "SPIR-V"));
                     continue;
                 }
-                MESSAGE("on " << dev->label() << ", built as " << k->build_options());
+                MESSAGE("on " << dev->label() << ", blocks of " << tile << ", built as "
+                              << k->build_options());
+                const int n = blocks * static_cast<int>(tile) - static_cast<int>(tile) / 2 - 1;
+                std::vector<float> in(blocks * tile), sums(blocks);
+                for (int i = 0; i < n; ++i)
+                    in[i] = static_cast<float>((i * 13) % 9) - 4.0f;
                 auto q = dev->create_queue();
                 auto a = dev->alloc<float>(in.size()), s = dev->alloc<float>(blocks);
                 q->write(*a, in);
-                q->launch_named(*k, duet::Range{blocks * 128}.local(128),
+                q->launch_named(*k, duet::Range{blocks * tile}.local(tile),
                                 {duet::arg("sums", *s), duet::arg("in", *a), duet::arg("k", 0.5f),
                                  duet::arg("n", n)});
                 q->read(*s, sums);
                 q->finish();
                 for (int b = 0; b < blocks; ++b) {
                     double want = 0;
-                    for (int i = b * 128; i < std::min((b + 1) * 128, n); ++i)
+                    for (int i = b * static_cast<int>(tile);
+                         i < std::min((b + 1) * static_cast<int>(tile), n); ++i)
                         want += 0.5 * in[i];
                     CHECK(sums[b] == doctest::Approx(want));
                 }
@@ -193,30 +212,34 @@ TEST_CASE("one kernel text: a kernel written only in CUDA C++ runs where a route
 }
 
 TEST_CASE("one kernel text: a kernel written only in OpenCL C runs on every device") {
-    duet::BuildOptions o;
-    o.sources.add_file(std::string(DUET_SOURCE_DIR) + "/tests/data/one_text/group_sums.cl");
-    constexpr unsigned groups = 7, n = groups * 256 - 100, n4 = 64;
-    std::vector<float> in(groups * 256), sums(groups), data(4 * n4);
-    for (unsigned i = 0; i < in.size(); ++i)
-        in[i] = static_cast<float>((i * 37) % 11) - 5.0f;
+    constexpr unsigned groups = 7, n4 = 64;
+    std::vector<float> data(4 * n4);
     for (const char* backend : {"opencl", "cuda"})
         for (auto* dev : duet_test::devices_of(backend)) {
             SUBCASE(dev->label().c_str()) {
-                MESSAGE("on " << dev->label());
+                unsigned group = 0;
+                auto k = load_fitting(*dev, "group_sums.cl", "group_sums", "GROUP", 256, group);
+                MESSAGE("on " << dev->label() << ", groups of " << group);
+                const unsigned n = groups * group - group / 3;
+                std::vector<float> in(groups * group), sums(groups);
+                for (unsigned i = 0; i < in.size(); ++i)
+                    in[i] = static_cast<float>((i * 37) % 11) - 5.0f;
                 auto q = dev->create_queue();
                 auto a = dev->alloc<float>(in.size()), s = dev->alloc<float>(groups),
                      v = dev->alloc<float>(data.size());
                 q->write(*a, in);
-                auto k = dev->load_kernel("group_sums", o);
-                q->launch_named(*k, duet::Range{groups * 256}.local(256),
+                q->launch_named(*k, duet::Range{groups * group}.local(group),
                                 {duet::arg("in", *a), duet::arg("sums", *s), duet::arg("n", n)});
                 q->read(*s, sums);
                 for (unsigned g = 0; g < groups; ++g) {
                     double want = 0;
-                    for (unsigned i = g * 256; i < std::min((g + 1) * 256, n); ++i)
+                    for (unsigned i = g * group; i < std::min((g + 1) * group, n); ++i)
                         want += in[i];
                     CHECK(sums[g] == doctest::Approx(want));
                 }
+                duet::BuildOptions o;
+                o.sources.add_file(std::string(DUET_SOURCE_DIR) +
+                                   "/tests/data/one_text/group_sums.cl");
                 q->write(*v, std::vector<float>(data.size(), 1.5f));
                 auto k4 = dev->load_kernel("scale4", o);
                 q->launch(*k4, duet::Range{n4}, *v, 2.0f, n4);

@@ -19,8 +19,8 @@ void check_options(const BuildOptions& options) {
     for (const auto& [key, list] : options.compiler_options)
         (void)dialect(key); // a key that names no dialect is a usage Error
     for (const auto& d : dialects()) {
-        const std::string field =
-            d.options_field.empty() ? "compiler_options[\"" + d.name + "\"]" : d.options_field;
+        const std::string field = "compiler_options[\"" + d.name + "\"]" +
+                                  (d.options_field.empty() ? "" : " / " + d.options_field);
         check_compiler_options(field.c_str(), options.options_for(d.name));
     }
     check_name_expressions(options.instantiations);

@@ -158,13 +158,17 @@ void add_parameter(std::string_view p, KernelDecl& d) {
 constexpr std::size_t parameter_list_limit = 65536;
 
 // The parameter list after a kernel's "(", split at the commas outside (), <>, [] and {}.
-// Nothing where the list does not close within parameter_list_limit characters.
-// `pointers`, where set, gets the offset in the text of each parameter that holds a '*'.
-bool read_parameters(Cursor c, KernelDecl& d, std::vector<std::size_t>* pointers = nullptr) {
+// Nothing where the list does not close within parameter_list_limit characters or within what
+// is left of `budget` (the characters all lists of one text may read: a text of many unclosed
+// lists must not cost the limit at each). `pointers`, where set, gets the offset in the text of
+// each parameter that holds a '*'.
+bool read_parameters(Cursor c, KernelDecl& d, std::size_t& budget,
+                     std::vector<std::size_t>* pointers) {
     int depth = 0;
     std::size_t from = c.i;
-    for (const std::size_t end = std::min(c.t.size(), c.i + parameter_list_limit); c.i < end;
-         ++c.i) {
+    const std::size_t end = std::min(c.t.size(), c.i + std::min(parameter_list_limit, budget));
+    budget -= end - c.i;
+    for (; c.i < end; ++c.i) {
         const char ch = c.t[c.i];
         if (ch == '(' || ch == '<' || ch == '[' || ch == '{') {
             ++depth;
@@ -183,8 +187,10 @@ bool read_parameters(Cursor c, KernelDecl& d, std::vector<std::size_t>* pointers
                 pointers->push_back(at);
             }
             from = c.i + 1;
-            if (ch == ')')
+            if (ch == ')') {
+                budget += end - c.i - 1; // what this list did not read
                 return true;
+            }
         }
     }
     return false;
@@ -197,13 +203,14 @@ std::vector<KernelDecl> scan_with(const std::string& text, std::string_view key,
     std::vector<KernelDecl> out;
     std::set<std::string> seen;
     const std::string_view t = text;
+    std::size_t budget = 4 * text.size() + parameter_list_limit;
     for (std::size_t k = t.find(key); k != std::string_view::npos; k = t.find(key, k + 1)) {
         Cursor c{t, k + key.size()};
         const std::string_view name = at(t, k, c);
         if (name.empty() || !seen.insert(std::string(name)).second)
             continue;
         KernelDecl d{std::string(name), {}, {}};
-        if (!read_parameters(c, d, pointers))
+        if (!read_parameters(c, d, budget, pointers))
             d.parameter_names.clear(), d.parameter_types.clear();
         out.push_back(std::move(d));
     }

@@ -1,7 +1,9 @@
-// Written only in OpenCL C 1.2: each work-group of 256 sums its part of `in` through local
+// Written only in OpenCL C 1.2: each work-group of GROUP (a power of two) sums its part of `in` through local
 // memory and a barrier; `scale4` reads and writes float4 vectors. Duet runs this one text on
 // OpenCL devices directly and on CUDA devices through NVRTC (kernels_cu/duet_opencl_c.cuh).
+#ifndef GROUP
 #define GROUP 256
+#endif
 
 __kernel void group_sums(__global const float* restrict in, __global float* restrict sums,
                          const uint n) {
