@@ -1,6 +1,6 @@
-// Written only in CUDA C++: each block of TILE threads (a power of two) sums its tile of `in` through shared
-// memory, scaled, with a device function template. Duet runs this one text on CUDA devices
-// directly and on OpenCL devices that take SPIR-V through clang and llvm-spirv
+// Written only in CUDA C++: each block of TILE threads (a power of two) sums its tile of `in`
+// through shared memory, scaled, with a device function template. Duet runs this one text on CUDA
+// devices directly and on OpenCL devices that take SPIR-V through clang and llvm-spirv
 // (kernels_cl/duet_cuda_c.clh); elsewhere the load names why it cannot.
 #ifndef TILE
 #define TILE 128
