@@ -1,6 +1,7 @@
 // Kernel loading: which code a kernel comes from, and the caches in front of NVRTC.
 //
-//   app source (BuildOptions::sources.cuda)  -> NVRTC
+//   app source (BuildOptions::sources: CUDA C++,
+//     or OpenCL C with duet_opencl_c.cuh)   -> NVRTC
 //   Duet's kernel, defines exactly those of
 //     an embedded build, no fast math,
 //     DUET_KERNEL_DIR unset                  -> the fatbin embedded at build time (NVRTC, with
@@ -22,6 +23,7 @@
 #include "cuda_fatbins.hpp"
 #include "cuda_nvrtc.hpp"
 #include "cuda_nvrtc_args.hpp"
+#include "cuda_translate.hpp"
 
 namespace duet::cuda {
 
@@ -170,24 +172,29 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 } // namespace
 
+bool CudaDevice::takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const {
+    if (route.translation == opencl_c_on_nvrtc)
+        return true; // NVRTC's absence is the build's Error, with where it was looked for
+    return Device::takes(dialect, route, why);
+}
+
 // The defines were checked by Device::load_kernel.
 std::unique_ptr<Kernel> CudaDevice::do_load_kernel(const std::string& name,
                                                    const BuildOptions& options) {
     ModuleSource source;
-    if (!options.sources.cuda.empty()) {
-        source.origin = options.sources.origin.empty() ? "<string>" : options.sources.origin;
-        source.text = options.sources.cuda;
+    if (!options.sources.empty()) {
+        // The text the dialect table's routes give this device (CudaDevice::takes).
+        auto [text, route] = choose_text(options.sources);
+        source.origin = std::move(text.origin);
+        source.extern_c = !route.translation.empty();
+        source.text = route.translation.empty()
+                          ? std::move(text.text)
+                          : translated_source(route, text.text, source.origin);
     } else {
         auto file = find_kernel_source(name, KernelLanguage::cuda);
-        if (!file) {
-            std::string message = "no CUDA kernel named " + name;
-            if (!options.sources.opencl.empty())
-                message += ": the app gave only an OpenCL source" +
-                           (options.sources.origin.empty() ? std::string()
-                                                           : " (" + options.sources.origin + ")") +
-                           ", and Duet's own CUDA kernels have no such kernel";
-            throw Error::not_found(message + "; " + some_kernel_names(), "cuda");
-        }
+        if (!file)
+            throw Error::not_found("no CUDA kernel named " + name + "; " + some_kernel_names(),
+                                   "cuda");
         source.origin = file->name;
         source.text = std::move(file->text);
         const char* kernel_dir = std::getenv("DUET_KERNEL_DIR");
@@ -195,7 +202,7 @@ std::unique_ptr<Kernel> CudaDevice::do_load_kernel(const std::string& name,
         // math; anything else (or sources being edited in DUET_KERNEL_DIR) needs compiling.
         bool unique = false;
         const std::string defines = canonical_defines(options.defines, unique);
-        if (unique && !options.fast_math && options.cuda_options.empty() &&
+        if (unique && !options.fast_math && options.options_for("cuda-c++").empty() &&
             options.instantiations.empty() && !(kernel_dir && *kernel_dir))
             source.fatbin = find_embedded_fatbin(source.origin, defines);
     }
@@ -275,7 +282,8 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
     // The flags the embedded code was built with (cuda_nvrtc_flags.hpp), then the defines and
     // the app's options; the name expressions to lower (cuda_nvrtc_args.hpp).
     const std::vector<std::string> args = nvrtc_build_flags(target.arch, options);
-    const std::vector<std::string> expressions = nvrtc_name_expressions(name, options, source.text);
+    const std::vector<std::string> expressions =
+        nvrtc_name_expressions(name, options, source.extern_c ? std::string() : source.text);
     const std::string flags = join(args);
     std::string names_text;
     for (const auto& e : expressions)

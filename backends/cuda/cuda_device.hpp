@@ -32,6 +32,8 @@ class CudaDevice final : public Device {
                                  std::size_t bytes) override;
     std::size_t view_alignment() const override { return 256; } // cudaMalloc's alignment
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
+    // Also OpenCL C, through NVRTC and kernels_cu/duet_opencl_c.cuh (cuda_build.cpp).
+    bool takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const override;
 
     int ordinal() const { return info_.local_index; }
     const DeviceLimits& limits() const { return limits_; }
@@ -49,8 +51,9 @@ class CudaDevice final : public Device {
   private:
     // Where a kernel's code comes from.
     struct ModuleSource {
-        std::string origin;                     // "matmul.cu", the app's file, or "<string>"
-        std::string text;                       // CUDA C++ source (for NVRTC)
+        std::string origin;    // "matmul.cu", the app's file, or "<string>"
+        std::string text;      // CUDA C++ source (for NVRTC)
+        bool extern_c = false; // every kernel extern "C" (a translated text): no name expressions
         const EmbeddedFatbin* fatbin = nullptr; // set when the embedded build may be used
     };
     // Loads kernel `name` from `source`: the embedded fatbin when set (falling back to NVRTC

@@ -20,16 +20,17 @@ namespace duet::cuda {
 inline std::vector<std::string> nvrtc_build_flags(const std::string& arch,
                                                   const BuildOptions& options) {
     std::vector<std::string> args = nvrtc_base_flags(arch);
+    const std::vector<std::string> own = options.options_for("cuda-c++"); // NVRTC's dialect
     const auto is_std = [](const std::string& o) {
         return o.rfind("-std=", 0) == 0 || o.rfind("--std=", 0) == 0;
     };
-    if (std::any_of(options.cuda_options.begin(), options.cuda_options.end(), is_std))
+    if (std::any_of(own.begin(), own.end(), is_std))
         args.erase(std::remove_if(args.begin(), args.end(), is_std), args.end());
     for (const auto& [n, v] : options.defines)
         args.push_back("-D" + n + (v.empty() ? "" : "=" + v));
     if (options.fast_math)
         args.push_back("--use_fast_math");
-    args.insert(args.end(), options.cuda_options.begin(), options.cuda_options.end());
+    args.insert(args.end(), own.begin(), own.end());
     return args;
 }
 

@@ -8,6 +8,7 @@
 #include "opencl_device.hpp"
 #include "opencl_program.hpp"
 #include "opencl_queue.hpp"
+#include "opencl_spirv.hpp"
 #include "opencl_tile_map.hpp"
 
 namespace duet::opencl {
@@ -149,13 +150,13 @@ std::unique_ptr<Buffer> OpenclDevice::read_in_place(std::shared_ptr<const void> 
 std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
                                                      const BuildOptions& options) {
     std::string source, origin;
-    if (!options.sources.opencl.empty()) {
-        source = options.sources.opencl;
-        origin = options.sources.origin.empty() ? "<string>" : options.sources.origin;
-    } else if (!options.sources.cuda.empty()) {
-        throw Error::usage("kernel " + name + " was given only as CUDA source (" +
-                           options.sources.origin + "); the OpenCL device " + where() +
-                           " needs OpenCL C source too");
+    if (!options.sources.empty()) {
+        // The text the dialect table's routes give this device (OpenclDevice::takes).
+        auto [chosen, route] = choose_text(options.sources);
+        if (!route.translation.empty() || chosen.dialect == "spir-v")
+            return load_il_kernel(name, options, chosen, route);
+        source = std::move(chosen.text);
+        origin = std::move(chosen.origin);
     } else {
         auto file = find_kernel_source(name, KernelLanguage::opencl_c);
         if (!file) {
@@ -171,18 +172,58 @@ std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
         origin = file->name;
     }
     const std::string opts = build_options(options);
-    std::shared_ptr<ProgramEntry> entry;
     bool in_memory = false;
-    {
-        // One build per (source, options) per device, even when several threads ask at once.
-        std::lock_guard lock(programs_mutex_);
-        const std::string key = source + '\0' + opts;
-        auto& slot = programs_[key];
-        in_memory = static_cast<bool>(slot);
-        if (!slot)
-            slot = build_program(*this, source, opts, origin);
-        entry = slot;
-    }
+    // One build per (source, options) per device, even when several threads ask at once.
+    auto entry = program_once(source + '\0' + opts, in_memory,
+                              [&] { return build_program(*this, source, opts, origin); });
+    return make_kernel(name, entry, in_memory, origin);
+}
+
+bool OpenclDevice::takes(const Dialect& dialect, const DialectRoute& route,
+                         std::string& why) const {
+    if (route.translation == cuda_via_spirv || dialect.name == "spir-v")
+        return takes_il(device_, why);
+    return Device::takes(dialect, route, why);
+}
+
+std::shared_ptr<ProgramEntry>
+OpenclDevice::program_once(const std::string& key, bool& in_memory,
+                           const std::function<std::shared_ptr<ProgramEntry>()>& build) {
+    std::lock_guard lock(programs_mutex_);
+    auto& slot = programs_[key];
+    in_memory = static_cast<bool>(slot);
+    if (!slot)
+        slot = build();
+    return slot;
+}
+
+// A SPIR-V text, or CUDA C++ made SPIR-V (opencl_spirv.cpp), built from IL. Not in the on-disk
+// cache: clang's build is kept in memory for the process.
+std::unique_ptr<Kernel> OpenclDevice::load_il_kernel(const std::string& name,
+                                                     const BuildOptions& options,
+                                                     const KernelText& text,
+                                                     const DialectRoute& route) {
+    const std::string opts = "-cl-kernel-arg-info";
+    std::string key = route.translation + '\0' + text.text + '\0' + opts;
+    for (const auto& [n, v] : options.defines)
+        key += " -D" + n + "=" + v;
+    key += options.fast_math ? " fast-math" : "";
+    bool in_memory = false;
+    auto entry = program_once(key, in_memory, [&] {
+        std::string flags = "spir-v";
+        std::vector<unsigned char> il(text.text.begin(), text.text.end());
+        if (!route.translation.empty())
+            il = cuda_to_spirv(text.text, text.origin, options, flags);
+        auto built = build_il_program(*this, il, opts, text.origin);
+        built->options = flags + " | " + opts;
+        return built;
+    });
+    return make_kernel(name, entry, in_memory, text.origin);
+}
+
+std::unique_ptr<Kernel> OpenclDevice::make_kernel(const std::string& name,
+                                                  const std::shared_ptr<ProgramEntry>& entry,
+                                                  bool in_memory, const std::string& origin) {
     const double ms = in_memory ? 0.0 : entry->build_ms;
     try {
         cl::Kernel k(entry->program, name.c_str());

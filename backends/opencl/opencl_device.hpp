@@ -2,6 +2,7 @@
 // The OpenCL device, its buffers and pinned host memory.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,8 @@ class OpenclDevice final : public Device {
     OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info);
     const DeviceInfo& info() const override { return info_; }
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
+    // Also CUDA C++ and SPIR-V where the device takes IL (opencl_spirv.cpp).
+    bool takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
     // CL_MEM_USE_HOST_PTR on a CPU device (not a simulator, which copies anyway).
@@ -114,6 +117,17 @@ class OpenclDevice final : public Device {
     DeviceInfo info_;
     std::once_flag context_once_;
     cl::Context context_;
+    // The program built under `key`, built by `build` once per device.
+    std::shared_ptr<ProgramEntry>
+    program_once(const std::string& key, bool& in_memory,
+                 const std::function<std::shared_ptr<ProgramEntry>()>& build);
+    // Kernel `name` of a built program.
+    std::unique_ptr<Kernel> make_kernel(const std::string& name,
+                                        const std::shared_ptr<ProgramEntry>& entry, bool in_memory,
+                                        const std::string& origin);
+    // A kernel from SPIR-V: a spir-v text, or a text taken through a SPIR-V route.
+    std::unique_ptr<Kernel> load_il_kernel(const std::string& name, const BuildOptions& options,
+                                           const KernelText& text, const DialectRoute& route);
     std::mutex programs_mutex_;
     std::map<std::string, std::shared_ptr<ProgramEntry>> programs_; // by cache key
     std::once_flag tile_maps_once_;

@@ -32,7 +32,7 @@ std::string build_options(const BuildOptions& options) {
     if (options.fast_math)
         s += " -cl-fast-relaxed-math";
     s += " -cl-kernel-arg-info"; // parameter names and types for launch checks (kernel_signature)
-    for (const auto& o : options.opencl_options) // checked tokens (check_compiler_options)
+    for (const auto& o : options.options_for("opencl-c")) // checked (check_compiler_options)
         s += " " + o;
     return s;
 }

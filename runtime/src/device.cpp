@@ -1,23 +1,86 @@
 // The Device's entry points that check before the backend builds: defines, compiler options
 // name expressions and kernel names, once for all backends (build_options.cpp's rules), so what one
-// backend refuses every backend refuses.
+// backend refuses every backend refuses. Which of an app's texts a device builds follows the
+// dialect table (dialects.cpp): the device's own language first, then the table's routes that
+// the backend says it takes (Device::takes).
+#include <algorithm>
+
 #include <duet/backend/build_options.hpp>
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/device.hpp>
 
 namespace duet {
 
-std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const BuildOptions& options) {
+namespace {
+
+void check_options(const BuildOptions& options) {
     for (const auto& [n, v] : options.defines)
         check_define(n, v);
-    check_compiler_options("cuda_options", options.cuda_options);
-    check_compiler_options("opencl_options", options.opencl_options);
+    for (const auto& [key, list] : options.compiler_options)
+        (void)dialect(key); // a key that names no dialect is a usage Error
+    for (const auto& d : dialects()) {
+        const std::string field = "compiler_options[\"" + d.name + "\"]" +
+                                  (d.options_field.empty() ? "" : " / " + d.options_field);
+        check_compiler_options(field.c_str(), options.options_for(d.name));
+    }
     check_name_expressions(options.instantiations);
-    const std::string origin =
-        options.sources.origin.empty() ? "the kernel source" : options.sources.origin;
-    check_kernel_names(options.sources.opencl, KernelLanguage::opencl_c, origin);
-    check_kernel_names(options.sources.cuda, KernelLanguage::cuda, origin);
-    return do_load_kernel(name, options);
+}
+
+} // namespace
+
+std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const BuildOptions& options) {
+    check_options(options);
+    std::string kernel_name = name;
+    KernelDecl declared{name, {}, {}};
+    if (!options.sources.empty()) {
+        for (const auto& t : options.sources.all())
+            check_kernel_names(t.text, dialect(t.dialect), t.origin);
+        const auto [text, route] = choose_text(options.sources);
+        if (!text.kernel.empty())
+            kernel_name = declared.name = text.kernel;
+        for (auto& d : scan_kernels(text.text, dialect(text.dialect)))
+            if (d.name == kernel_name)
+                declared = std::move(d);
+    }
+    auto kernel = do_load_kernel(kernel_name, options);
+    kernel->declaration_ = std::move(declared);
+    return kernel;
+}
+
+bool Device::takes(const Dialect& d, const DialectRoute& route, std::string& why) const {
+    if (route.translation.empty() && d.language == info().kernel_language)
+        return true;
+    why = route.translation.empty()
+              ? "the " + info().backend + " backend does not build " + d.title + " itself"
+              : "the " + info().backend + " backend does not offer " + route.translation +
+                    (route.needs.empty() ? "" : " (" + route.needs + ")") + " on this device";
+    return false;
+}
+
+std::pair<KernelText, DialectRoute> Device::choose_text(const KernelSources& sources) const {
+    auto texts = sources.all();
+    const std::string own = dialect_of(info().kernel_language).name;
+    std::stable_partition(texts.begin(), texts.end(),
+                          [&](const KernelText& t) { return t.dialect == own; });
+    std::string why_not;
+    for (const auto& t : texts) {
+        const Dialect& d = dialect(t.dialect);
+        bool any = false;
+        for (const auto& r : d.routes) {
+            if (r.backend != info().backend)
+                continue;
+            any = true;
+            std::string why;
+            if (takes(d, r, why))
+                return {t, r};
+            why_not += "; " + d.title + " (" + t.origin + "): " + why;
+        }
+        if (!any)
+            why_not += "; " + d.title + " (" + t.origin + "): the dialect table has no route " +
+                       "for it to the " + info().backend + " backend";
+    }
+    throw Error::usage("no kernel text given can be built for " + label() + why_not +
+                       ". Give the kernel in a dialect this device takes");
 }
 
 std::unique_ptr<Buffer> Device::view(const Buffer&, std::size_t, std::size_t) {

@@ -2,12 +2,15 @@
 // names. Hand-written, each a single forward pass with bounded look-ahead: the text comes from
 // DUET_KERNEL_DIR or a user's file, and a backtracking regex over a 50,000-character name or a
 // 100,000-character line recurses once per character (libstdc++) until the stack overflows.
+#include "kernel_scan.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <string_view>
 
 #include <duet/backend/kernel_sources.hpp>
+#include <duet/dialect.hpp>
 #include <duet/error.hpp>
 
 namespace duet {
@@ -72,8 +75,9 @@ struct Cursor {
 
 constexpr std::size_t attribute_limit = 4096;
 
-// After "__kernel"/"kernel": spaces, any __attribute__((...)), "void", the name, "(".
-std::string_view opencl_kernel_at(Cursor c) {
+// After "__kernel"/"kernel": spaces, any __attribute__((...)), "void", the name, "(" (the
+// cursor is left after it).
+std::string_view opencl_kernel_at(Cursor& c) {
     if (!c.spaces())
         return {};
     while (c.word("__attribute__")) {
@@ -92,8 +96,9 @@ std::string_view opencl_kernel_at(Cursor c) {
 
 // After "__global__": "void" and the name, attributes before or after "void": CUDA's own with
 // their arguments (__launch_bounds__, __cluster_dims__, __maxnreg__) or a word that a macro
-// makes into one (`void CLUSTER name(`). The name is the word after "void" that "(" follows.
-std::string_view cuda_kernel_at(Cursor c) {
+// makes into one (`void CLUSTER name(`). The name is the word after "void" that "(" follows
+// (the cursor is left after it).
+std::string_view cuda_kernel_at(Cursor& c) {
     if (!c.spaces())
         return {};
     bool after_void = false;
@@ -116,23 +121,155 @@ std::string_view cuda_kernel_at(Cursor c) {
     return {};
 }
 
+// Collapses runs of whitespace into one space and trims both ends.
+std::string squeezed(std::string_view s) {
+    std::string out;
+    for (char ch : s)
+        if (!is_space(ch))
+            out += ch;
+        else if (!out.empty() && out.back() != ' ')
+            out += ' ';
+    while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    return out;
+}
+
+// One parameter's text ("__global const float* restrict a", "int n[4]", "float = 1"): the name
+// is its last word when a type comes before it; an unnamed parameter has the name "".
+void add_parameter(std::string_view p, KernelDecl& d) {
+    if (const auto eq = p.find('='); eq != std::string_view::npos)
+        p = p.substr(0, eq); // a C++ default argument
+    std::string text = squeezed(p);
+    std::string array;
+    if (const auto br = text.find('['); br != std::string::npos) {
+        array = text.substr(br);
+        text = squeezed(text.substr(0, br));
+    }
+    std::size_t start = text.size();
+    while (start > 0 && is_word(text[start - 1]))
+        --start;
+    const std::string type = squeezed(text.substr(0, start));
+    const bool named = start < text.size() && !type.empty() && type != "const" &&
+                       type != "unsigned" && type != "signed" && type != "struct";
+    d.parameter_names.push_back(named ? text.substr(start) : "");
+    d.parameter_types.push_back(named ? type + array : text + array);
+}
+
+constexpr std::size_t parameter_list_limit = 65536;
+
+// The parameter list after a kernel's "(", split at the commas outside (), <>, [] and {}.
+// Nothing where the list does not close within parameter_list_limit characters or within what
+// is left of `budget` (the characters all lists of one text may read: a text of many unclosed
+// lists must not cost the limit at each). `pointers`, where set, gets the offset in the text of
+// each parameter that holds a '*'.
+bool read_parameters(Cursor c, KernelDecl& d, std::size_t& budget,
+                     std::vector<std::size_t>* pointers) {
+    int depth = 0;
+    std::size_t from = c.i;
+    const std::size_t end = std::min(c.t.size(), c.i + std::min(parameter_list_limit, budget));
+    budget -= end - c.i;
+    for (; c.i < end; ++c.i) {
+        const char ch = c.t[c.i];
+        if (ch == '(' || ch == '<' || ch == '[' || ch == '{') {
+            ++depth;
+        } else if ((ch == ')' || ch == '>' || ch == ']' || ch == '}') && depth > 0) {
+            --depth;
+        } else if (ch == ')' || (ch == ',' && depth == 0)) {
+            const std::string_view p = c.t.substr(from, c.i - from);
+            const bool only_void = ch == ')' && d.parameter_names.empty() &&
+                                   (squeezed(p).empty() || squeezed(p) == "void");
+            if (!only_void)
+                add_parameter(p, d);
+            if (pointers && p.find('*') != std::string_view::npos) {
+                std::size_t at = from;
+                while (at < c.i && is_space(c.t[at]))
+                    ++at;
+                pointers->push_back(at);
+            }
+            from = c.i + 1;
+            if (ch == ')') {
+                budget += end - c.i - 1; // what this list did not read
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// Every kernel a text defines, found after `key` by `at` (which leaves the cursor after "(").
+template <class At>
+std::vector<KernelDecl> scan_with(const std::string& text, std::string_view key, At at,
+                                  std::vector<std::size_t>* pointers = nullptr) {
+    std::vector<KernelDecl> out;
+    std::set<std::string> seen;
+    const std::string_view t = text;
+    std::size_t budget = 4 * text.size() + parameter_list_limit;
+    for (std::size_t k = t.find(key); k != std::string_view::npos; k = t.find(key, k + 1)) {
+        Cursor c{t, k + key.size()};
+        const std::string_view name = at(t, k, c);
+        if (name.empty() || !seen.insert(std::string(name)).second)
+            continue;
+        KernelDecl d{std::string(name), {}, {}};
+        if (!read_parameters(c, d, budget, pointers))
+            d.parameter_names.clear(), d.parameter_types.clear();
+        out.push_back(std::move(d));
+    }
+    std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
+    return out;
+}
+
 } // namespace
 
-std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang) {
-    std::set<std::string> names;
-    const std::string_view t = text;
-    const std::string_view key = lang == KernelLanguage::opencl_c ? "kernel" : "__global__";
-    for (std::size_t at = t.find(key); at != std::string_view::npos; at = t.find(key, at + 1)) {
-        std::string_view name;
-        if (lang == KernelLanguage::cuda)
-            name = cuda_kernel_at(Cursor{t, at + key.size()});
+std::vector<KernelDecl> scan_opencl_c(const std::string& text) {
+    return scan_with(text, "kernel", [](std::string_view t, std::size_t k, Cursor& c) {
         // "__kernel", or "kernel" as a word of its own.
-        else if ((at >= 2 && t.substr(at - 2, 2) == "__") || at == 0 || !is_word(t[at - 1]))
-            name = opencl_kernel_at(Cursor{t, at + key.size()});
-        if (!name.empty())
-            names.emplace(name);
+        const bool word = (k >= 2 && t.substr(k - 2, 2) == "__") || k == 0 || !is_word(t[k - 1]);
+        return word ? opencl_kernel_at(c) : std::string_view{};
+    });
+}
+
+std::vector<KernelDecl> scan_cuda(const std::string& text) {
+    return scan_with(text, "__global__",
+                     [](std::string_view, std::size_t, Cursor& c) { return cuda_kernel_at(c); });
+}
+
+std::string qualify_cuda_pointer_parameters(const std::string& text, const std::string& word) {
+    std::vector<std::size_t> at;
+    scan_with(
+        text, "__global__",
+        [](std::string_view, std::size_t, Cursor& c) { return cuda_kernel_at(c); }, &at);
+    std::sort(at.begin(), at.end());
+    std::string out = text;
+    for (auto it = at.rbegin(); it != at.rend(); ++it)
+        out.insert(*it, word + " ");
+    return out;
+}
+
+std::vector<KernelDecl> scan_ptx(const std::string& text) {
+    // PTX's parameters are named after the mangled kernel ("k_param_0"): by position only.
+    return scan_with(text, ".entry", [](std::string_view, std::size_t, Cursor& c) {
+        c.spaces();
+        const std::string_view name = c.identifier();
+        c.spaces();
+        return c.literal('(') ? name : std::string_view{};
+    });
+}
+
+std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang) {
+    std::vector<std::string> names;
+    for (auto& d : scan_kernels(text, dialect_of(lang)))
+        names.push_back(std::move(d.name));
+    return names;
+}
+
+std::string KernelDecl::signature() const {
+    std::string s = name + "(";
+    for (std::size_t i = 0; i < parameter_names.size(); ++i) {
+        const std::string& type = i < parameter_types.size() ? parameter_types[i] : "";
+        s += (i ? ", " : "") + type +
+             (parameter_names[i].empty() ? "" : (type.empty() ? "" : " ") + parameter_names[i]);
     }
-    return {names.begin(), names.end()};
+    return s + ")";
 }
 
 std::optional<std::string> included_name(const std::string& line) {
@@ -156,14 +293,20 @@ std::optional<std::string> included_name(const std::string& line) {
     return c.at_end() ? std::optional<std::string>(name) : std::nullopt;
 }
 
-void check_kernel_names(const std::string& text, KernelLanguage lang, const std::string& origin) {
-    for (const auto& name : kernels_defined_in(text, lang))
-        if (name.size() > max_kernel_name)
+void check_kernel_names(const std::string& text, const Dialect& dialect,
+                        const std::string& origin) {
+    for (const auto& d : scan_kernels(text, dialect))
+        if (d.name.size() > max_kernel_name)
             throw Error::usage(origin + " defines a kernel whose name has " +
-                               std::to_string(name.size()) + " characters (" + name.substr(0, 32) +
-                               "...); a name may have at most " + std::to_string(max_kernel_name) +
+                               std::to_string(d.name.size()) + " characters (" +
+                               d.name.substr(0, 32) + "...); a name may have at most " +
+                               std::to_string(max_kernel_name) +
                                " (compilers' caches make files of them, and PoCL aborts on "
                                "longer ones): shorten it");
+}
+
+void check_kernel_names(const std::string& text, KernelLanguage lang, const std::string& origin) {
+    check_kernel_names(text, dialect_of(lang), origin);
 }
 
 } // namespace duet

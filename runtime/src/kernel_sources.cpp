@@ -13,6 +13,7 @@
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/backend/private_files.hpp>
 #include <duet/device.hpp>
+#include <duet/dialect.hpp>
 
 namespace duet {
 
@@ -30,14 +31,21 @@ namespace {
 namespace fs = std::filesystem;
 
 bool is_language(const std::string& name, KernelLanguage lang) {
-    const std::string ext = fs::path(name).extension().string();
-    return lang == KernelLanguage::opencl_c ? ext == ".cl" || ext == ".clh"
-                                            : ext == ".cu" || ext == ".cuh";
+    return dialect_of_file(name) == &dialect_of(lang);
 }
 
 bool is_main_file(const std::string& name, KernelLanguage lang) {
-    const std::string ext = fs::path(name).extension().string();
-    return lang == KernelLanguage::opencl_c ? ext == ".cl" : ext == ".cu";
+    const auto& main = dialect_of(lang).extensions;
+    return std::find(main.begin(), main.end(), fs::path(name).extension().string()) != main.end();
+}
+
+// ".cl/.clh": a dialect's extensions, for messages.
+std::string extensions_text(const Dialect& d) {
+    std::string out;
+    for (const auto* list : {&d.extensions, &d.headers})
+        for (const auto& e : *list)
+            out += (out.empty() ? "" : "/") + e;
+    return out;
 }
 
 // Bounds on what a kernel tree may make Duet read and build: Duet's largest kernel file is tens
@@ -92,20 +100,21 @@ struct FileRef {
 };
 
 std::vector<FileRef> refs_from_dir(const fs::path& root, KernelLanguage lang) {
-    const fs::path dir = root / (lang == KernelLanguage::opencl_c ? "kernels_cl" : "kernels_cu");
+    const Dialect& d = dialect_of(lang);
+    const fs::path dir = root / d.kernel_dir;
     std::vector<FileRef> out;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(fs::exists(dir) ? dir : root, ec))
         if (e.is_regular_file() && is_language(e.path().filename().string(), lang))
             out.push_back({e.path().filename().string(), e.path(), std::nullopt});
     if (out.empty()) {
-        const char* ext = lang == KernelLanguage::opencl_c ? ".cl/.clh" : ".cu/.cuh";
-        throw Error::not_found(
-            "DUET_KERNEL_DIR=" + root.string() + " holds no kernel sources: looked for " + ext +
-            " files in " + dir.string() + " and " + root.string() +
-            (ec ? " (" + ec.message() + ")" : std::string()) +
-            ". Point it at a Duet source tree (the directory holding kernels_cl/ and "
-            "kernels_cu/) or unset it to use the kernels built into Duet");
+        const std::string ext = extensions_text(d);
+        throw Error::not_found("DUET_KERNEL_DIR=" + root.string() +
+                               " holds no kernel sources: looked for " + ext + " files in " +
+                               dir.string() + " and " + root.string() +
+                               (ec ? " (" + ec.message() + ")" : std::string()) +
+                               ". Point it at a Duet source tree (the directory holding " +
+                               d.kernel_dir + "/) or unset it to use the kernels built into Duet");
     }
     std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.name < b.name; });
     return out;
@@ -172,7 +181,7 @@ void expand_cl_includes(const std::string& name, const std::string& text,
 
 SourceFile finished(FileRef& f, std::vector<FileRef>& files, KernelLanguage lang) {
     SourceFile out{f.name, f.contents()};
-    if (lang == KernelLanguage::opencl_c) {
+    if (dialect_of(lang).inline_headers) {
         out.text.clear();
         expand_cl_includes(f.name, f.contents(), files, 0, out.text);
     }
@@ -242,6 +251,65 @@ KernelSources KernelSources::from_files(const std::string& cl_path, const std::s
         s.cuda = read_file(cu);
     s.origin = cl.empty() ? cu : cu.empty() ? cl : cl + ", " + cu;
     return s;
+}
+
+KernelSources& KernelSources::add(const std::string& dialect_name, std::string text,
+                                  std::string kernel, std::string text_origin) {
+    const Dialect& d = dialect(dialect_name);
+    for (const auto& t : all())
+        if (t.dialect == d.name)
+            throw Error::usage("kernel sources hold two " + d.title + " texts (" + t.origin + ", " +
+                               text_origin + "); give each dialect once");
+    texts.push_back({d.name, std::move(text), std::move(kernel), std::move(text_origin)});
+    return *this;
+}
+
+KernelSources& KernelSources::add_file(const std::string& path, std::string kernel, Base base) {
+    const Dialect* d = dialect_of_file(path);
+    if (!d || std::find(d->extensions.begin(), d->extensions.end(),
+                        fs::path(path).extension().string()) == d->extensions.end()) {
+        std::string known;
+        for (const auto& row : dialects())
+            for (const auto& e : row.extensions)
+                known += (known.empty() ? "" : ", ") + e + " (" + row.title + ")";
+        throw Error::usage("kernel file " + path +
+                           ": its extension names no kernel dialect; the extensions are " + known);
+    }
+    const std::string resolved = resolve(path, base);
+    add(d->name, read_file(resolved), std::move(kernel), resolved);
+    origin += (origin.empty() ? "" : ", ") + resolved;
+    return *this;
+}
+
+std::vector<KernelText> KernelSources::all() const {
+    std::vector<KernelText> out = texts;
+    // The deprecated fields are the texts of the dialects whose options had the same fields.
+    const std::string o = origin.empty() ? "<string>" : origin;
+    for (const auto& d : dialects()) {
+        const std::string* old = d.options_field == "opencl_options" ? &opencl
+                                 : d.options_field == "cuda_options" ? &cuda
+                                                                     : nullptr;
+        if (old && !old->empty())
+            out.push_back({d.name, *old, {}, o});
+    }
+    for (auto& t : out)
+        if (t.origin.empty())
+            t.origin = o;
+    return out;
+}
+
+std::vector<std::string> BuildOptions::options_for(const std::string& dialect_name) const {
+    std::vector<std::string> out;
+    if (auto it = compiler_options.find(dialect_name); it != compiler_options.end())
+        out = it->second;
+    const Dialect* d = find_dialect(dialect_name);
+    const std::vector<std::string>* old = !d                                     ? nullptr
+                                          : d->options_field == "opencl_options" ? &opencl_options
+                                          : d->options_field == "cuda_options"   ? &cuda_options
+                                                                                 : nullptr;
+    if (old)
+        out.insert(out.end(), old->begin(), old->end());
+    return out;
 }
 
 } // namespace duet

@@ -3,7 +3,8 @@
 // next to libduet (lib/duet/, lib/). Loading a plugin runs its code, so DUET_BACKEND_PATH gets
 // the cache directory's trust checks (docs/design/security.md): absolute entries only, no directory
 // or file that someone else can change, and from a directory only the backends Duet ships; any
-// other plugin only when its file is named. A plugin that is missing or fails to load is a
+// other plugin only when its file is named. The backends Duet ships are the build's manifest,
+// not names written here. A plugin that is missing or fails to load is a
 // backend with zero devices and a reason, never an exception.
 #include "plugin_loader.hpp"
 
@@ -19,6 +20,10 @@
 #include <duet/backend/log.hpp>
 #include <duet/backend/private_files.hpp>
 #include <duet/library_path.hpp>
+
+#ifndef DUET_BUILD_BACKENDS
+#define DUET_BUILD_BACKENDS ""
+#endif
 
 namespace duet::detail {
 
@@ -58,10 +63,30 @@ std::string name_of(const std::string& file) {
     return valid_name(name) ? name : "";
 }
 
-// The backends Duet ships: the only names loaded from a directory. Any other plugin runs only
-// when DUET_BACKEND_PATH names its file.
+// The backends this build of Duet ships, its manifest (the top-level CMakeLists.txt's
+// DUET_BACKENDS): the only names loaded from a directory. Any other plugin runs only when
+// DUET_BACKEND_PATH names its file.
+const std::vector<std::string>& manifest() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        std::stringstream ss(DUET_BUILD_BACKENDS);
+        for (std::string n; std::getline(ss, n, ',');)
+            if (valid_name(n))
+                out.push_back(n);
+        return out;
+    }();
+    return names;
+}
+
 bool shipped(const std::string& name) {
-    return name == "cuda" || name == "opencl";
+    return std::find(manifest().begin(), manifest().end(), name) != manifest().end();
+}
+
+std::string manifest_text() {
+    std::string out;
+    for (const auto& n : manifest())
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
 }
 
 void refuse(PluginPath& p, const std::string& entry, const std::string& why) {
@@ -145,8 +170,9 @@ std::vector<std::string> unshipped_plugins() {
             const std::string name = name_of(it->path().filename().string());
             if (!name.empty() && !shipped(name))
                 out.push_back(it->path().string() +
-                              " not loaded: Duet loads only its own backends (cuda, opencl) from "
-                              "a directory; name the file itself in DUET_BACKEND_PATH to load it");
+                              " not loaded: Duet loads only its own backends (" + manifest_text() +
+                              ") from a directory; name the file itself in DUET_BACKEND_PATH to "
+                              "load it");
         }
     }
     return out;

@@ -4,12 +4,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <duet/device_info.hpp>
+#include <duet/dialect.hpp>
 #include <duet/error.hpp>
 #include <duet/event.hpp>
 #include <duet/kernel_arg.hpp>
@@ -42,16 +44,37 @@ class HostBuffer {
     virtual const Buffer* device_buffer() const { return {}; }
 };
 
-// A kernel's sources given by the app, one per language (either may be empty).
+// One kernel text of one dialect, as the app gives it.
+struct KernelText {
+    std::string dialect; // a row of the dialect table (<duet/dialect.hpp>): "opencl-c", "cuda-c++"
+    std::string text;    // the source (or PTX) text
+    std::string kernel;  // the kernel's name in this text, where it differs from load_kernel's
+    std::string origin;  // where the text came from, for messages ("my.cl", "<string>")
+};
+
+// A kernel's sources given by the app, keyed by dialect: each device builds the first text it
+// has a route for (its own language first, then the table's translations; dialect.hpp).
 struct KernelSources {
-    std::string opencl; // OpenCL C source text
-    std::string cuda;   // CUDA C++ source text (compiled with NVRTC)
-    std::string origin; // where the text came from, for messages ("my.cl", "<string>")
+    std::vector<KernelText> texts; // any number of dialects, each at most once
+    std::string opencl;            // deprecated: an "opencl-c" text (use add)
+    std::string cuda;              // deprecated: a "cuda-c++" text (use add)
+    std::string origin;            // where the texts came from, for messages ("my.cl", "<string>")
     // What a relative path of from_files is relative to.
     enum class Base {
         current_directory, // the process's, as fopen takes it
         executable         // the directory of the running program (an installed app's kernels)
     };
+    // Adds a text of `dialect` (a usage Error when the table has no such row or the dialect is
+    // there already), whose kernel is named `kernel` where that differs from load_kernel's name.
+    KernelSources& add(const std::string& dialect, std::string text, std::string kernel = {},
+                       std::string origin = {});
+    // Reads `path` and adds it as a text of the dialect its extension names ("a.cu": cuda-c++).
+    KernelSources& add_file(const std::string& path, std::string kernel = {},
+                            Base base = Base::current_directory);
+    // Every text, the deprecated fields included as their dialects' texts.
+    std::vector<KernelText> all() const;
+    // True when no text is given (the kernel is one of Duet's own).
+    bool empty() const { return texts.empty() && opencl.empty() && cuda.empty(); }
     // Reads the files; a path that is empty is skipped, one that cannot be read is an Error.
     static KernelSources from_files(const std::string& cl_path, const std::string& cu_path,
                                     Base base = Base::current_directory);
@@ -62,14 +85,19 @@ struct BuildOptions {
     std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
     bool fast_math = false; // off unless asked for, then on both backends
     KernelSources sources;  // empty: the kernel is looked up among Duet's own kernels
-    // Compiler options of one language, passed after Duet's own (docs/api/reference.md lists
-    // both). Each is one token starting with '-' (a value attached: "-std=c++20"); options that
-    // write files, choose the target or load plugins are refused with a usage Error.
-    std::vector<std::string> cuda_options;   // NVRTC: "--extended-lambda", "-lineinfo"
-    std::vector<std::string> opencl_options; // clBuildProgram: "-cl-std=CL3.0", "-cl-mad-enable"
+    // Compiler options keyed by the dialect of the compiler that takes them ("opencl-c":
+    // clBuildProgram, "cuda-c++": NVRTC, also when it builds a translated text), passed after
+    // Duet's own (docs/api/reference.md lists both). Each is one token starting with '-' (a value
+    // attached: "-std=c++20"); options that write files, choose the target or load plugins are
+    // refused with a usage Error.
+    std::map<std::string, std::vector<std::string>> compiler_options;
+    std::vector<std::string> cuda_options;   // deprecated: compiler_options["cuda-c++"]
+    std::vector<std::string> opencl_options; // deprecated: compiler_options["opencl-c"]
     // CUDA: kernels named by C++ name expressions ("dot<double>", "ns::scale<float, 256>")
     // compiled into the same program as the loaded one, so that one NVRTC build serves each.
     std::vector<std::string> instantiations;
+    // The options for `dialect`'s compiler: compiler_options' entry, then the deprecated field.
+    std::vector<std::string> options_for(const std::string& dialect) const;
 };
 
 // A compiled kernel ready to launch. One Kernel may be launched from several threads at once
@@ -100,7 +128,24 @@ class Kernel {
         (void)dynamic_local_bytes;
         return max_work_group_size();
     }
+    // The kernel as its source text declares it (parameter names and types, for
+    // Queue::launch_named); no parameters where Duet did not read them (its own kernels).
+    const KernelDecl& declaration() const { return declaration_; }
+
+  private:
+    friend class Device;
+    KernelDecl declaration_;
 };
+
+// One argument bound by the name of the kernel parameter it is for (Queue::launch_named).
+struct NamedArg {
+    std::string name;
+    KernelArg arg;
+};
+// Makes an argument for the parameter called `name`: a Buffer, a scalar, duet::local(bytes).
+template <class T> NamedArg arg(std::string name, const T& value) {
+    return NamedArg{std::move(name), KernelArg::from(value)};
+}
 
 class Device;
 struct LaunchContract; // duet/backend/launch_checks.hpp, for backends
@@ -137,6 +182,12 @@ class Queue {
     // (duet::default_local_size). CUDA: duet::local arguments the kernel has no parameter for
     // become its `extern __shared__` memory, laid out as cuda_launch.hpp says.
     Event launch_args(Kernel& kernel, const Range& range, KernelArgs args);
+    // Launches with each argument bound to the parameter of its name, read from the kernel's
+    // source (Kernel::declaration()), so kernels whose languages order their parameters
+    // differently run from one call. A name the kernel lacks, a parameter left without an
+    // argument, a name given twice, or a kernel whose parameter names are not known is a usage
+    // Error naming the signature; then launch_args' checks apply.
+    Event launch_named(Kernel& kernel, const Range& range, const std::vector<NamedArg>& args);
     // Waits until everything queued has finished.
     virtual void finish() = 0;
 
@@ -219,8 +270,16 @@ class Device {
                                                   const void* data, std::size_t bytes);
     // Builds (or finds in the caches) and returns the named kernel. The defines are checked
     // here, the same for every backend (duet/backend/build_options.hpp's rule), before the
-    // backend's do_load_kernel sees them.
+    // backend's do_load_kernel sees them. With sources, the text built is the first this device
+    // has a route for (choose_text), under that text's own kernel name.
     std::unique_ptr<Kernel> load_kernel(const std::string& name, const BuildOptions& options = {});
+    // How this device takes a text of `dialect` through `route` (a route of the dialect's row
+    // for this backend): true, or false with `why` set. The default takes only the direct route
+    // of the device's own language; a backend that implements a translation says so here.
+    virtual bool takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const;
+    // The text of `sources` this device builds and the route it takes, or a usage Error naming
+    // every text given and why the device takes none of them.
+    std::pair<KernelText, DialectRoute> choose_text(const KernelSources& sources) const;
 
     // Allocates room for `count` elements of T.
     template <class T> std::unique_ptr<Buffer> alloc(std::size_t count) {

@@ -7,9 +7,9 @@
 #include <duet/device.hpp>
 #include <duet/registry.hpp>
 
-// Bumped whenever Backend or the public interfaces change in an incompatible way (7:
-// KernelArg::Kind::extension, Device::read_in_place, DeviceCapabilities::sm90a_ptx).
-#define DUET_BACKEND_ABI 7
+// Bumped whenever Backend or the public interfaces change in an incompatible way (8: sources
+// and compiler options keyed by dialect, Device::takes, Kernel::declaration).
+#define DUET_BACKEND_ABI 8
 
 namespace duet {
 

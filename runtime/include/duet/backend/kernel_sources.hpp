@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <duet/dialect.hpp>
 #include <duet/kernel_library.hpp>
 
 namespace duet {
@@ -18,7 +19,12 @@ std::vector<std::string> kernel_names(KernelLanguage lang);
 constexpr std::size_t max_kernel_name = 255;
 // Throws a usage error naming `origin` when `text` defines a kernel whose name is longer than
 // max_kernel_name: drivers make cache files named after kernels (PoCL aborts on such a name).
+void check_kernel_names(const std::string& text, const Dialect& dialect, const std::string& origin);
+// The same for a backend's own language.
 void check_kernel_names(const std::string& text, KernelLanguage lang, const std::string& origin);
+// `text` (CUDA C++) with `word` ("__global") put before each pointer parameter of each kernel:
+// how a CUDA kernel's pointers become an OpenCL kernel's global buffers (the SPIR-V route).
+std::string qualify_cuda_pointer_parameters(const std::string& text, const std::string& word);
 // The header an `#include "NAME"` line names, or nothing for any other line.
 std::optional<std::string> included_name(const std::string& line);
 

@@ -1,0 +1,129 @@
+// OpenCL C on NVRTC: the dialect table's "opencl-c-on-nvrtc" route. The CUDA backend compiles an
+// app's OpenCL C kernel text with this header included first, so that the OpenCL C 1.2 a portable
+// kernel uses reads as CUDA C++: address-space words, work-item functions, barriers, the
+// unsigned type names, the common built-ins and float2/float4 arithmetic. What is not here (image
+// types, vector literals such as (float4)(a, b, c, d), swizzles, __local pointer parameters, whose
+// memory CUDA passes another way) fails to compile with NVRTC's message, never silently. The bare
+// words `global` and `constant` are not defined: CUDA's own __global__ and __constant__ expand to
+// attributes of those names, so a kernel spells them __global and __constant.
+#pragma once
+
+#define __kernel extern "C" __global__
+#define kernel extern "C" __global__
+#define __global
+#define __constant const
+#define __local __shared__
+#define local __shared__
+#define __private
+#define private
+#define restrict __restrict__
+#define __read_only const
+#define __write_only
+
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+
+#define CLK_LOCAL_MEM_FENCE 1
+#define CLK_GLOBAL_MEM_FENCE 2
+
+template <class V> __device__ __forceinline__ unsigned duet_ocl_dim(const V& v, uint d) {
+    return d == 0 ? v.x : d == 1 ? v.y : d == 2 ? v.z : 1u;
+}
+__device__ __forceinline__ size_t get_local_id(uint d) {
+    return d < 3 ? duet_ocl_dim(threadIdx, d) : 0;
+}
+__device__ __forceinline__ size_t get_group_id(uint d) {
+    return d < 3 ? duet_ocl_dim(blockIdx, d) : 0;
+}
+__device__ __forceinline__ size_t get_local_size(uint d) {
+    return duet_ocl_dim(blockDim, d);
+}
+__device__ __forceinline__ size_t get_num_groups(uint d) {
+    return duet_ocl_dim(gridDim, d);
+}
+__device__ __forceinline__ size_t get_global_id(uint d) {
+    return get_group_id(d) * get_local_size(d) + get_local_id(d);
+}
+__device__ __forceinline__ size_t get_global_size(uint d) {
+    return get_num_groups(d) * get_local_size(d);
+}
+__device__ __forceinline__ size_t get_global_offset(uint) {
+    return 0;
+}
+// A global fence makes the group's global writes visible device-wide, as OpenCL's does.
+__device__ __forceinline__ void barrier(int flags) {
+    if (flags & CLK_GLOBAL_MEM_FENCE)
+        __threadfence();
+    __syncthreads();
+}
+__device__ __forceinline__ void mem_fence(int flags) {
+    if (flags & CLK_GLOBAL_MEM_FENCE)
+        __threadfence();
+    else
+        __threadfence_block();
+}
+
+#define mad(a, b, c) ((a) * (b) + (c))
+#define native_exp __expf
+#define native_log __logf
+#define native_sin __sinf
+#define native_cos __cosf
+#define native_sqrt sqrtf
+#define native_rsqrt rsqrtf
+#define native_divide(a, b) __fdividef((a), (b))
+#define as_float __int_as_float
+#define as_int __float_as_int
+#define as_uint __float_as_uint
+#define convert_float(x) static_cast<float>(x)
+#define convert_int(x) static_cast<int>(x)
+#define convert_uint(x) static_cast<unsigned>(x)
+#define atomic_add atomicAdd
+#define atomic_sub atomicSub
+#define atomic_inc(p) atomicAdd((p), 1)
+#define atomic_dec(p) atomicSub((p), 1)
+#define atomic_min atomicMin
+#define atomic_max atomicMax
+#define atomic_xchg atomicExch
+#define atomic_cmpxchg atomicCAS
+
+__device__ __forceinline__ float clamp(float x, float lo, float hi) {
+    return fminf(fmaxf(x, lo), hi);
+}
+__device__ __forceinline__ int clamp(int x, int lo, int hi) {
+    return min(max(x, lo), hi);
+}
+__device__ __forceinline__ float mix(float a, float b, float t) {
+    return a + (b - a) * t;
+}
+
+// float2 / float4 arithmetic, element by element and with a scalar, as OpenCL C has it.
+#define DUET_OCL_VEC_OPS(V, BODY2)                                                                 \
+    __device__ __forceinline__ V operator+(V a, V b) { return BODY2(+, a, b); }                    \
+    __device__ __forceinline__ V operator-(V a, V b) { return BODY2(-, a, b); }                    \
+    __device__ __forceinline__ V operator*(V a, V b) { return BODY2(*, a, b); }                    \
+    __device__ __forceinline__ V operator/(V a, V b) { return BODY2(/, a, b); }                    \
+    __device__ __forceinline__ V operator*(V a, float s) { return a * duet_splat_##V(s); }        \
+    __device__ __forceinline__ V operator*(float s, V a) { return a * duet_splat_##V(s); }        \
+    __device__ __forceinline__ V& operator+=(V& a, V b) { return a = a + b; }                      \
+    __device__ __forceinline__ V& operator*=(V& a, V b) { return a = a * b; }
+__device__ __forceinline__ float2 duet_splat_float2(float s) {
+    return make_float2(s, s);
+}
+__device__ __forceinline__ float4 duet_splat_float4(float s) {
+    return make_float4(s, s, s, s);
+}
+#define DUET_OCL_F2(op, a, b) make_float2(a.x op b.x, a.y op b.y)
+#define DUET_OCL_F4(op, a, b) make_float4(a.x op b.x, a.y op b.y, a.z op b.z, a.w op b.w)
+DUET_OCL_VEC_OPS(float2, DUET_OCL_F2)
+DUET_OCL_VEC_OPS(float4, DUET_OCL_F4)
+__device__ __forceinline__ float dot(float4 a, float4 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+__device__ __forceinline__ float4 vload4(size_t i, const float* p) {
+    return make_float4(p[4 * i], p[4 * i + 1], p[4 * i + 2], p[4 * i + 3]);
+}
+__device__ __forceinline__ void vstore4(float4 v, size_t i, float* p) {
+    p[4 * i] = v.x, p[4 * i + 1] = v.y, p[4 * i + 2] = v.z, p[4 * i + 3] = v.w;
+}

@@ -1,0 +1,77 @@
+// One kernel text: a kernel written only in OpenCL C (tests/data/one_text/group_sums.cl), compiled
+// through the CUDA plugin's own translation (cuda_translate.hpp: NVRTC with
+// kernels_cu/duet_opencl_c.cuh) where there is no GPU: every kernel is in the machine code under
+// its plain name, as a load looks it up. Skipped (with the reason) where NVRTC cannot be opened.
+// bench/gpu_one_text.sh runs the same text on the GPU.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <duet/duet.hpp>
+
+#include "cuda_nvrtc.hpp"
+#include "cuda_nvrtc_args.hpp"
+#include "cuda_translate.hpp"
+
+namespace {
+
+std::string read(const std::string& path) {
+    std::ifstream in(path);
+    REQUIRE(in);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::vector<duet::SourceFile> headers() {
+    std::vector<duet::SourceFile> h;
+    for (auto& f : duet::kernel_files(duet::KernelLanguage::cuda))
+        if (f.name.size() > 4 && f.name.substr(f.name.size() - 4) == ".cuh")
+            h.push_back(std::move(f));
+    return h;
+}
+
+const duet::DialectRoute& route_to_cuda() {
+    for (const auto& r : duet::dialect("opencl-c").routes)
+        if (r.backend == "cuda")
+            return r;
+    FAIL("the dialect table has no route from OpenCL C to the cuda backend");
+    throw 0;
+}
+
+} // namespace
+
+TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_opencl_c.cuh") {
+    const duet::cuda::Nvrtc* nv = nullptr;
+    try {
+        nv = &duet::cuda::Nvrtc::instance();
+    } catch (const duet::Error& e) {
+        MESSAGE("NVRTC not found, checks skipped: " << e.what());
+        return;
+    }
+    const std::string cl =
+        read(std::string(DUET_SOURCE_DIR) + "/tests/data/one_text/group_sums.cl");
+    const auto route = route_to_cuda();
+    CHECK(route.translation == duet::cuda::opencl_c_on_nvrtc);
+    const std::string text = duet::cuda::translated_source(route, cl, "group_sums.cl");
+    duet::BuildOptions o;
+    o.defines = {{"UNUSED", "1"}};
+    for (const std::string arch : {"sm_75", "sm_90"}) {
+        INFO(arch);
+        const auto out =
+            nv->compile(text, "group_sums.cl", headers(), duet::cuda::nvrtc_build_flags(arch, o),
+                        true, "building group_sums.cl", {});
+        const std::string image(out.image.begin(), out.image.end());
+        for (const auto& k : duet::scan_kernels(cl, duet::dialect("opencl-c")))
+            CHECK_MESSAGE(image.find(k.name) != std::string::npos, k.name);
+    }
+    // What the header does not translate fails in NVRTC with its message, never silently.
+    const std::string bad = duet::cuda::translated_source(
+        route, "__kernel void f(__global float* x) { x[0] = (float4)(1.0f).x; }", "bad.cl");
+    CHECK_THROWS_AS(nv->compile(bad, "bad.cl", headers(), duet::cuda::nvrtc_build_flags("sm_90", o),
+                                true, "building bad.cl", {}),
+                    duet::Error);
+}
