@@ -264,9 +264,10 @@ void check_compiler_options(const char* field, const std::vector<std::string>& o
                                allowed_text(d));
         if (!attached && a->arg != Arg::none && a->arg != Arg::optional_word) {
             if (i + 1 >= options.size() || !a->separate)
-                throw Error::usage(where + " needs a value (\"" + o +
-                                   "=VALUE\" or the next "
-                                   "option)");
+                throw Error::usage(where + " needs a value: " +
+                                   (a->glued ? "glued on (\"" + o + "VALUE\")"
+                                             : "attached (\"" + o + "=VALUE\")") +
+                                   (a->separate ? " or as the next option" : ""));
             value = options[++i]; // the separate form: "-I", "dir"
             check_token(where + " " + shown(value), value);
         }
