@@ -66,6 +66,8 @@ class App {
         (void)info;
         return default_size();
     }
+    // Dimensions of its work-groups: 1 (a W from --local) or 2 (W x H).
+    virtual int group_dims() const { return 2; }
     // Parses --size ("4096", "1024x512x256", "2^20", "16M"; "auto": empty, the device's size);
     // bad input is a usage Error.
     virtual std::vector<std::size_t> parse_size(const std::string& text) const;

@@ -36,6 +36,7 @@ struct Pass {
 class Reduction final : public App {
   public:
     std::string name() const override { return "reduction"; }
+    int group_dims() const override { return 1; }
     std::string description() const override {
         return "sum of n values, int32 (exact) and float32, Harris's ladder (memory bound)";
     }

@@ -81,6 +81,7 @@ const std::vector<Step>& vecadd_steps() {
 class VecAdd final : public App {
   public:
     std::string name() const override { return "vecadd"; }
+    int group_dims() const override { return 1; }
     std::string description() const override { return "c = a + b, float32 (memory bound)"; }
     const std::vector<Step>& steps() const override { return vecadd_steps(); }
     std::vector<std::size_t> default_size() const override { return {1u << 22}; }

@@ -14,6 +14,8 @@ const std::vector<std::string> commands = {"list",    "info",      "run",    "co
                                            "tune",    "bandwidth", "doctor", "cache",
                                            "compile", "report",    "help",   "version"};
 
+constexpr std::size_t max_sizes = 64;
+
 int parse_int(const std::string& opt, const std::string& v, int lo, int hi) {
     // Ten digits: the largest value a caller allows (2147483647 for --seed) must pass.
     const bool digits =
@@ -118,17 +120,25 @@ void set_valued(Cli& c, const std::string& name, const std::string& v) {
         c.backend = v;
         std::transform(c.backend.begin(), c.backend.end(), c.backend.begin(),
                        [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    } else if (name == "--device")
+    } else if (name == "--device") {
+        // A blank name is part of every name with a space: it would pick device 0.
+        if (v.find_first_not_of(" \t\n\r\v\f") == std::string::npos)
+            throw Error::usage("--device '" + v + "': give a device (see runapp list)");
         c.device = v;
-    else if (name == "--devices") {
+    } else if (name == "--devices") {
         // An empty item would select the default device, silently ("opencl:0,").
         for (const auto& d : split(v, ','))
-            if (d.empty())
+            if (d.find_first_not_of(" \t\n\r\v\f") == std::string::npos)
                 throw Error::usage("--devices '" + v + "': an empty item in the list");
         c.devices = v;
     } else if (name == "--size") {
+        // Each size is a problem made and checked in turn: 2,000 of them held 5.6 GB.
         for (auto& s : split(v, ','))
             c.sizes.push_back(s);
+        if (c.sizes.size() > max_sizes)
+            throw Error::usage("--size: " + std::to_string(c.sizes.size()) +
+                               " sizes given; a run takes at most " + std::to_string(max_sizes) +
+                               " (run the others in another call)");
     } else if (name == "--variant")
         c.variant = v;
     else if (name == "--local")
@@ -156,7 +166,13 @@ void set_valued(Cli& c, const std::string& name, const std::string& v) {
         const auto eq = v.find('=');
         if (eq == 0)
             throw Error::usage("--define '" + v + "': give NAME=VALUE");
-        c.defines.emplace_back(v.substr(0, eq), eq == std::string::npos ? "" : v.substr(eq + 1));
+        const std::string key = v.substr(0, eq);
+        // Both would reach the compiler, which keeps one: the run's label would not say which.
+        for (const auto& [k, old] : c.defines)
+            if (k == key)
+                throw Error::usage("--define " + key + " is given twice (" + key + "=" + old +
+                                   " and " + v + "); give each name once");
+        c.defines.emplace_back(key, eq == std::string::npos ? "" : v.substr(eq + 1));
     } else if (name == "--timeout")
         c.timeout_s = parse_timeout(v);
     else
@@ -233,6 +249,16 @@ void check_format(const std::string& command, const std::vector<std::string>& gi
 }
 
 } // namespace
+
+void check_locals(const Cli& c, const std::vector<const duet::apps::App*>& apps) {
+    for (const auto* app : apps)
+        for (const auto& l : c.locals)
+            if (app->group_dims() == 1 && l[1] > 1)
+                throw Error::usage("--local " + std::to_string(l[0]) + "x" + std::to_string(l[1]) +
+                                   ": " + app->name() +
+                                   " launches 1-D work-groups; give one number (--local " +
+                                   std::to_string(l[0]) + ")");
+}
 
 std::string usage_text() {
     std::string apps; // from the registry of apps (app_list.cpp)

@@ -39,6 +39,8 @@ struct Cli {
 
 // Parses argv; a bad option or value throws duet::Error::usage.
 Cli parse(int argc, char** argv);
+// A usage Error when --local gives a WxH shape with H > 1 to an app of 1-D work-groups.
+void check_locals(const Cli& c, const std::vector<const duet::apps::App*>& apps);
 // The help text.
 std::string usage_text();
 

@@ -1,5 +1,6 @@
 // runapp compile [APP|FILE.cl|FILE.cu] --target LIST: builds kernels with the vendors' offline
 // compilers and prints, per kernel and target, success or the log and the resources used.
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -25,6 +26,19 @@ bool is_main(const std::string& name, const std::string& ext) {
     return fs::path(name).extension() == ext;
 }
 
+// A compiler quotes the lines of what it includes: every include of the files to build must
+// name one of the kernel files written beside them (include_expand.hpp), in every spelling.
+void check_file_includes(const std::vector<SourceFile>& files,
+                         const std::vector<SourceFile>& headers, duet::KernelLanguage lang) {
+    std::vector<std::string> names;
+    for (const auto* list : {&files, &headers})
+        for (const auto& f : *list)
+            names.push_back(f.name);
+    for (const auto* list : {&files, &headers})
+        for (const auto& f : *list)
+            duet::check_kernel_includes(f.text, lang, f.name, names);
+}
+
 // The files to build: every shipped kernel file, one app's, or a user's file.
 void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<SourceFile>& cu,
                     std::vector<SourceFile>& cl_headers, std::vector<SourceFile>& cu_headers) {
@@ -36,8 +50,11 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
         (is_main(f.name, ".cl") ? cl : cl_headers).push_back(f);
     for (auto& f : duet::kernel_files(duet::KernelLanguage::cuda))
         (is_main(f.name, ".cu") ? cu : cu_headers).push_back(f);
-    if (what.empty())
+    if (what.empty()) {
+        check_file_includes(cl, cl_headers, duet::KernelLanguage::opencl_c);
+        check_file_includes(cu, cu_headers, duet::KernelLanguage::cuda);
         return;
+    }
     const std::string ext = fs::path(what).extension().string();
     if (ext == ".cl" || ext == ".cu") {
         // Bounded, regular files only, and not through someone else's link (kernel_sources.cpp).
@@ -49,6 +66,8 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
         cl.clear();
         cu.clear();
         (ext == ".cl" ? cl : cu).push_back(user);
+        check_file_includes(cl, cl_headers, duet::KernelLanguage::opencl_c);
+        check_file_includes(cu, cu_headers, duet::KernelLanguage::cuda);
         return;
     }
     auto keep = [&](std::vector<SourceFile>& v, const std::string& e) {
@@ -61,6 +80,8 @@ void choose_sources(const Cli& c, std::vector<SourceFile>& cl, std::vector<Sourc
     };
     keep(cl, ".cl");
     keep(cu, ".cu");
+    check_file_includes(cl, cl_headers, duet::KernelLanguage::opencl_c);
+    check_file_includes(cu, cu_headers, duet::KernelLanguage::cuda);
     if (cl.empty() && cu.empty())
         throw duet::Error::usage("'" + what +
                                  "' is neither an app (vecadd, matmul, conv5x5, reduction) "

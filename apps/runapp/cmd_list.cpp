@@ -213,8 +213,18 @@ int cmd_info(const Cli& c) {
         throw duet::Error::usage("runapp info takes one device, got " +
                                  std::to_string(c.positional.size()));
     Cli pick = c;
-    if (!c.positional.empty())
-        pick.device = c.positional[0];
+    if (!c.positional.empty()) {
+        const std::string& d = c.positional[0];
+        // A blank name would select the default device, and two names one of them, silently.
+        if (d.find_first_not_of(" \t\n\r\v\f") == std::string::npos)
+            throw duet::Error::usage("runapp info '" + d +
+                                     "': give a device (an index, backend:N or a name from "
+                                     "runapp list)");
+        if (!c.device.empty() && c.device != d)
+            throw duet::Error::usage("runapp info " + d + " --device " + c.device +
+                                     ": two devices named; give one");
+        pick.device = d;
+    }
     duet::Device& d = chosen_device(pick);
     const auto& i = d.info();
     std::vector<std::pair<std::string, std::string>> rows = {

@@ -9,6 +9,7 @@
 
 #include "app.hpp"
 #include "commands.hpp"
+#include "inputs.hpp"
 #include "output.hpp"
 
 namespace runapp {
@@ -77,6 +78,17 @@ int cmd_bandwidth(const Cli& c) {
         if (d.size() != 1)
             throw duet::Error::usage("bandwidth --size is one byte count, e.g. 256M");
         bytes = d[0];
+    }
+    // As the apps are: checked against the host's limits (ulimit -v, the memory cgroup) and
+    // each device's largest allocation before anything is made. The host holds a pageable and
+    // a pinned copy, and a CPU device's two buffers too.
+    for (auto* dev : devs) {
+        const std::size_t arrays = dev->info().is_cpu() ? 4 : 2;
+        const std::string what = "bandwidth on " + dev->info().id() + " (" +
+                                 std::to_string(arrays) + " arrays of " + duet::bytes_text(bytes) +
+                                 ")";
+        duet::apps::check_device_alloc(dev->info(), double(bytes), what);
+        duet::apps::check_host_fits(arrays, bytes, what);
     }
     nlohmann::json out = nlohmann::json::array();
     for (auto* dev : devs) {

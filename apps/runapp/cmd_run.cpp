@@ -227,6 +227,7 @@ int cmd_run(const Cli& c, int argc, char** argv) {
     if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
         throw duet::Error::usage(
             "--variant and --size apply to one app; run the apps one at a time");
+    check_locals(c, apps);
     duet::Device& dev = chosen_device(c);
     Progress progress(c.quiet);
     progress.set_total(planned_rows(apps, c, 1));
@@ -253,6 +254,7 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
     if (apps.size() > 1 && (c.variant != "all" || !c.sizes.empty()))
         throw duet::Error::usage(
             "--variant and --size apply to one app; compare one app at a time");
+    check_locals(c, apps);
     std::vector<duet::Device*> devs;
     if (c.devices == "all") {
         devs = duet::devices();

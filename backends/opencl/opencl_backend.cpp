@@ -179,6 +179,8 @@ class OpenclBackend final : public Backend {
                                  ? "the ICD loader reports no OpenCL platform (no ICD file in "
                                    "/etc/OpenCL/vendors or OCL_ICD_VENDORS names a library that "
                                    "loads); install one, e.g. pocl-opencl-icd, or run runapp doctor"
+                             : !cache_home_problem().empty()
+                                 ? "no platform has a device; " + cache_home_problem()
                                  : "no platform has a device";
     }
     BackendReport report() const override { return report_; }

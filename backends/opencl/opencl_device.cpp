@@ -15,6 +15,8 @@ namespace duet::opencl {
 
 OpenclHostBuffer::~OpenclHostBuffer() {
     try {
+        if (last_())
+            last_.finish(); // its map after the last launch
         queue_.enqueueUnmapMemObject(buffer_, ptr_);
         queue_.finish();
     } catch (const std::exception& e) {
@@ -79,6 +81,13 @@ std::unique_ptr<Buffer> OpenclDevice::view(const Buffer& parent, std::size_t off
     if (!ob || ob->owner() != this)
         throw Error::usage("a view's parent buffer belongs to another device or backend, not " +
                            where());
+    // The host keeps a pinned buffer mapped; a launch unmaps the buffer it is given around the
+    // kernel, but a sub-buffer's kernel would run on mapped memory (Oclgrind: invalid reads).
+    if (ob->host())
+        throw Error::usage("a view of a pinned HostBuffer's device_buffer() on " + where() +
+                           ": its memory stays mapped for the host, and OpenCL allows a kernel no "
+                           "mapped memory; pass the HostBuffer itself, or copy the part into a "
+                           "device buffer");
     if (bytes == 0 || offset > parent.size() || bytes > parent.size() - offset ||
         offset % view_alignment() != 0)
         throw Error::usage("a view of " + std::to_string(bytes) + " bytes at offset " +
@@ -102,6 +111,46 @@ std::size_t OpenclDevice::view_alignment() const {
         bits < 8)
         return 4096;
     return bits / 8;
+}
+
+void* OpenclHostBuffer::data() {
+    if (!mapped_) { // a launch that failed between its unmap and its map
+        if (last_())
+            last_.finish();
+        ptr_ = queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size_);
+        mapped_ = true;
+        launching_ = false;
+    }
+    return ptr_;
+}
+
+void OpenclHostBuffer::unmap_before(cl::CommandQueue& q) {
+    // Another queue's launch may still run on this memory, and its map may not have happened:
+    // unmapping then is undefined (PoCL crashed). In use on one queue at a time.
+    const std::lock_guard lock(mutex_);
+    if (last_() && last_() != q()) {
+        cl_int status = CL_COMPLETE;
+        if (launching_ || (map_event_() && (map_event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                                               &status) != CL_SUCCESS ||
+                                            status != CL_COMPLETE)))
+            throw Error::usage("a pinned HostBuffer passed to a launch on one queue while a "
+                               "launch on another queue still uses it; finish() that queue "
+                               "first (a HostBuffer is used from one queue at a time)");
+    }
+    if (mapped_)
+        q.enqueueUnmapMemObject(buffer_, ptr_);
+    mapped_ = false;
+    launching_ = true;
+    last_ = q;
+}
+
+void OpenclHostBuffer::map_after(cl::CommandQueue& q) {
+    const std::lock_guard lock(mutex_);
+    launching_ = false;
+    if (!mapped_)
+        ptr_ = q.enqueueMapBuffer(buffer_, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, size_, nullptr,
+                                  &map_event_);
+    mapped_ = true;
 }
 
 std::unique_ptr<HostBuffer> OpenclDevice::alloc_host(std::size_t bytes) {

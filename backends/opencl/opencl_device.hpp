@@ -47,7 +47,7 @@ class OpenclHostBuffer final : public HostBuffer {
                      const void* owner)
         : queue_(std::move(q)), buffer_(b), ptr_(ptr), size_(size), view_(b, size, owner, this) {}
     ~OpenclHostBuffer() override;
-    void* data() override { return ptr_; }
+    void* data() override;
     std::size_t size() const override { return size_; }
     bool pinned() const override { return true; }
     // The CL_MEM_ALLOC_HOST_PTR buffer itself: a launch that takes it unmaps it before the
@@ -55,17 +55,10 @@ class OpenclHostBuffer final : public HostBuffer {
     // the kernel's result once the launch is done.
     const Buffer* device_buffer() const override { return &view_; }
     // Around a kernel that takes the buffer, on the launching queue (in order with it).
-    // (Once per launch, however many of its arguments name this buffer.)
-    void unmap_before(cl::CommandQueue& q) {
-        if (mapped_)
-            q.enqueueUnmapMemObject(buffer_, ptr_);
-        mapped_ = false;
-    }
-    void map_after(cl::CommandQueue& q) {
-        if (!mapped_)
-            ptr_ = q.enqueueMapBuffer(buffer_, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, size_);
-        mapped_ = true;
-    }
+    // (Once per launch, however many of its arguments name this buffer.) A launch on another
+    // queue while the last one's may still run is a usage Error, before anything is unmapped.
+    void unmap_before(cl::CommandQueue& q);
+    void map_after(cl::CommandQueue& q);
 
   private:
     cl::CommandQueue queue_;
@@ -74,6 +67,10 @@ class OpenclHostBuffer final : public HostBuffer {
     std::size_t size_;
     OpenclBuffer view_;
     bool mapped_ = true;
+    cl::CommandQueue last_;  // the queue of the last launch that took the buffer
+    cl::Event map_event_;    // its map after that launch
+    bool launching_ = false; // between a launch's unmap and its map
+    std::mutex mutex_;
 };
 
 // One OpenCL device with its own context (created on first use).

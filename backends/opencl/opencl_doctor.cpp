@@ -8,6 +8,7 @@
 #include <set>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <duet/backend/elf_check.hpp>
 
@@ -133,7 +134,48 @@ std::vector<std::pair<std::string, std::string>> icd_files(std::vector<Finding>&
     return out;
 }
 
+// The advice for a library that no ICD file the loader reads names.
+std::string register_hint(const std::string& path, const std::string& icd) {
+    const std::string system = "/etc/OpenCL/vendors/" + icd;
+    std::error_code ec;
+    const char* v = std::getenv("OCL_ICD_VENDORS");
+    if (v && *v && fs::exists(system, ec))
+        return std::string("OCL_ICD_VENDORS=") + v + " makes the loader read that instead of " +
+               "/etc/OpenCL/vendors, where " + system + " registers it: unset OCL_ICD_VENDORS, " +
+               "or copy " + system + " there";
+    if (v && *v)
+        return "register it where OCL_ICD_VENDORS points: echo " + path + " > " + v + "/" + icd;
+    return "register it: echo " + path + " | sudo tee " + system;
+}
+
 } // namespace
+
+std::string cache_home_problem() {
+    const char* x = std::getenv("XDG_CACHE_HOME");
+    const char* h = std::getenv("HOME");
+    const bool xdg = x && *x;
+    const std::string var = xdg ? "XDG_CACHE_HOME" : "HOME";
+    const std::string dir = xdg ? x : h && *h ? std::string(h) + "/.cache" : "";
+    if (dir.empty())
+        return "HOME is not set: drivers keep their kernel caches under $HOME/.cache (PoCL "
+               "offers no device without one); set HOME or XDG_CACHE_HOME to a directory you "
+               "can write";
+    // The nearest part that exists must take a new directory (access() says yes to root on
+    // /proc): made and removed at once.
+    fs::path p = dir;
+    std::error_code ec;
+    while (p.has_parent_path() && p != p.parent_path() && !fs::exists(p, ec))
+        p = p.parent_path();
+    std::string probe = (p / ".duet-probe-XXXXXX").string();
+    if (::mkdtemp(probe.data())) {
+        ::rmdir(probe.c_str());
+        return {};
+    }
+    return var + "=" + (xdg ? dir : std::string(h)) + " cannot be written (" + p.string() +
+           "): drivers keep their kernel caches under " + dir +
+           " (PoCL offers no device without one); set " + var +
+           " to a directory you can write (or POCL_CACHE_DIR for PoCL)";
+}
 
 std::vector<Finding> diagnose_icd() {
     std::vector<Finding> steps;
@@ -184,9 +226,11 @@ std::vector<Finding> diagnose_icd() {
             steps.push_back(
                 {no_hardware ? "WARN" : "FAIL", "ICD " + from, lib + ": " + p.error,
                  no_hardware
-                     ? "a vendor driver without its hardware (or without access to it): "
-                       "harmless if this machine has no such GPU; otherwise check the "
-                       "driver and the permissions of /dev/dri"
+                     ? (cache_home_problem().empty()
+                            ? "a vendor driver without its hardware (or without access to it): "
+                              "harmless if this machine has no such GPU; otherwise check the "
+                              "driver and the permissions of /dev/dri"
+                            : cache_home_problem())
                      : "the vendor library loads but offers no platform: check its driver"});
             continue;
         }
@@ -194,7 +238,10 @@ std::vector<Finding> diagnose_icd() {
             steps.push_back(
                 {nd > 0 ? "PASS" : "WARN", "ICD " + from,
                  lib + ": platform \"" + name + "\", " + std::to_string(nd) + " device(s)",
-                 nd > 0 ? "" : "a platform with no device: its hardware or driver is missing"});
+                 nd > 0                          ? ""
+                 : !cache_home_problem().empty() ? cache_home_problem()
+                                                 : "a platform with no device: its hardware or "
+                                                   "driver is missing"});
     }
     // 3. Vendor libraries installed but registered in no ICD file.
     const std::vector<std::pair<std::string, std::string>> vendors = {
@@ -212,10 +259,9 @@ std::vector<Finding> diagnose_icd() {
             if (icd.empty() || registered.count(stem(lib)) || !fs::exists(p, ec))
                 continue;
             registered.insert(stem(lib));
-            steps.push_back(
-                {"WARN", "unregistered OpenCL library",
-                 p.string() + " is installed but no ICD file names it",
-                 "register it: echo " + p.string() + " | sudo tee /etc/OpenCL/vendors/" + icd});
+            steps.push_back({"WARN", "unregistered OpenCL library",
+                             p.string() + " is installed but no ICD file names it",
+                             register_hint(p.string(), icd)});
         }
     return steps;
 }

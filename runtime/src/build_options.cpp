@@ -1,8 +1,11 @@
 // See build_options.hpp. Drivers split their option string on any whitespace (\v \f \r too),
 // so a value is checked character by character against a short list of what is allowed.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include <duet/backend/build_options.hpp>
+#include <duet/backend/private_files.hpp>
 #include <duet/error.hpp>
 
 namespace duet {
@@ -31,6 +34,9 @@ std::string shown(const std::string& s) {
     return out;
 }
 
+constexpr std::size_t max_name_expression = 4096;
+constexpr int max_name_nesting = 64;
+
 } // namespace
 
 void check_define(const std::string& name, const std::string& value) {
@@ -58,94 +64,224 @@ namespace duet {
 
 namespace {
 
-// Options that make the compiler write files (outputs, temporaries, dependency lists, traces,
-// pre-compiled headers), produce something other than the program Duet loads, choose the
-// target Duet picks from the device, or load code into the compiler. Names without their
-// leading dashes; `prefix` also refuses every longer name that starts with it.
-struct Refused {
-    const char* name;
-    bool prefix;
-    const char* why;
-};
-constexpr Refused refused_options[] = {
-    {"o", false, "it names an output file"},
-    {"output", true, "it names an output file or directory"},
-    {"save-temps", true, "it writes temporary files"},
-    {"keep", false, "it writes temporary files"},
-    {"keep-dir", true, "it writes temporary files"},
-    {"time", false, "it writes a timing file"},
-    {"ftime-trace", true, "it writes a trace file"},
-    {"fdevice-", true, "NVRTC's -fdevice-* options write files or stop before code is made"},
-    {"fsave-", true, "it writes files"},
-    {"fdump", true, "it writes files"},
-    {"dump", true, "it writes files"},
-    {"fprofile", true, "it writes profile files"},
-    {"fcrash-diagnostics", true, "it writes files"},
-    {"fmodules-cache-path", true, "it writes files"},
-    {"pch", true, "pre-compiled headers are files"},
-    {"create-pch", true, "pre-compiled headers are files"},
-    {"use-pch", true, "pre-compiled headers are files"},
-    {"M", false, "it writes a dependency list"},
-    {"MD", false, "it writes a dependency list"},
-    {"MMD", false, "it writes a dependency list"},
-    {"MF", false, "it writes a dependency list"},
-    {"MM", false, "it writes a dependency list"},
-    {"MT", false, "it writes a dependency list"},
-    {"MQ", false, "it writes a dependency list"},
-    {"MJ", false, "it writes a dependency list"},
-    {"load", true, "it loads a plugin into the compiler"},
-    {"plugin", true, "it loads a plugin into the compiler"},
-    {"fplugin", true, "it loads a plugin into the compiler"},
-    {"fpass-plugin", true, "it loads a plugin into the compiler"},
-    {"Xclang", true, "it passes raw options to clang (a way to load plugins)"},
-    {"Xlinker", true, "it passes raw options to the linker"},
-    {"emit-", true, "Duet loads the program the compiler makes, not another output"},
-    {"dlto", false, "Duet loads machine code, not link-time-optimisation IR"},
-    {"dlink-time-opt", false, "Duet loads machine code, not link-time-optimisation IR"},
-    {"arch", false, "Duet chooses the architecture from the device"},
-    {"gpu-architecture", false, "Duet chooses the architecture from the device"},
+// What an option's value must be.
+enum class Arg {
+    none,         // no value
+    boolean,      // true or false
+    number,       // decimal digits
+    numbers,      // decimal digits and commas (diagnostic numbers)
+    word,         // one of `words`
+    define,       // NAME or NAME=VALUE, as check_define
+    identifier,   // a C identifier (-U)
+    directory,    // a directory only the user or root can change
+    warning,      // a warning's name (-Wall, -Werror, -Wno-x, -Werror=x): letters, digits, -, =
+    optional_word // no value, or one of `words` glued on (-O, -O2)
 };
 
-// Why `part` (an option, or one piece of an option's value) is refused, or nullptr.
-const char* refused_why(const std::string& part) {
-    std::size_t dashes = 0;
-    while (dashes < part.size() && part[dashes] == '-')
-        ++dashes;
-    if (dashes == 0)
-        return nullptr;
-    std::string name = part.substr(dashes);
-    name = name.substr(0, name.find('='));
-    for (const Refused& r : refused_options)
-        if (r.prefix ? name.rfind(r.name, 0) == 0 : name == r.name)
-            return r.why;
+// One option a compiler may be given: its spellings without their leading dashes ("|"
+// between them), its value, and whether the value may be glued on (-DX, -I/dir, -O2).
+struct Allowed {
+    const char* names;
+    Arg arg;
+    const char* words = "";
+    bool glued = false;
+    bool separate = true; // the value may be the next element (not -std: NVRTC's flags
+                          // replace Duet's -std= by an app's attached one)
+};
+
+// The options a user legitimately passes, per kernel language, keyed like the dialect table
+// ("opencl-c", "cuda-c++"). Everything else is refused: options that write files
+// (-o, -save-temps, -M*, -stats-file, coverage, -header-include-file, --time, PCH), load code
+// (-load, -fplugin, -Xclang), change the target Duet chose (-arch), or crash drivers
+// (-fsanitize*, -Rpass*, -ftest-coverage) are simply not on these lists.
+struct OptionTable {
+    const char* name;  // the dialect (dialects.cpp)
+    const char* field; // BuildOptions' deprecated member, for messages
+    bool double_dash;  // NVRTC takes -x and --x alike; OpenCL C options have one dash
+    std::vector<Allowed> options;
+};
+
+const OptionTable option_tables[] = {
+    {"opencl-c",
+     "opencl_options",
+     false,
+     {{"D", Arg::define, "", true},
+      {"U", Arg::identifier, "", true},
+      {"I", Arg::directory, "", true},
+      {"cl-std", Arg::word,
+       "CL1.0|CL1.1|CL1.2|CL2.0|CL3.0|CLC++|CLC++1.0|CLC++2021|cl1.0|cl1.1|cl1.2|cl2.0|cl3.0|"
+       "clc++|clc++1.0|clc++2021"},
+      {"cl-single-precision-constant|cl-denorms-are-zero|cl-fp32-correctly-rounded-divide-sqrt|"
+       "cl-opt-disable|cl-strict-aliasing|cl-uniform-work-group-size|cl-no-subgroup-ifp|"
+       "cl-mad-enable|cl-no-signed-zeros|cl-unsafe-math-optimizations|cl-finite-math-only|"
+       "cl-fast-relaxed-math|cl-kernel-arg-info|w|g",
+       Arg::none},
+      {"W", Arg::warning, "", true},
+      {"O", Arg::optional_word, "0|1|2|3|s", true},
+      // NVIDIA's cl_nv_compiler_options.
+      {"cl-nv-verbose", Arg::none},
+      {"cl-nv-maxrregcount|cl-nv-opt-level", Arg::number}}},
+    {"cuda-c++",
+     "cuda_options",
+     true,
+     {{"define-macro|D", Arg::define, "", true},
+      {"undefine-macro|U", Arg::identifier, "", true},
+      {"include-path|I", Arg::directory, "", true},
+      {"std", Arg::word, "c++03|c++11|c++14|c++17|c++20", false, false},
+      {"device-debug|G|generate-line-info|lineinfo|use_fast_math|extra-device-vectorization|"
+       "extensible-whole-program|ewp|no-source-include|disable-warnings|w|restrict|"
+       "device-as-default-execution-space|default-device|device-int128|display-error-number|"
+       "no-display-error-number",
+       Arg::none},
+      {"relocatable-device-code|rdc|ftz|prec-sqrt|prec-div|fmad|modify-stack-limit|"
+       "device-stack-protector|builtin-move-forward|builtin-initializer-list|"
+       "brief-diagnostics|brief-diag",
+       Arg::boolean},
+      {"maxrregcount|jump-table-density|jtd", Arg::number},
+      {"diag-error|diag-suppress|diag-warn", Arg::numbers},
+      {"dopt", Arg::word, "on|off"},
+      {"Ofast-compile|Ofc", Arg::word, "0|min|mid|max"},
+      {"optimization-info|opt-info", Arg::word, "inline"}}},
+};
+
+bool one_of(const std::string& s, const char* list) {
+    return ("|" + std::string(list) + "|").find("|" + s + "|") != std::string::npos && !s.empty();
+}
+
+// The allow-list of a dialect, or null for a dialect whose compiler takes no user options.
+const OptionTable* table_of(const std::string& dialect) {
+    for (const OptionTable& d : option_tables)
+        if (dialect == d.name)
+            return &d;
     return nullptr;
+}
+
+// The options of a dialect, for messages: "-D, -U, -I, -cl-std=CL1.0|..., ...".
+std::string allowed_text(const OptionTable& d) {
+    std::string out;
+    for (const Allowed& a : d.options) {
+        std::string names = a.names;
+        for (std::size_t p = 0; (p = names.find('|', p)) != std::string::npos; p += 3)
+            names.replace(p, 1, ", -");
+        out += (out.empty() ? "-" : ", -") + names;
+        if (a.arg == Arg::word)
+            out += std::string("=") + a.words;
+        else if (a.arg != Arg::none && a.arg != Arg::optional_word && !a.glued)
+            out += a.arg == Arg::boolean ? "=true|false" : "=N";
+    }
+    return out;
+}
+
+// Why `value` does not fit `arg` (empty: it fits).
+std::string value_problem(const Allowed& a, const std::string& value) {
+    const auto all = [&](auto ok) {
+        return !value.empty() && std::all_of(value.begin(), value.end(), ok);
+    };
+    const auto digit = [](char c) { return is_digit(c); };
+    switch (a.arg) {
+    case Arg::none:
+        return "it takes no value";
+    case Arg::boolean:
+        return one_of(value, "true|false") ? "" : "give true or false";
+    case Arg::number:
+        return all(digit) && value.size() <= 6 ? "" : "give a whole number";
+    case Arg::numbers:
+        return all([](char c) { return is_digit(c) || c == ','; }) ? "" : "give numbers";
+    case Arg::word:
+    case Arg::optional_word:
+        return one_of(value, a.words) ? "" : std::string("give one of ") + a.words;
+    case Arg::identifier:
+        return all(is_ident) && !is_digit(value[0]) ? "" : "give a macro name";
+    case Arg::warning:
+        return all([](char c) { return is_ident(c) || c == '-' || c == '='; }) ? ""
+                                                                               : "give a warning";
+    case Arg::define:
+        try {
+            const auto eq = value.find('=');
+            check_define(value.substr(0, eq), eq == std::string::npos ? "" : value.substr(eq + 1));
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "";
+    case Arg::directory: {
+        std::string why;
+        if (!check_trusted_path(std::filesystem::absolute(value).string(),
+                                TrustRule{"the -I option", true, true}, &why))
+            return "an include directory must be one only you or root can change: " + why;
+        return "";
+    }
+    }
+    return "";
+}
+
+// The table's entry for `name` (dashes removed) and the value attached to it ("=v" or glued).
+const Allowed* find_option(const OptionTable& d, const std::string& name, std::string& value,
+                           bool& attached) {
+    attached = false;
+    for (const Allowed& a : d.options)
+        if (one_of(name, a.names))
+            return &a;
+    if (const auto eq = name.find('='); eq != std::string::npos)
+        for (const Allowed& a : d.options)
+            if (a.arg != Arg::none && one_of(name.substr(0, eq), a.names)) {
+                value = name.substr(eq + 1);
+                attached = true;
+                return &a;
+            }
+    for (const Allowed& a : d.options)
+        if (a.glued && name.size() > 1 && one_of(name.substr(0, 1), a.names)) {
+            value = name.substr(1);
+            attached = true;
+            return &a;
+        }
+    return nullptr;
+}
+
+void check_token(const std::string& where, const std::string& o) {
+    if (o.empty())
+        throw Error::usage(where + ": an option is one token starting with '-'");
+    for (unsigned char c : o)
+        if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\'' || c == '\\')
+            throw Error::usage(where + ": an option is one token of printable ASCII, "
+                                       "without spaces, quotes or backslashes");
 }
 
 } // namespace
 
-void check_compiler_options(const char* field, const std::vector<std::string>& options) {
-    for (const std::string& o : options) {
+void check_compiler_options(const std::string& dialect, const std::string& field,
+                            const std::vector<std::string>& options) {
+    if (options.empty())
+        return;
+    const OptionTable* table = table_of(dialect);
+    if (!table)
+        throw Error::usage("BuildOptions::" + field + ": Duet passes no compiler options for " +
+                           dialect + " texts; remove them");
+    const OptionTable& d = *table;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        const std::string& o = options[i];
         const std::string where = std::string("BuildOptions::") + field + " '" + shown(o) + "'";
-        if (o.size() < 2 || o[0] != '-')
-            throw Error::usage(where + ": an option is one token starting with '-', with its "
-                                       "value attached (\"-std=c++20\", \"-Ipath\")");
-        for (unsigned char c : o)
-            if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\'' || c == '\\')
-                throw Error::usage(where + ": an option is one token of printable ASCII, "
-                                           "without spaces, quotes or backslashes");
-        // The option itself, and each piece of its value ("-Xptxas=-o,x", "-mllvm=-load=p").
-        std::size_t start = 0;
-        while (start <= o.size()) {
-            const std::size_t end = o.find_first_of("=,", start);
-            const std::string piece =
-                o.substr(start, end == std::string::npos ? std::string::npos : end - start);
-            if (const char* why = refused_why(piece))
-                throw Error::usage(where + " is not allowed: " + why +
-                                   " (docs/api/reference.md lists the options Duet refuses)");
-            if (end == std::string::npos)
-                break;
-            start = end + 1;
+        check_token(where, o);
+        const std::size_t dashes = o.rfind("--", 0) == 0 && d.double_dash ? 2 : o[0] == '-';
+        std::string value;
+        bool attached = false;
+        const Allowed* a = dashes ? find_option(d, o.substr(dashes), value, attached) : nullptr;
+        if (!a)
+            throw Error::usage(where + " is not allowed: Duet passes " + d.name +
+                               " compilers only the options it knows to be safe (nothing that "
+                               "writes files, loads code or picks the target): " +
+                               allowed_text(d));
+        if (!attached && a->arg != Arg::none && a->arg != Arg::optional_word) {
+            if (i + 1 >= options.size() || !a->separate)
+                throw Error::usage(where + " needs a value: " +
+                                   (a->glued ? "glued on (\"" + o + "VALUE\")"
+                                             : "attached (\"" + o + "=VALUE\")") +
+                                   (a->separate ? " or as the next option" : ""));
+            value = options[++i]; // the separate form: "-I", "dir"
+            check_token(where + " " + shown(value), value);
         }
+        if (attached || !value.empty())
+            if (const std::string why = value_problem(*a, value); !why.empty())
+                throw Error::usage(where + (attached ? "" : " " + shown(value)) + ": " + why);
     }
 }
 
@@ -158,6 +294,19 @@ void check_name_expressions(const std::vector<std::string>& names) {
             throw Error::usage("BuildOptions::instantiations '" + shown(n) +
                                "': a name expression is a non-empty C++ name such as "
                                "\"dot<double>\" (printable ASCII, no quotes or backslashes)");
+        // 50,000 nested templates kept NVRTC busy for minutes.
+        int depth = 0, deepest = 0;
+        for (char c : n) {
+            depth += (c == '<' || c == '(' || c == '[' || c == '{') -
+                     (c == '>' || c == ')' || c == ']' || c == '}');
+            deepest = std::max(deepest, depth);
+        }
+        if (n.size() > max_name_expression || deepest > max_name_nesting)
+            throw Error::usage("BuildOptions::instantiations '" + shown(n.substr(0, 64)) +
+                               "...': a name expression may have at most " +
+                               std::to_string(max_name_expression) + " characters and " +
+                               std::to_string(max_name_nesting) + " levels of brackets (it has " +
+                               std::to_string(n.size()) + " and " + std::to_string(deepest) + ")");
     }
 }
 

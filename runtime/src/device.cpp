@@ -21,7 +21,7 @@ void check_options(const BuildOptions& options) {
     for (const auto& d : dialects()) {
         const std::string field = "compiler_options[\"" + d.name + "\"]" +
                                   (d.options_field.empty() ? "" : " / " + d.options_field);
-        check_compiler_options(field.c_str(), options.options_for(d.name));
+        check_compiler_options(d.name, field, options.options_for(d.name));
     }
     check_name_expressions(options.instantiations);
 }

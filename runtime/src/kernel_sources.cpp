@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include <duet/backend/include_expand.hpp>
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/backend/private_files.hpp>
 #include <duet/device.hpp>
@@ -48,11 +49,9 @@ std::string extensions_text(const Dialect& d) {
     return out;
 }
 
-// Bounds on what a kernel tree may make Duet read and build: Duet's largest kernel file is tens
-// of kilobytes, its largest expanded program a few hundred.
+// Bounds on what a kernel tree may make Duet read: Duet's largest kernel file is tens of
+// kilobytes (include_expand.cpp bounds the expanded program).
 constexpr std::uintmax_t max_file_bytes = std::uintmax_t(16) << 20;
-constexpr std::size_t max_expanded_bytes = std::size_t(64) << 20;
-constexpr int max_include_depth = 8;
 
 std::string read_file(const fs::path& p) {
     // A compiler's errors quote the source's lines: a link someone else planted could make them
@@ -132,58 +131,42 @@ std::vector<FileRef> kernel_refs(KernelLanguage lang) {
     return out;
 }
 
-Error include_error(const std::string& file, int line, const std::string& what) {
-    return Error(ErrorKind::usage, "", "", 0, "",
-                 "kernel file " + file + " line " + std::to_string(line) + ": " + what);
+// The kernel file `name` among `files` (read when first asked), or nullptr.
+const std::string* file_text(std::vector<FileRef>& files, const std::string& name,
+                             const char* ext) {
+    const auto h =
+        std::find_if(files.begin(), files.end(), [&](const FileRef& f) { return f.name == name; });
+    return h == files.end() || fs::path(name).extension() != ext ? nullptr : &h->contents();
 }
 
-// An OpenCL program is built from one string, with no directory to search: a main file's
-// `#include "NAME.clh"` lines are replaced by that header (one of the same kernel files), framed
-// by #line so that build logs name the right file and line. The cache keys see the whole text.
-// Bounded in depth and in total size (a few headers that each include the next many times would
-// otherwise expand exponentially). (CUDA's headers reach nvcc by -I and NVRTC by name: they need
-// no expansion.)
-void expand_cl_includes(const std::string& name, const std::string& text,
-                        std::vector<FileRef>& files, int depth, std::string& out) {
-    std::istringstream in(text);
-    std::string line;
-    int number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        const auto header = included_name(line);
-        if (!header) {
-            out += line + '\n';
-        } else {
-            const auto h = std::find_if(files.begin(), files.end(),
-                                        [&](const FileRef& f) { return f.name == *header; });
-            if (h == files.end() || fs::path(*header).extension() != ".clh")
-                throw Error(ErrorKind::not_found, "", "", 0, "",
-                            "kernel file " + name + " line " + std::to_string(number) +
-                                " includes \"" + *header +
-                                "\", which is not an OpenCL header (.clh) among Duet's kernel "
-                                "files; add it to kernels_cl/ or remove the line");
-            if (depth >= max_include_depth)
-                throw include_error(name, number,
-                                    "header " + *header + " is included more than " +
-                                        std::to_string(max_include_depth) +
-                                        " levels deep: an include cycle?");
-            out += "#line 1 \"" + *header + "\"\n";
-            expand_cl_includes(h->name, h->contents(), files, depth + 1, out);
-            out += "#line " + std::to_string(number + 1) + " \"" + name + "\"\n";
-        }
-        if (out.size() > max_expanded_bytes)
-            throw include_error(name, number,
-                                "the program expands to more than " +
-                                    std::to_string(max_expanded_bytes >> 20) +
-                                    " MiB through its #include lines; include each header once");
-    }
+// CUDA's headers reach nvcc by -I and NVRTC by name, unexpanded: each include of the file and
+// of the headers it includes must name one of them (include_expand.hpp).
+void check_cu_includes(const std::string& name, const std::string& text,
+                       std::vector<FileRef>& files, std::set<std::string>& seen) {
+    if (!seen.insert(name).second)
+        return;
+    check_includes(text, KernelLanguage::cuda, name,
+                   [&](const std::string& h) { return file_text(files, h, ".cuh") != nullptr; });
+    for (const auto& d : include_directives(text, name, true))
+        if (!d.angled)
+            check_cu_includes(d.quoted, *file_text(files, d.quoted, ".cuh"), files, seen);
 }
 
 SourceFile finished(FileRef& f, std::vector<FileRef>& files, KernelLanguage lang) {
     SourceFile out{f.name, f.contents()};
-    if (dialect_of(lang).inline_headers) {
-        out.text.clear();
-        expand_cl_includes(f.name, f.contents(), files, 0, out.text);
+    // A program built from one string has no directory to search: its includes are replaced by
+    // the headers (among the same kernel files), bounded in depth and size. Otherwise each include
+    // must name one of those headers (include_expand.hpp).
+    const Dialect& d = dialect_of(lang);
+    const char* header_ext = d.headers.empty() ? "" : d.headers.front().c_str();
+    if (d.inline_headers) {
+        out.text = expand_includes(f.name, f.contents(), [&](const std::string& h) {
+            return file_text(files, h, header_ext);
+        });
+    } else {
+        std::set<std::string> seen;
+        check_cu_includes(f.name, f.contents(), files, seen);
+    }
     }
     check_kernel_names(out.text, lang, "kernel file " + f.name);
     return out;

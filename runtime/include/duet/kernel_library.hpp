@@ -18,5 +18,11 @@ struct SourceFile {
 std::vector<SourceFile> kernel_files(KernelLanguage lang);
 // Names of the kernels a source text defines (`__kernel void x` / `extern "C" __global__ void x`).
 std::vector<std::string> kernels_defined_in(const std::string& text, KernelLanguage lang);
+// Throws a usage Error naming `origin` and the line unless every include of `text`, in any
+// spelling the preprocessor reads (comments, `\` continuations, macros, <...>), is
+// `#include "NAME"` of one of `headers` (CUDA: or a toolkit <header>), so that a compiler
+// given `text` reads no other file.
+void check_kernel_includes(const std::string& text, KernelLanguage lang, const std::string& origin,
+                           const std::vector<std::string>& headers);
 
 } // namespace duet

@@ -15,14 +15,16 @@ void check_define(const std::string& name, const std::string& value);
 
 namespace duet {
 
-// Throws a usage Error unless every option in `options` (BuildOptions::cuda_options or
-// opencl_options, named `field` in messages) is one token of printable ASCII starting with '-'
-// and none is one of the options that write files, choose the target architecture or load
-// compiler plugins (-o, --output-*, -save-temps, -load, -Xclang, -fplugin, -arch, ...).
-void check_compiler_options(const char* field, const std::vector<std::string>& options);
+// Throws a usage Error unless every option in `options` (BuildOptions::compiler_options of
+// `dialect`, named `field` in messages) is on that dialect's allow-list (-D, -U, -I of a
+// directory only the user or root can change, -cl-* / NVRTC's code-generation options, ...),
+// its value attached by '=', glued, or the next element; the message lists what is allowed.
+void check_compiler_options(const std::string& dialect, const std::string& field,
+                            const std::vector<std::string>& options);
 
 // Throws a usage Error unless every name expression is printable ASCII without quotes or
-// backslashes (a C++ id-expression such as "dot<double>" or "ns::scale<float, 256>").
+// backslashes (a C++ id-expression such as "dot<double>" or "ns::scale<float, 256>"), at most
+// 4096 characters and 64 levels of brackets.
 void check_name_expressions(const std::vector<std::string>& names);
 
 } // namespace duet
