@@ -168,6 +168,20 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
     return {};
 }
 
+std::string parameter_bytes_problem(std::span<const KernelArg> args, std::size_t limit) {
+    if (limit == 0)
+        return {};
+    std::size_t total = 0;
+    for (const auto& a : args)
+        total += passed_size(a); // each at most max_value_arg_bytes: no overflow in practice
+    if (total <= limit)
+        return {};
+    return "the arguments take " + std::to_string(total) +
+           " bytes in all, over the device's limit of " + std::to_string(limit) +
+           " bytes of kernel parameters (DeviceInfo::max_parameter_bytes); pass large data in "
+           "a duet::Buffer";
+}
+
 bool locals_beyond_params(const KernelSignature& signature, std::span<const KernelArg> args) {
     std::size_t locals = 0;
     for (const auto& a : args)

@@ -24,6 +24,18 @@ class Buffer {
     virtual ~Buffer() = default;
     // Size in bytes.
     virtual std::size_t size() const = 0;
+    // The buffer's address in its device's address space, for structs and closures that hold
+    // pointers (CUDA: the device pointer). A usage Error where the device gives none: ask
+    // DeviceInfo::device_addresses first. Valid while the buffer lives.
+    virtual std::uint64_t device_address() const {
+        throw Error::usage("this device gives no device addresses of its buffers "
+                           "(DeviceInfo::device_addresses is false): pass each buffer as a "
+                           "kernel argument of its own instead of inside a struct or closure");
+    }
+    // device_address() as a pointer of the kernel's type, for a struct's or closure's field.
+    template <class T> T* device_pointer() const {
+        return reinterpret_cast<T*>(static_cast<std::uintptr_t>(device_address()));
+    }
 };
 
 // Page-locked (pinned) host memory for fast, asynchronous transfers. Released when destroyed.
@@ -93,7 +105,7 @@ class Kernel {
     virtual const std::string& build_options() const = 0;
     // A 1-D work-group size for this kernel on its device with `dynamic_local_bytes` of
     // duet::local memory per group, within max_work_group_size(): CUDA's occupancy API
-    // (cuOccupancyMaxPotentialBlockSize); OpenCL: the largest multiple of the kernel's
+    // (cudaOccupancyMaxPotentialBlockSize); OpenCL: the largest multiple of the kernel's
     // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE within its limits. Local memory beyond the
     // device's is a usage Error.
     virtual std::size_t suggested_group_size(std::size_t dynamic_local_bytes = 0) const {
