@@ -33,7 +33,7 @@ TEST_CASE("conformance: transfers, fills, copies and vecadd") {
     for (auto* dev : conformance::every_device()) {
         SUBCASE(dev->label().c_str()) {
             MESSAGE("device: " << dev->label());
-            auto q = dev->create_queue();
+            auto q = dev->create_queue(duet::QueueOptions::timed());
             const int n = 1000; // not a multiple of the work-group size
             std::vector<float> a(n), b(n), c(n, -1.f);
             std::iota(a.begin(), a.end(), 0.f);

@@ -194,9 +194,20 @@ class Queue {
 
 // How a queue records its operations.
 struct QueueOptions {
-    // Every operation's Event carries device start/end times. Off: no timing events are made
-    // (a launch costs what the raw API call costs), and Event::elapsed_ms() is an Error.
-    bool timing = true;
+    // Every operation's Event carries device start/end times. Off (the default): no timing
+    // events are made, a launch costs what the raw API call costs, and Event::elapsed_ms() is
+    // a usage Error; timing is paid for only where it is asked for.
+    bool timing = false;
+    // CUDA: a stream that does not wait for, nor is waited for by, the legacy default stream 0
+    // (cudaStreamNonBlocking). OpenCL has no implicit default queue that others synchronise
+    // with, so every OpenCL queue already behaves so and the option changes nothing there.
+    bool non_blocking = false;
+    // Options with timing on (C++17 has no designated initialisers).
+    static QueueOptions timed() {
+        QueueOptions o;
+        o.timing = true;
+        return o;
+    }
 };
 
 // One device as seen by one backend.
@@ -205,7 +216,7 @@ class Device {
     virtual ~Device() = default;
     // What the device is.
     virtual const DeviceInfo& info() const = 0;
-    // A new in-order queue (with timing unless the options turn it off).
+    // A new in-order queue, untimed unless the options ask for timing (QueueOptions::timed()).
     virtual std::unique_ptr<Queue> create_queue(const QueueOptions& options = {}) = 0;
     // Allocates `bytes` of device memory; over the device's limit is an Error naming the limit.
     virtual std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) = 0;
