@@ -117,6 +117,9 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
     }
     if (!signature.known)
         return {};
+    // The common case, a launch that is fine, builds no text: a launch is a hot path.
+    if (args.size() == params.size() && first_misfit(params, args) == args.size())
+        return {};
     const std::string counts = "the kernel takes " + std::to_string(params.size()) + " arguments " +
                                signature.to_string() + ", " + std::to_string(args.size()) +
                                " were given";
