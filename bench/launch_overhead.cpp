@@ -41,6 +41,7 @@ struct Options {
     int reps = 5;
     int warmup = 2000;
     std::vector<std::string> devices; // empty: every device
+    std::string only;                 // one way by its key ("duet", "raw_no_event"); empty: all
     bool json = false;
 };
 
@@ -83,6 +84,8 @@ double maximum(const std::vector<double>& v) {
                  "  --warmup W     launches before timing, per way of launching (default 2000)\n"
                  "  --device SPEC  a device as runapp names it (opencl:0, cuda:0, 1, a name);\n"
                  "                 repeatable or comma-separated; default every device\n"
+                 "  --only KEY     time one way only (duet, duet_untimed, duet_timed, raw_event,\n"
+                 "                 raw_no_event, ...): for profilers (bench/launch_callgrind.sh)\n"
                  "  --json         JSON instead of the table\n";
     std::exit(problem.empty() ? 0 : 2);
 }
@@ -116,7 +119,9 @@ Options parse(int argc, char** argv) {
             for (std::string s; std::getline(list, s, ',');)
                 if (!s.empty())
                     o.devices.push_back(s);
-        } else if (a == "--json")
+        } else if (a == "--only")
+            o.only = value();
+        else if (a == "--json")
             o.json = true;
         else if (a == "-h" || a == "--help")
             usage("");
@@ -212,6 +217,11 @@ DeviceResult measure(duet::Device& dev, const Options& o) {
     } catch (const std::exception& e) {
         res.raw_skipped = e.what();
     }
+    if (!o.only.empty())
+        res.methods.erase(
+            std::remove_if(res.methods.begin(), res.methods.end(),
+                           [&](const MethodResult& m) { return m.method.key != o.only; }),
+            res.methods.end());
     try {
         for (auto& m : res.methods) {
             if (o.warmup > 0)
@@ -351,9 +361,7 @@ void print_table(const std::vector<DeviceResult>& results, const Options& o) {
             if (!a || !b)
                 continue;
             const double diff = median(a->total_us) - median(b->total_us);
-            std::printf("  %-12s - %-61s %+9.3f %29s %+9.3f   (target <= %.1f us: %s)
-                        ", mine,
-                        raw,
+            std::printf("  %-12s - %-61s %+9.3f %29s %+9.3f   (target <= %.1f us: %s)\n", mine, raw,
                         diff, "", median(a->loop_us) - median(b->loop_us), target_us,
                         diff <= target_us ? "within" : "over");
         }
