@@ -101,7 +101,7 @@ TEST_CASE("conformance: copies, pinned host memory and event spans") {
     for (auto* dev : conformance::every_device()) {
         SUBCASE(dev->label().c_str()) {
             const std::size_t n = 1 << 16;
-            auto q = dev->create_queue();
+            auto q = dev->create_queue(duet::QueueOptions::timed());
             auto host = dev->alloc_host(n * sizeof(int));
             CHECK(host->pinned());
             auto* p = static_cast<int*>(host->data());
