@@ -4,8 +4,9 @@
 // The kernel is empty (one int argument, Range(256).local(256)), so what is timed is the launch
 // path. Per repetition: N launches in a loop, then a finish; wall clock over both, divided by N.
 // The raw side does the same work on a queue of the same kind (in-order, profiling on / a CUDA
-// stream); Duet's launch returns an event for every launch, so the raw side is timed with an
-// event per launch and without one, and every difference is printed.
+// stream), with an event per launch and without one. Duet's side: the default queue (untimed),
+// an explicitly untimed one and a timed one (an event per launch); the default queue is compared
+// with every raw way, the others with the raw way that does their work.
 //
 //   duet_launch_overhead [--launches N] [--reps R] [--warmup W] [--device SPEC]... [--json]
 //   duet_launch_overhead --patterns [...]   launch + finish, launch + small read
@@ -40,6 +41,7 @@ struct Options {
     int reps = 5;
     int warmup = 2000;
     std::vector<std::string> devices; // empty: every device
+    std::string only;                 // one way by its key ("duet", "raw_no_event"); empty: all
     bool json = false;
 };
 
@@ -82,6 +84,8 @@ double maximum(const std::vector<double>& v) {
                  "  --warmup W     launches before timing, per way of launching (default 2000)\n"
                  "  --device SPEC  a device as runapp names it (opencl:0, cuda:0, 1, a name);\n"
                  "                 repeatable or comma-separated; default every device\n"
+                 "  --only KEY     time one way only (duet, duet_untimed, duet_timed, raw_event,\n"
+                 "                 raw_no_event, ...): for profilers (bench/launch_callgrind.sh)\n"
                  "  --json         JSON instead of the table\n";
     std::exit(problem.empty() ? 0 : 2);
 }
@@ -115,7 +119,9 @@ Options parse(int argc, char** argv) {
             for (std::string s; std::getline(list, s, ',');)
                 if (!s.empty())
                     o.devices.push_back(s);
-        } else if (a == "--json")
+        } else if (a == "--only")
+            o.only = value();
+        else if (a == "--json")
             o.json = true;
         else if (a == "-h" || a == "--help")
             usage("");
@@ -125,18 +131,31 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-// Duet's way: the public API as an app calls it, the returned Event dropped at once; with a
-// timed queue (an Event with device times per launch) or one created with timing off.
-Method duet_method(duet::Device& dev, bool timing) {
+// Duet's way: the public API as an app calls it, the returned Event dropped at once; on the
+// queue an app gets by default (create_queue(): untimed), one created untimed explicitly, or a
+// timed one (QueueOptions::timed(): an Event with device times per launch).
+enum class DuetQueue { default_queue, untimed, timed };
+Method duet_method(duet::Device& dev, DuetQueue which) {
     duet::BuildOptions opts;
     opts.sources.opencl = duet_bench::kernel_opencl;
     opts.sources.cuda = duet_bench::kernel_cuda;
     opts.sources.origin = "duet_launch_overhead";
     std::shared_ptr<duet::Kernel> kernel = dev.load_kernel(duet_bench::kernel_name, opts);
-    std::shared_ptr<duet::Queue> queue = dev.create_queue({.timing = timing});
-    return {timing ? "duet" : "duet_untimed",
-            timing ? "Duet q->launch (an Event per launch)"
-                   : "Duet q->launch, queue with timing off (QueueOptions{.timing = false})",
+    duet::QueueOptions untimed;
+    untimed.timing = false;
+    std::shared_ptr<duet::Queue> queue = which == DuetQueue::default_queue ? dev.create_queue()
+                                         : which == DuetQueue::untimed
+                                             ? dev.create_queue(untimed)
+                                             : dev.create_queue(duet::QueueOptions::timed());
+    const char* key = which == DuetQueue::default_queue ? "duet"
+                      : which == DuetQueue::untimed     ? "duet_untimed"
+                                                        : "duet_timed";
+    const char* label =
+        which == DuetQueue::default_queue ? "Duet q->launch, the default queue (create_queue())"
+        : which == DuetQueue::untimed
+            ? "Duet q->launch, queue with timing off (QueueOptions::timing = false)"
+            : "Duet q->launch, timed queue (QueueOptions::timed(): an Event per launch)";
+    return {key, label,
             [kernel, queue](int n) {
                 for (int i = 0; i < n; ++i)
                     queue->launch(*kernel,
@@ -184,8 +203,8 @@ DeviceResult measure(duet::Device& dev, const Options& o) {
     DeviceResult res;
     res.device = &dev;
     try {
-        res.methods.push_back({duet_method(dev, true), {}, {}});
-        res.methods.push_back({duet_method(dev, false), {}, {}});
+        for (auto which : {DuetQueue::default_queue, DuetQueue::untimed, DuetQueue::timed})
+            res.methods.push_back({duet_method(dev, which), {}, {}});
     } catch (const std::exception& e) {
         res.error = e.what();
     }
@@ -198,6 +217,11 @@ DeviceResult measure(duet::Device& dev, const Options& o) {
     } catch (const std::exception& e) {
         res.raw_skipped = e.what();
     }
+    if (!o.only.empty())
+        res.methods.erase(
+            std::remove_if(res.methods.begin(), res.methods.end(),
+                           [&](const MethodResult& m) { return m.method.key != o.only; }),
+            res.methods.end());
     try {
         for (auto& m : res.methods) {
             if (o.warmup > 0)
@@ -329,13 +353,17 @@ void print_table(const std::vector<DeviceResult>& results, const Options& o) {
                             diff <= target_us ? "within" : "over");
             }
         }
-        const auto* untimed = find(r, "duet_untimed");
-        const auto* bare = find(r, "raw_no_event");
-        if (untimed && bare) {
-            const double diff = median(untimed->total_us) - median(bare->total_us);
-            std::printf("  Duet untimed - %-61s %+9.3f %29s %+9.3f   (target <= %.1f us: %s)\n",
-                        "raw_no_event", diff, "", median(untimed->loop_us) - median(bare->loop_us),
-                        target_us, diff <= target_us ? "within" : "over");
+        // Each other Duet queue against the raw way that does the same work.
+        for (const auto& [mine, raw] :
+             {std::pair{"duet_untimed", "raw_no_event"}, std::pair{"duet_timed", "raw_event"}}) {
+            const auto* a = find(r, mine);
+            const auto* b = find(r, raw);
+            if (!a || !b)
+                continue;
+            const double diff = median(a->total_us) - median(b->total_us);
+            std::printf("  %-12s - %-61s %+9.3f %29s %+9.3f   (target <= %.1f us: %s)\n", mine, raw,
+                        diff, "", median(a->loop_us) - median(b->loop_us), target_us,
+                        diff <= target_us ? "within" : "over");
         }
         if (!r.error.empty())
             std::printf("  error: %s\n", r.error.c_str());

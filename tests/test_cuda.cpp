@@ -99,7 +99,7 @@ void check_vecadd(duet::Device& dev, const std::string& kernel_name) {
         a[i] = 0.25f * static_cast<float>(i % 1000) - 7.f;
         b[i] = 1.f / static_cast<float>(1 + i % 37);
     }
-    auto q = dev.create_queue();
+    auto q = dev.create_queue(duet::QueueOptions::timed());
     auto da = dev.alloc<float>(n), db = dev.alloc<float>(n), dc = dev.alloc<float>(n);
     q->write(*da, a);
     q->write(*db, b);

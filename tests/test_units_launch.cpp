@@ -58,6 +58,41 @@ TEST_CASE("launch checks: a left-out argument is named where it was left out") {
         std::string::npos);
 }
 
+TEST_CASE("launch checks: values past 16 bytes are held by address and checked by size") {
+    using K = duet::KernelParam::Kind;
+    struct Weights {
+        float w[25];
+        int n;
+    } big{};
+    big.w[3] = 1.5f;
+    const double small = 2.5;
+    const auto a = duet::KernelArg::from(big);
+    const auto b = duet::KernelArg::from(small);
+    CHECK(a.size == sizeof(Weights));
+    CHECK(a.bytes() == static_cast<const void*>(&big)); // the caller's value, not a copy
+    CHECK(b.size == sizeof(double));
+    CHECK(b.bytes() == static_cast<const void*>(b.value.data())); // copied in
+    CHECK(*static_cast<const double*>(b.bytes()) == 2.5);
+    // The kernel's own parameter size (CUDA's kind is unknown, only the size is known).
+    duet::KernelSignature sig;
+    sig.known = true;
+    sig.params = {param(K::unknown, sizeof(Weights), "", "")};
+    const duet::KernelArg good[] = {a};
+    CHECK(duet::kernel_args_problem(sig, good).empty());
+    struct Short {
+        float w[24];
+    } s{};
+    const duet::KernelArg bad[] = {duet::KernelArg::from(s)};
+    CHECK(duet::kernel_args_problem(sig, bad).find("is 104 bytes, but a scalar of 96 bytes") !=
+          std::string::npos);
+    // The device's limit on all of a launch's arguments together.
+    CHECK(duet::parameter_bytes_problem(good, 104).empty());
+    CHECK(duet::parameter_bytes_problem(good, 0).empty()); // unknown: not checked
+    const std::string p = duet::parameter_bytes_problem(good, 100);
+    CHECK(p.find("104 bytes in all, over the device's limit of 100") != std::string::npos);
+    CHECK(p.find("max_parameter_bytes") != std::string::npos);
+}
+
 TEST_CASE("launch checks: a tile map fits a buffer parameter (OpenCL) or its size (CUDA) only") {
     using K = duet::KernelParam::Kind;
     struct Fake : duet::Buffer {

@@ -10,7 +10,7 @@ int main(int argc, char** argv) try {
     std::vector<float> host_a(n, 1.0f), host_b(n, 2.0f), host_c(n);
 
     duet::Device& dev = duet::select_device(argc > 1 ? argv[1] : "");
-    auto q = dev.create_queue();
+    auto q = dev.create_queue(duet::QueueOptions::timed());
     auto a = dev.alloc<float>(n), b = dev.alloc<float>(n), c = dev.alloc<float>(n);
     q->write(*a, host_a);
     q->write(*b, host_b);

@@ -79,7 +79,7 @@ Kernel& StepRun::build_as_given(const BuildOptions& opts) {
 
 Queue& StepRun::queue() {
     if (!queue_)
-        queue_ = dev_.create_queue();
+        queue_ = dev_.create_queue(QueueOptions::timed());
     return *queue_;
 }
 

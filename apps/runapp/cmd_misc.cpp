@@ -92,7 +92,7 @@ int cmd_bandwidth(const Cli& c) {
     }
     nlohmann::json out = nlohmann::json::array();
     for (auto* dev : devs) {
-        auto q = dev->create_queue();
+        auto q = dev->create_queue(duet::QueueOptions::timed());
         auto a = dev->alloc_bytes(bytes), b = dev->alloc_bytes(bytes);
         std::vector<unsigned char> pageable(bytes, 1);
         auto pinned = dev->alloc_host(bytes);

@@ -23,6 +23,7 @@
 #include "cuda_fatbins.hpp"
 #include "cuda_nvrtc.hpp"
 #include "cuda_nvrtc_args.hpp"
+#include "cuda_nvrtc_toolkit.hpp"
 #include "cuda_translate.hpp"
 
 namespace duet::cuda {
@@ -281,7 +282,8 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
     const Target target = nvrtc_target(limits_, nv, label());
     // The flags the embedded code was built with (cuda_nvrtc_flags.hpp), then the defines and
     // the app's options; the name expressions to lower (cuda_nvrtc_args.hpp).
-    const std::vector<std::string> args = nvrtc_build_flags(target.arch, options);
+    const std::vector<std::string> includes = toolkit_include_dirs(nv.path());
+    const std::vector<std::string> args = nvrtc_build_flags(target.arch, options, includes);
     const std::vector<std::string> expressions =
         nvrtc_name_expressions(name, options, source.extern_c ? std::string() : source.text);
     const std::string flags = join(args);
@@ -290,6 +292,7 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
         names_text += e + '\n';
     std::string header_text;
     const auto headers = nvrtc_headers(header_text);
+    header_text += toolkit_headers_digest(source.text, includes); // their contents key the build
 
     const std::string memory_key =
         "nvrtc:" + ProgramCache::key({source.origin, source.text, flags, header_text, names_text});

@@ -36,7 +36,7 @@ void CudaDevice::activate() {
 }
 
 std::unique_ptr<Queue> CudaDevice::create_queue(const QueueOptions& options) {
-    return std::make_unique<CudaQueue>(*this, options.timing);
+    return std::make_unique<CudaQueue>(*this, options);
 }
 
 std::unique_ptr<Buffer> CudaDevice::alloc_bytes(std::size_t bytes) {

@@ -166,6 +166,13 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     i.subgroup_width = prop.warpSize;
     i.preferred_work_group_multiple = prop.warpSize;
     i.unified_memory = prop.integrated != 0;
+    // 4 KiB of kernel parameters; 32764 bytes on Volta and newer with CUDA 12.1 (runtime and
+    // driver) and newer.
+    const bool large_params = prop.major >= 7 && std::min(runtime_version, driver_version) >= 12010;
+    i.max_parameter_bytes = large_params ? 32764 : 4096;
+    for (int d = 0; d < 3; ++d)
+        i.max_grid_size[d] = static_cast<std::size_t>(prop.maxGridSize[d]);
+    i.device_addresses = true; // a buffer's device pointer (Buffer::device_address)
 
     // What every CUDA GPU that CUDA 12+ supports (sm_50 and up) offers, and what depends on
     // the compute capability.

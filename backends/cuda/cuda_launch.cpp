@@ -62,6 +62,7 @@ LaunchContract launch_contract_of(const CudaKernel& kernel) {
         c.limits.max_groups[d] = static_cast<std::size_t>(lim.max_grid_dims[d]);
     }
     c.limits.max_group_items = kernel.max_work_group_size();
+    c.limits.max_parameter_bytes = kernel.device().info().max_parameter_bytes;
     c.limits.local_name = "maxThreadsDim";
     c.limits.groups_name = "maxGridSize";
     c.limits.group_items_name = "cudaFuncAttributeMaxThreadsPerBlock";
@@ -140,7 +141,7 @@ void plan_launch(CudaKernel& kernel, const Range& range, const std::array<std::s
         }
         case KernelArg::Kind::scalar:
             // cudaLaunchKernel copies the bytes during the call; it does not write them.
-            arg_value = const_cast<unsigned char*>(a.value.data());
+            arg_value = const_cast<void*>(a.bytes());
             break;
         case KernelArg::Kind::local: {
             const std::size_t offset = round_up(shared, local_alignment);

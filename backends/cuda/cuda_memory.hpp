@@ -1,6 +1,7 @@
 #pragma once
 // Device memory (cudaMalloc) and page-locked host memory (cudaHostAlloc).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,10 @@ class CudaBuffer final : public Buffer {
 
     std::size_t size() const override { return bytes_; }
     void* ptr() const { return ptr_; }
+    // The device pointer itself: CUDA's kernels take it inside structs and closures as it is.
+    std::uint64_t device_address() const override {
+        return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(ptr_));
+    }
     CudaDevice& device() const { return *device_; }
 
   private:

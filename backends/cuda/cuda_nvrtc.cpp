@@ -2,6 +2,7 @@
 // so the plugin neither links libnvrtc nor depends on its headers matching the installed library;
 // their C signatures have been stable since CUDA 11.1 (nvrtcGetCUBIN).
 #include "cuda_nvrtc.hpp"
+#include "cuda_nvrtc_host_code.hpp"
 
 #include <cuda_runtime_api.h> // CUDART_VERSION: which NVRTC major to look for first
 #include <dlfcn.h>
@@ -176,13 +177,28 @@ NvrtcOutput Nvrtc::compile(const std::string& source, const std::string& program
                            const std::vector<std::string>& name_expressions) const {
     const Api& a = *api_;
     std::vector<const char*> header_texts, header_names;
+    std::vector<std::string> names, dirs;
     for (const auto& h : headers) {
         header_texts.push_back(h.text.c_str());
         header_names.push_back(h.name.c_str());
+        names.push_back(h.name);
+    }
+    for (const auto& o : options)
+        if (o.rfind("-I", 0) == 0)
+            dirs.push_back(o.substr(2));
+    // A .cu file as people have it: its host code (main, <<<>>> launches, <stdio.h>) left out.
+    const DeviceCode device = device_code(source, dirs, names);
+    std::string left_out;
+    for (const auto& l : device.left_out)
+        left_out += (left_out.empty() ? "" : ", ") + l;
+    if (!left_out.empty()) {
+        left_out = "duet: host code NVRTC cannot compile, left out of " + program_name + ": " +
+                   left_out + "\n";
+        log().info("cuda: {}", left_out);
     }
     nvrtcProgram prog = nullptr;
     nvrtcResult rc =
-        a.create(&prog, source.c_str(), program_name.c_str(), static_cast<int>(headers.size()),
+        a.create(&prog, device.text.c_str(), program_name.c_str(), static_cast<int>(headers.size()),
                  header_texts.data(), header_names.data());
     log().debug("cuda: nvrtcCreateProgram({}) -> {}", program_name, rc);
     if (rc != nvrtc_success)
@@ -203,12 +219,13 @@ NvrtcOutput Nvrtc::compile(const std::string& source, const std::string& program
     log().debug("cuda: nvrtcCompileProgram({}) -> {}", program_name, rc);
 
     NvrtcOutput out;
+    out.log = left_out;
     std::size_t log_size = 0;
     if (a.log_size(prog, &log_size) == nvrtc_success && log_size > 1) {
         std::string text(log_size, '\0');
         if (a.log(prog, text.data()) == nvrtc_success) {
             text.resize(log_size - 1); // the size counts the terminating NUL
-            out.log = std::move(text);
+            out.log += text;
         }
     }
     if (rc != nvrtc_success)

@@ -15,11 +15,15 @@
 
 namespace duet::cuda {
 
-// Duet's flags, then -DNAME=VALUE, fast math and the app's options (checked by
+// Duet's flags, then -I for each of `include_dirs` (the toolkit's headers:
+// cuda_nvrtc_toolkit.hpp), -DNAME=VALUE, fast math and the app's options (checked by
 // Device::load_kernel). An app's -std=... replaces Duet's -std=c++17 (NVRTC takes one).
-inline std::vector<std::string> nvrtc_build_flags(const std::string& arch,
-                                                  const BuildOptions& options) {
+inline std::vector<std::string>
+nvrtc_build_flags(const std::string& arch, const BuildOptions& options,
+                  const std::vector<std::string>& include_dirs = {}) {
     std::vector<std::string> args = nvrtc_base_flags(arch);
+    for (const auto& d : include_dirs)
+        args.push_back("-I" + d);
     const std::vector<std::string> own = options.options_for("cuda-c++"); // NVRTC's dialect
     const auto is_std = [](const std::string& o) {
         return o.rfind("-std=", 0) == 0 || o.rfind("--std=", 0) == 0;

@@ -1,11 +1,12 @@
-// The CUDA queue: one stream, every operation bracketed by two timing events. cudaSetDevice
-// comes before every call because one thread may drive several devices.
+// The CUDA queue: one stream, every operation bracketed by two timing events where the queue is
+// timed. cudaSetDevice comes before every call because one thread may drive several devices.
 #include "cuda_queue.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "cuda_check.hpp"
 #include "cuda_device.hpp"
@@ -29,9 +30,12 @@ char* at(const CudaBuffer& buf, std::size_t offset) {
 
 } // namespace
 
-CudaQueue::CudaQueue(CudaDevice& device, bool timing) : device_(device), timing_(timing) {
+CudaQueue::CudaQueue(CudaDevice& device, const QueueOptions& options)
+    : device_(device), timing_(options.timing) {
     device_.activate();
-    DUET_CUDA_CHECK(cudaStreamCreate(&stream_), "creating a stream on " + device_.label());
+    DUET_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, options.non_blocking ? cudaStreamNonBlocking
+                                                                             : cudaStreamDefault),
+                    "creating a stream on " + device_.label());
     if (!timing_) {
         // The stream may be gone when the Event is waited on; the device outlives both.
         const int ordinal = device_.ordinal();
@@ -67,6 +71,10 @@ const CudaBuffer& CudaQueue::own(const Buffer& buf, const char* role) const {
 
 template <class Op> Event CudaQueue::enqueue(Op&& op) {
     device_.activate();
+    return enqueue_current(std::forward<Op>(op));
+}
+
+template <class Op> Event CudaQueue::enqueue_current(Op&& op) {
     if (!timing_) {
         op();
         return untimed_;
@@ -192,7 +200,7 @@ Event CudaQueue::do_launch(Kernel& kernel, const Range& range,
     device_.activate(); // the plan may ask the driver (occupancy)
     LaunchPlan& plan = plan_;
     plan_launch(*k, range, local, args, plan);
-    return enqueue([&] {
+    return enqueue_current([&] {
         const auto what = [&] {
             return "launching kernel " + k->name() + " over " + range.to_string() + " (grid " +
                    std::to_string(plan.grid.x) + "x" + std::to_string(plan.grid.y) + "x" +

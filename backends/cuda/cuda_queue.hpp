@@ -1,5 +1,6 @@
 #pragma once
-// A duet::Queue on a CUDA stream: transfers, fills and launches, each timed by a CudaEvent.
+// A duet::Queue on a CUDA stream: transfers, fills and launches, each timed by a CudaEvent
+// where the queue was asked for timing.
 #include <cuda_runtime_api.h>
 
 #include <duet/backend/launch_checks.hpp>
@@ -15,7 +16,7 @@ class CudaKernel;
 
 class CudaQueue final : public Queue {
   public:
-    CudaQueue(CudaDevice& device, bool timing);
+    CudaQueue(CudaDevice& device, const QueueOptions& options);
     // Waits for queued work first: a caller may free host memory right after the queue is gone.
     ~CudaQueue() override;
     CudaQueue(const CudaQueue&) = delete;
@@ -41,6 +42,8 @@ class CudaQueue final : public Queue {
     CudaKernel& own(Kernel& kernel) const;
     // Records a start event, runs `op` (which enqueues on stream_), records the end event.
     template <class Op> Event enqueue(Op&& op);
+    // enqueue() where the device is current already (a launch made it so: one cudaSetDevice).
+    template <class Op> Event enqueue_current(Op&& op);
     // `buf` as a buffer of this queue's device, else a usage Error naming `role`.
     const CudaBuffer& own(const Buffer& buf, const char* role) const;
     std::string who() const;

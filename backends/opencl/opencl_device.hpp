@@ -30,7 +30,7 @@ class OpenclBuffer final : public Buffer {
     // The mapped host buffer behind this view, which a launch unmaps around the kernel.
     OpenclHostBuffer* host() const { return host_; }
     // The buffer's device address once a tile map over it has asked for it (0: not yet).
-    mutable std::atomic<std::uint64_t> device_address{0};
+    mutable std::atomic<std::uint64_t> queried_address{0};
 
   private:
     cl::Buffer buffer_;

@@ -165,6 +165,8 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
             for (cl_uint k = 0; k < std::min<cl_uint>(dims, 3); ++k)
                 i.max_work_item_sizes[k] = sizes[k];
     }
+    if (query(d, CL_DEVICE_MAX_PARAMETER_SIZE, sz))
+        i.max_parameter_bytes = sz;
     cl_bool unified = CL_FALSE;
     if (query(d, CL_DEVICE_HOST_UNIFIED_MEMORY, unified))
         i.unified_memory = unified == CL_TRUE || (type & CL_DEVICE_TYPE_CPU);

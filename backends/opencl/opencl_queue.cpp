@@ -21,6 +21,20 @@ void refuse_empty(const char* op, std::size_t bytes, const std::string& where) {
         throw Error::usage(std::string(op) + " of 0 bytes on " + where);
 }
 
+// A by-value argument clSetKernelArg refused. A size the parameter does not have (a struct the
+// runtime could not size from its type name) is the app's mistake, said as one.
+[[noreturn]] void value_arg_failed(const OpenclKernel& k, cl_int code, std::size_t i,
+                                   std::size_t size, const std::function<std::string()>& doing) {
+    const std::string which = doing() + ": argument " + std::to_string(i) + " (a " +
+                              std::to_string(size) + "-byte value) of " + k.name() +
+                              k.signature().to_string();
+    if (code == CL_INVALID_ARG_SIZE)
+        throw Error::usage(which + " does not have the parameter's size (clSetKernelArg: "
+                                   "CL_INVALID_ARG_SIZE); pass a host type laid out as the "
+                                   "kernel's (int vs long, float vs double, padding)");
+    fail(code, "clSetKernelArg", which);
+}
+
 } // namespace
 
 void OpenclEvent::wait() {
@@ -172,6 +186,7 @@ LaunchContract OpenclQueue::launch_contract(Kernel& kernel) const {
     c.limits.max_local = info.max_work_item_sizes;
     c.limits.max_group_items = std::min(k.max_work_group_size(), info.max_work_group_size);
     c.limits.max_local_bytes = info.local_mem_bytes;
+    c.limits.max_parameter_bytes = info.max_parameter_bytes;
     // Sizes OpenCL allows (size_t) but implementations do not handle: PoCL aborts, faults or
     // executes an illegal instruction on 2^33 work-items in one dimension, 2^40, 2^62, or
     // 2^31 x 2^31. Each dimension below 2^32 (what a uint holds) and 2^40 in all: more than
@@ -235,12 +250,8 @@ Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
                 k->get().setArg(idx, buffer_of(*a.buffer, "argument"));
                 break;
             case KernelArg::Kind::scalar:
-                if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, a.value.data());
-                    e != CL_SUCCESS)
-                    fail(e, "clSetKernelArg",
-                         doing() + ": argument " + std::to_string(i) + " (a " +
-                             std::to_string(a.size) + "-byte scalar) of " + k->name() +
-                             k->signature().to_string());
+                if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, a.bytes()); e != CL_SUCCESS)
+                    value_arg_failed(*k, e, i, a.size, doing);
                 break;
             case KernelArg::Kind::local:
                 if (cl_int e = clSetKernelArg(k->get()(), idx, a.size, nullptr); e != CL_SUCCESS)

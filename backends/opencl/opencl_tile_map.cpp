@@ -135,7 +135,7 @@ std::string tile_map_refusal(const OpenclDevice& dev) {
 
 std::uint64_t TileMapStore::device_address(OpenclDevice& dev, cl::CommandQueue& q,
                                            const OpenclBuffer& buf) {
-    if (const std::uint64_t a = buf.device_address.load())
+    if (const std::uint64_t a = buf.queried_address.load())
         return a;
     if (!addr_of_()) {
         cl::Program p(dev.context(), std::string(addr_of_source));
@@ -148,7 +148,7 @@ std::uint64_t TileMapStore::device_address(OpenclDevice& dev, cl::CommandQueue& 
     q.enqueueNDRangeKernel(addr_of_, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
     cl_ulong a = 0;
     q.enqueueReadBuffer(out, CL_TRUE, 0, sizeof a, &a);
-    buf.device_address.store(a);
+    buf.queried_address.store(a);
     return a;
 }
 

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
             x[i] = static_cast<float>(i % 1000);
             y[i] = static_cast<float>(i % 7);
         }
-        auto q = dev.create_queue();
+        auto q = dev.create_queue(duet::QueueOptions::timed());
         auto dx = dev.alloc<float>(n), dy = dev.alloc<float>(n);
         q->write(*dx, x); // blocking: x may change after this returns
         q->write(*dy, y);

@@ -33,9 +33,9 @@ class UntimedEvent final : public EventImpl {
 
   private:
     static Error no_timing() {
-        return Error::usage("this operation was queued on a queue created with timing off "
-                            "(QueueOptions{.timing = false}); create the queue with timing to "
-                            "read device times");
+        return Error::usage("this operation was queued on a queue with timing off (the "
+                            "default); create the queue with QueueOptions::timed() to read "
+                            "device times");
     }
     std::function<void()> wait_;
 };

@@ -117,6 +117,9 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
     }
     if (!signature.known)
         return {};
+    // The common case, a launch that is fine, builds no text: a launch is a hot path.
+    if (args.size() == params.size() && first_misfit(params, args) == args.size())
+        return {};
     const std::string counts = "the kernel takes " + std::to_string(params.size()) + " arguments " +
                                signature.to_string() + ", " + std::to_string(args.size()) +
                                " were given";
@@ -166,6 +169,20 @@ std::string kernel_args_problem(const KernelSignature& signature, std::span<cons
         }
     }
     return {};
+}
+
+std::string parameter_bytes_problem(std::span<const KernelArg> args, std::size_t limit) {
+    if (limit == 0)
+        return {};
+    std::size_t total = 0;
+    for (const auto& a : args)
+        total += passed_size(a); // each at most max_value_arg_bytes: no overflow in practice
+    if (total <= limit)
+        return {};
+    return "the arguments take " + std::to_string(total) +
+           " bytes in all, over the device's limit of " + std::to_string(limit) +
+           " bytes of kernel parameters (DeviceInfo::max_parameter_bytes); pass large data in "
+           "a duet::Buffer";
 }
 
 bool locals_beyond_params(const KernelSignature& signature, std::span<const KernelArg> args) {

@@ -123,6 +123,9 @@ Event Queue::launch_args(Kernel& kernel, const Range& range, KernelArgs args) {
                                   "__shared__ memory only when all of them have none)"
                                 : ""));
     }
+    if (std::string problem = parameter_bytes_problem(passed, contract.limits.max_parameter_bytes);
+        !problem.empty())
+        throw Error::usage(doing() + ": " + problem);
     if (contract.limits.max_local_bytes) {
         std::size_t local_total = 0;
         for (const auto& a : args)

@@ -33,7 +33,7 @@ TEST_CASE("conformance: transfers, fills, copies and vecadd") {
     for (auto* dev : conformance::every_device()) {
         SUBCASE(dev->label().c_str()) {
             MESSAGE("device: " << dev->label());
-            auto q = dev->create_queue();
+            auto q = dev->create_queue(duet::QueueOptions::timed());
             const int n = 1000; // not a multiple of the work-group size
             std::vector<float> a(n), b(n), c(n, -1.f);
             std::iota(a.begin(), a.end(), 0.f);
@@ -101,7 +101,7 @@ TEST_CASE("conformance: copies, pinned host memory and event spans") {
     for (auto* dev : conformance::every_device()) {
         SUBCASE(dev->label().c_str()) {
             const std::size_t n = 1 << 16;
-            auto q = dev->create_queue();
+            auto q = dev->create_queue(duet::QueueOptions::timed());
             auto host = dev->alloc_host(n * sizeof(int));
             CHECK(host->pinned());
             auto* p = static_cast<int*>(host->data());

@@ -26,6 +26,18 @@ class Buffer {
     virtual ~Buffer() = default;
     // Size in bytes.
     virtual std::size_t size() const = 0;
+    // The buffer's address in its device's address space, for structs and closures that hold
+    // pointers (CUDA: the device pointer). A usage Error where the device gives none: ask
+    // DeviceInfo::device_addresses first. Valid while the buffer lives.
+    virtual std::uint64_t device_address() const {
+        throw Error::usage("this device gives no device addresses of its buffers "
+                           "(DeviceInfo::device_addresses is false): pass each buffer as a "
+                           "kernel argument of its own instead of inside a struct or closure");
+    }
+    // device_address() as a pointer of the kernel's type, for a struct's or closure's field.
+    template <class T> T* device_pointer() const {
+        return reinterpret_cast<T*>(static_cast<std::uintptr_t>(device_address()));
+    }
 };
 
 // Page-locked (pinned) host memory for fast, asynchronous transfers. Released when destroyed.
@@ -121,7 +133,7 @@ class Kernel {
     virtual const std::string& build_options() const = 0;
     // A 1-D work-group size for this kernel on its device with `dynamic_local_bytes` of
     // duet::local memory per group, within max_work_group_size(): CUDA's occupancy API
-    // (cuOccupancyMaxPotentialBlockSize); OpenCL: the largest multiple of the kernel's
+    // (cudaOccupancyMaxPotentialBlockSize); OpenCL: the largest multiple of the kernel's
     // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE within its limits. Local memory beyond the
     // device's is a usage Error.
     virtual std::size_t suggested_group_size(std::size_t dynamic_local_bytes = 0) const {
@@ -233,9 +245,20 @@ class Queue {
 
 // How a queue records its operations.
 struct QueueOptions {
-    // Every operation's Event carries device start/end times. Off: no timing events are made
-    // (a launch costs what the raw API call costs), and Event::elapsed_ms() is an Error.
-    bool timing = true;
+    // Every operation's Event carries device start/end times. Off (the default): no timing
+    // events are made, a launch costs what the raw API call costs, and Event::elapsed_ms() is
+    // a usage Error; timing is paid for only where it is asked for.
+    bool timing = false;
+    // CUDA: a stream that does not wait for, nor is waited for by, the legacy default stream 0
+    // (cudaStreamNonBlocking). OpenCL has no implicit default queue that others synchronise
+    // with, so every OpenCL queue already behaves so and the option changes nothing there.
+    bool non_blocking = false;
+    // Options with timing on (C++17 has no designated initialisers).
+    static QueueOptions timed() {
+        QueueOptions o;
+        o.timing = true;
+        return o;
+    }
 };
 
 // One device as seen by one backend.
@@ -244,7 +267,7 @@ class Device {
     virtual ~Device() = default;
     // What the device is.
     virtual const DeviceInfo& info() const = 0;
-    // A new in-order queue (with timing unless the options turn it off).
+    // A new in-order queue, untimed unless the options ask for timing (QueueOptions::timed()).
     virtual std::unique_ptr<Queue> create_queue(const QueueOptions& options = {}) = 0;
     // Allocates `bytes` of device memory; over the device's limit is an Error naming the limit.
     virtual std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) = 0;

@@ -171,6 +171,9 @@ struct DeviceInfo {
                    ? 2.0 * memory_clock_mhz * 1e6 * (memory_bus_bits / 8.0) / 1e9
                    : 0.0;
     }
+    std::size_t max_parameter_bytes = 0;               // a launch's arguments in all (0 = unknown)
+    std::array<std::size_t, 3> max_grid_size{0, 0, 0}; // work-groups per dimension (0 = no limit)
+    bool device_addresses = false; // Buffer::device_address() works (pointers inside structs)
 };
 
 } // namespace duet

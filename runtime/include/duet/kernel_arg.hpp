@@ -1,6 +1,6 @@
 #pragma once
-// Typed kernel arguments: buffers, scalars by value, dynamic local/shared memory, and arguments
-// a backend extension defines (ExtensionArg).
+// Typed kernel arguments: buffers, values (scalars, structs, closures) by value, dynamic
+// local/shared memory, and arguments a backend extension defines (ExtensionArg).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -48,14 +48,24 @@ class ExtensionArg {
     virtual std::string problem() const = 0;
 };
 
-// One kernel argument, as the backends receive it.
+// The most bytes one by-value argument may have on any backend (CUDA's 32764-byte parameter
+// space on Volta and newer); a device's own limit is DeviceInfo::max_parameter_bytes.
+inline constexpr std::size_t max_value_arg_bytes = 32764;
+
+// One kernel argument, as the backends receive it. A value of at most 16 bytes is copied into
+// the argument; a larger one (a struct, a closure) is held by address, so it must live until the
+// launch call returns (a launch's own arguments do: the backends copy them during the call).
 struct KernelArg {
     enum class Kind { buffer, scalar, local, extension };
     Kind kind = Kind::scalar;
     const Buffer* buffer = nullptr;          // Kind::buffer, Kind::extension (the one it views)
-    std::array<unsigned char, 16> value{};   // Kind::scalar, first `size` bytes
-    std::size_t size = 0;                    // scalar size, or local bytes
+    std::array<unsigned char, 16> value{};   // Kind::scalar of at most 16 bytes
+    std::size_t size = 0;                    // value size, or local bytes
     const ExtensionArg* extension = nullptr; // Kind::extension
+    const void* large = nullptr;             // Kind::scalar over 16 bytes: the caller's value
+
+    // The bytes of a Kind::scalar argument (`size` of them).
+    const void* bytes() const { return size <= value.size() ? value.data() : large; }
 
     // Converts one C++ value into an argument; unsupported types fail to compile.
     template <class T> static KernelArg from(const T& v) {
@@ -74,13 +84,18 @@ struct KernelArg {
             a.buffer = v.buffer();
             a.extension = &v;
         } else {
-            static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 16 &&
-                              !std::is_pointer_v<T>,
-                          "kernel scalar arguments must be trivially copyable values of at most "
-                          "16 bytes; pass device memory as a duet::Buffer");
+            static_assert(std::is_trivially_copyable_v<T> && !std::is_pointer_v<T> &&
+                              !std::is_array_v<T> && sizeof(T) <= max_value_arg_bytes,
+                          "kernel value arguments must be trivially copyable, at most 32764 "
+                          "bytes, and neither pointers nor C arrays (pass device memory as a "
+                          "duet::Buffer, or its Buffer::device_address() inside a struct; wrap "
+                          "an array in a struct or std::array)");
             a.kind = Kind::scalar;
             a.size = sizeof(T);
-            std::memcpy(a.value.data(), &v, sizeof(T));
+            if constexpr (sizeof(T) <= sizeof(a.value))
+                std::memcpy(a.value.data(), &v, sizeof(T));
+            else
+                a.large = &v;
         }
         return a;
     }

@@ -39,6 +39,10 @@ inline constexpr std::size_t local_offset_param_size = sizeof(unsigned int);
 // expected and given counts and the signature. `args` are those that map onto parameters.
 std::string kernel_args_problem(const KernelSignature& signature, std::span<const KernelArg> args);
 
+// Why `args` (those that map onto parameters) take more parameter space than `limit` bytes
+// (empty when they fit, or when `limit` is 0: unknown).
+std::string parameter_bytes_problem(std::span<const KernelArg> args, std::size_t limit);
+
 // A device's launch limits; a zero entry is "no limit known".
 struct LaunchLimits {
     int max_dims = 3;
@@ -48,6 +52,7 @@ struct LaunchLimits {
     std::size_t max_global = 0;                     // work-items per dimension
     std::size_t max_total = 0;                      // work-items in all dimensions together
     std::size_t max_local_bytes = 0;                // duet::local bytes per launch (0: not here)
+    std::size_t max_parameter_bytes = 0;            // argument bytes in all (DeviceInfo's)
     // The backend's names for the limits, put after the numbers in messages ("maxThreadsDim").
     const char* local_name = "";
     const char* groups_name = "";

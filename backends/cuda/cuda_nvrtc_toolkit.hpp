@@ -1,0 +1,21 @@
+#pragma once
+// The CUDA toolkit's headers for NVRTC: where they are (so that an app's kernel may include
+// <cooperative_groups.h> or <cub/cub.cuh> as nvcc would let it), and a digest of the ones a
+// source includes (so that a changed toolkit header never reuses an old build from the cache).
+#include <string>
+#include <vector>
+
+namespace duet::cuda {
+
+// -I directories for NVRTC: <root>/include and, where it exists, <root>/include/cccl (CUDA 13
+// keeps CUB, Thrust and libcu++ there), for the first toolkit root that has
+// include/cooperative_groups.h among: the one above the NVRTC library `nvrtc_path` is in
+// (<root>/lib64/libnvrtc.so.13), CUDA_PATH, CUDA_HOME, /usr/local/cuda. Empty when none has.
+std::vector<std::string> toolkit_include_dirs(const std::string& nvrtc_path);
+
+// A digest of the contents of every file under `dirs` that `source` includes, directly or
+// through another (each #include <name> or "name" found in `dirs`, whatever #if surrounds it:
+// more files than the compiler reads, never fewer). Empty when it includes none.
+std::string toolkit_headers_digest(const std::string& source, const std::vector<std::string>& dirs);
+
+} // namespace duet::cuda
