@@ -1,4 +1,4 @@
-# Sourced by bench/gpu_tc3_det.sh, gpu_tc3_variants.sh and gpu_tc3_builds.sh after gpu_env.sh:
+# Sourced by bench/gpu_tc3_det.sh after gpu_env.sh:
 # the log ($LOG) and the rows file ($J, emptied), `say` (a line to the log and the terminal) and
 # `run LABEL ARGS...` (one `runapp run`, its JSON rows appended to $J with the label, for
 # bench/tc3_summary.py; killed after RUN_TIMEOUT seconds, default 120). Needs RUNAPP and OUT

@@ -167,7 +167,6 @@ SourceFile finished(FileRef& f, std::vector<FileRef>& files, KernelLanguage lang
         std::set<std::string> seen;
         check_cu_includes(f.name, f.contents(), files, seen);
     }
-    }
     check_kernel_names(out.text, lang, "kernel file " + f.name);
     return out;
 }

@@ -1,7 +1,9 @@
 #pragma once
-// Duet's one logger (spdlog, header-only). Level from DUET_LOG_LEVEL; quiet by default.
-#ifndef SPDLOG_HEADER_ONLY
-#define SPDLOG_HEADER_ONLY
+// Duet's one logger (spdlog). Level from DUET_LOG_LEVEL; quiet by default. spdlog is compiled
+// once, into libduet (runtime/src/log.cpp), and fmt is header-only: a file that logs pays for
+// spdlog's declarations only, and the binaries need no libspdlog or libfmt at run time.
+#ifndef SPDLOG_COMPILED_LIB
+#define SPDLOG_COMPILED_LIB
 #endif
 #ifndef FMT_HEADER_ONLY
 #define FMT_HEADER_ONLY
