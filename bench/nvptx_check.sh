@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Without a GPU: the OpenCL matmul and tf32 kernels through clang's NVPTX target (a stand-in for
 # NVIDIA's OpenCL compiler, which is LLVM-based too) and ptxas, per kernel: registers and stack
-# bytes, with NVIDIA's unroll hints (cl_nv_pragma_unroll defined) and without (DUET_NO_NV_UNROLL).
+# bytes, with NVIDIA's unroll hints (DUET_UNROLL_HINTS, as the device profile sets it) and without (DUET_NO_NV_UNROLL).
 # A stack frame where CUDA has none means a register block spilled to local memory: the first
 # suspect when an OpenCL step is slower than its CUDA twin. Needs clang (15+) and the CUDA
 # toolkit's ptxas; the libclc built-ins are replaced by PTX special registers (prelude below),
@@ -40,7 +40,7 @@ src = open(f"{root}/kernels_cl/{f}.cl").read()
 open(f"{t}/{f}.cl", "w").write(src.replace('#include "matmul.clh"', open(f"{root}/kernels_cl/matmul.clh").read()))
 PY
     for mode in hints "-DDUET_NO_NV_UNROLL=1"; do
-        defs="-Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1 $(tiles "$f")"
+        defs="-DDUET_UNROLL_HINTS=1 -DDUET_PTX_ASM=1 -DDUET_TF32_PTX=1 $(tiles "$f")"
         [ "$mode" = hints ] || defs="$defs $mode"
         "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
             -include "$T/prelude.h" -I "$ROOT/kernels_cl" -O3 -S -march=sm_80 -Xclang -target-feature \
@@ -57,7 +57,7 @@ echo '#define min(a, b) ((a) < (b) ? (a) : (b))' >> "$T/prelude.h"
 for f in matmul_tf32 matmul_tc3; do
     "$CLANG" -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
         -include "$T/prelude.h" -I "$ROOT/kernels_cl" -O3 -S -march=sm_80 -Xclang -target-feature \
-        -Xclang +ptx70 -Dcl_nv_pragma_unroll=1 -DDUET_TF32_PTX=1 -DDUET_TF32_WGMMA=1 $(tiles matmul_tf32) \
+        -Xclang +ptx70 -DDUET_UNROLL_HINTS=1 -DDUET_PTX_ASM=1 -DDUET_TF32_PTX=1 -DDUET_TF32_WGMMA=1 $(tiles matmul_tf32) \
         "$ROOT/kernels_cl/$f.cl" -o "$T/$f.wg.ptx" 2> "$T/err" || { echo "$f wgmma: clang failed: $(head -3 "$T/err")"; continue; }
     sed -e 's#//duet-sm90a ##' -e 's/^\.target sm_[0-9]*/.target sm_90a/' -e 's/^\.version .*/.version 8.0/' \
         "$T/$f.wg.ptx" > "$T/$f.sm90a.ptx"
