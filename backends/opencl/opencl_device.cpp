@@ -171,18 +171,22 @@ std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
         origin = file->name;
     }
     const std::string opts = build_options(options);
-    std::shared_ptr<ProgramEntry> entry;
-    bool in_memory = false;
+    std::shared_ptr<ProgramSlot> slot;
     {
-        // One build per (source, options) per device, even when several threads ask at once.
         std::lock_guard lock(programs_mutex_);
-        const std::string key = source + '\0' + opts;
-        auto& slot = programs_[key];
-        in_memory = static_cast<bool>(slot);
-        if (!slot)
-            slot = build_program(*this, source, opts, origin);
-        entry = slot;
+        auto& s = programs_[source + '\0' + opts];
+        if (!s)
+            s = std::make_shared<ProgramSlot>();
+        slot = s;
     }
+    // One build per (source, options) per device, even when several threads ask at once; other
+    // programs build meanwhile. A build that throws leaves the slot empty for the next ask.
+    bool in_memory = true;
+    std::call_once(slot->built, [&] {
+        slot->entry = build_program(*this, source, opts, origin);
+        in_memory = false;
+    });
+    const std::shared_ptr<ProgramEntry> entry = slot->entry;
     const double ms = in_memory ? 0.0 : entry->build_ms;
     try {
         cl::Kernel k(entry->program, name.c_str());

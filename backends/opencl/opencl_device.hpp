@@ -114,8 +114,14 @@ class OpenclDevice final : public Device {
     DeviceInfo info_;
     std::once_flag context_once_;
     cl::Context context_;
+    // One slot per (source, options): its build runs once, outside programs_mutex_, so builds of
+    // different programs proceed at once (runapp builds a run's programs up front, in parallel).
+    struct ProgramSlot {
+        std::once_flag built;
+        std::shared_ptr<ProgramEntry> entry;
+    };
     std::mutex programs_mutex_;
-    std::map<std::string, std::shared_ptr<ProgramEntry>> programs_; // by cache key
+    std::map<std::string, std::shared_ptr<ProgramSlot>> programs_; // by cache key
     std::once_flag tile_maps_once_;
     std::shared_ptr<TileMapStore> tile_maps_;
 };
