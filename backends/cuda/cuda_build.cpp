@@ -261,7 +261,8 @@ std::shared_ptr<CudaModule> CudaDevice::embedded_module(const ModuleSource& sour
         *this, source.fatbin->data, source.origin,
         std::string(embedded_build_options()) +
             (source.fatbin->defines.empty() ? "" : " -D" + replace_spaces(source.fatbin->defines)),
-        kernels_defined_in(source.text, KernelLanguage::cuda), {}, source.text);
+        kernels_defined_in(source.text, KernelLanguage::cuda),
+        std::vector<std::pair<std::string, std::string>>{}, source.text);
     modules_.emplace(key, module);
     return module;
 }
