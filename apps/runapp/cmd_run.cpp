@@ -221,7 +221,7 @@ void prebuild(const std::vector<const App*>& apps, const std::vector<duet::Devic
     if (progress.on())
         std::cerr << "\r\033[K" << std::flush;
     if (!c.quiet && p.builds > 0)
-        std::cerr << "runapp: built " << p.builds << " programs up front on " << p.threads
+        std::cerr << "runapp: built " << p.builds << " steps' programs up front on " << p.threads
                   << " thread(s) in " << fmt("%.1f", p.ms / 1000) << " s"
                   << (p.failed ? " (" + std::to_string(p.failed) + " failed: their steps say why)"
                                : "")
