@@ -87,6 +87,7 @@ Prebuilt prebuild_steps(const std::vector<std::pair<const App*, std::vector<Step
             } catch (...) { // the step's own build reports it
                 failed.fetch_add(1);
             }
+            heartbeat(); // a build finished: progress for runapp's watchdog
         }
     };
     std::vector<std::thread> pool;
