@@ -69,26 +69,40 @@ Prebuilt prebuild_steps(const std::vector<std::pair<const App*, std::vector<Step
                 } catch (const Error&) { // a bad define or size: the step's run says so
                 }
             }
+    // Jobs that may share a program (one device, the same defines: several kernels of one file)
+    // go to one worker in ladder order, so that the step a run meets first is the one whose load
+    // builds it, and whose row keeps the build's facts (claim_prebuilt).
+    std::vector<std::vector<const Job*>> groups;
+    std::map<std::pair<const Device*, Defines>, std::size_t> group_of;
+    for (const Job& job : jobs) {
+        const auto [it, added] =
+            group_of.emplace(std::make_pair(job.device, job.options.defines), groups.size());
+        if (added)
+            groups.emplace_back();
+        groups[it->second].push_back(&job);
+    }
     Prebuilt out;
     out.builds = jobs.size();
     if (threads == 0)
         threads = std::max(1u, std::thread::hardware_concurrency());
-    out.threads = static_cast<unsigned>(std::min<std::size_t>(threads, jobs.size()));
+    out.threads = static_cast<unsigned>(std::min<std::size_t>(threads, groups.size()));
     std::atomic<std::size_t> next{0}, failed{0};
     const auto work = [&] {
-        for (std::size_t j; (j = next.fetch_add(1)) < jobs.size();) {
-            try {
-                const auto k = jobs[j].device->load_kernel(jobs[j].kernel, jobs[j].options);
-                if (k->provenance() != Provenance::memory_cache) {
-                    std::lock_guard lock(facts_mutex);
-                    facts().emplace(Key{jobs[j].device->info().id(), k->name(), k->build_options()},
-                                    Facts{k->build_ms(), k->cache_hit(), k->provenance()});
+        for (std::size_t g; (g = next.fetch_add(1)) < groups.size();)
+            for (const Job* job : groups[g]) {
+                try {
+                    const auto k = job->device->load_kernel(job->kernel, job->options);
+                    if (k->provenance() != Provenance::memory_cache) {
+                        std::lock_guard lock(facts_mutex);
+                        facts().emplace(
+                            Key{job->device->info().id(), k->name(), k->build_options()},
+                            Facts{k->build_ms(), k->cache_hit(), k->provenance()});
+                    }
+                } catch (...) { // the step's own build reports it
+                    failed.fetch_add(1);
                 }
-            } catch (...) { // the step's own build reports it
-                failed.fetch_add(1);
+                heartbeat(); // a build finished: progress for runapp's watchdog
             }
-            heartbeat(); // a build finished: progress for runapp's watchdog
-        }
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < out.threads; ++t)

@@ -220,7 +220,7 @@ void prebuild(const std::vector<const App*>& apps, const std::vector<duet::Devic
     const auto p = duet::apps::prebuild_steps(steps, devs, base_config(c));
     if (progress.on())
         std::cerr << "\r\033[K" << std::flush;
-    if (!c.quiet && p.builds > 0)
+    if (progress.on() && p.builds > 0) // on a terminal, as the progress lines (stdout may be JSON)
         std::cerr << "runapp: built " << p.builds << " steps' programs up front on " << p.threads
                   << " thread(s) in " << fmt("%.1f", p.ms / 1000) << " s"
                   << (p.failed ? " (" + std::to_string(p.failed) + " failed: their steps say why)"
