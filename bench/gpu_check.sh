@@ -19,10 +19,13 @@ done
 $B/bin/api_example cuda:0
 if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
     CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    # memcheck without API errors: the CUDA backend counts a kernel's parameters by asking
-    # cudaFuncGetParamInfo for the one past the last, which fails by design (and is checked).
+    # memcheck with API errors reported: the CUDA backend makes no call that fails by design
+    # (a kernel's parameter count comes first: backends/cuda/cuda_param_count.cpp).
+    DUET_LOG_LEVEL=debug timeout ${SANITIZER_TIMEOUT:-60} $CS --tool memcheck --error-exitcode 9 \
+        $RUNAPP run matmul --device cuda:0 --size 512 --reps 1 --warmup 0 > "$OUT/sanitizer_runapp_matmul.txt" 2>&1
+    echo "compute-sanitizer memcheck over runapp run matmul (CUDA): exit $? $(grep -E 'ERROR SUMMARY' "$OUT/sanitizer_runapp_matmul.txt") $(grep -c 'parameters (unknown)' "$OUT/sanitizer_runapp_matmul.txt") kernels with an unknown parameter count"
     for tool in ${SANITIZERS:-memcheck racecheck synccheck initcheck}; do
-        DUET_TEST_SKIP_PLATFORM=Portable,NVIDIA timeout ${SANITIZER_TIMEOUT:-60} $CS --tool $tool $([ $tool = memcheck ] && echo --report-api-errors no) --error-exitcode 9 \
+        DUET_TEST_SKIP_PLATFORM=Portable,NVIDIA timeout ${SANITIZER_TIMEOUT:-60} $CS --tool $tool --error-exitcode 9 \
             "$B/bin/test_apps" > "$OUT/sanitizer_$tool.txt" 2>&1
         echo "compute-sanitizer $tool over test_apps (CUDA): exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[doctest\] test cases' "$OUT/sanitizer_$tool.txt" | tr '\n' ' ')"
     done

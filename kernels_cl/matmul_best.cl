@@ -1,11 +1,12 @@
 // Matrix multiply, step 6 of the ladder: best, and matmul_split_sum (its split-K sum). The step
 // itself, its tiles and its loops, is in matmul_best.clh; kernels_cu/matmul_best.cu is the CUDA
 // twin.
-// NVIDIA's compiler: a step's multiply-adds by pairs of rows, serpentine (matmul_best.clh), where
-// no block is clamped: 4096^3 0.7% and 8192^3 0.5% faster on the H100; 4097^3 (clamped) 1.7%
-// slower, so there row by row. The stream kernel takes its own order (matmul_best_stream.cl).
-#if !defined(BEST_ORDER) && defined(cl_nv_pragma_unroll) && !BEST_CLAMP
-#define BEST_ORDER 3
+// NVIDIA's compiler (its device profile sets BEST_WAVES_ORDER=3): a step's multiply-adds by pairs
+// of rows, serpentine (matmul_best.clh), where no block is clamped: 4096^3 0.7% and 8192^3 0.5%
+// faster on the H100; 4097^3 (clamped) 1.7% slower, so there row by row. The stream kernel takes
+// its own order (matmul_best_stream.cl).
+#if !defined(BEST_ORDER) && defined(BEST_WAVES_ORDER) && !BEST_CLAMP
+#define BEST_ORDER BEST_WAVES_ORDER
 #endif
 #define BEST_SLICES_ROLLED 1 // C's unaligned rows in a rolled loop (matmul_best_write.clh)
 #include "matmul_best.clh"

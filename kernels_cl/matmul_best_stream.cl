@@ -35,19 +35,19 @@
 // (the static stall counts of bench/cubin_loop.py: rolled here, 2497 cycles a tile, 58 of them
 // stalls of 4 against 2336 and 6).
 #define BEST_SLICES_ROLLED 0
-// NVIDIA's compiler: a step's multiply-adds with the last row first (BEST_ORDER 4,
-// matmul_best.clh) where no block is clamped, as in CUDA: on the H100 5120^3 5.59 ms against 5.80
-// row by row, 8192^3 22.70 against 23.56 (its waves: 21.79), orders 1-3 between
-// (docs/design/sgemm.md). Clamped blocks keep row by row (unmeasured).
-#if !defined(BEST_ORDER) && defined(cl_nv_pragma_unroll) && !BEST_CLAMP
-#define BEST_ORDER 4
+// NVIDIA's compiler (its device profile sets BEST_STREAM_ORDER=4): a step's multiply-adds with
+// the last row first (BEST_ORDER 4, matmul_best.clh) where no block is clamped, as in CUDA: on the
+// H100 5120^3 5.59 ms against 5.80 row by row, 8192^3 22.70 against 23.56 (its waves: 21.79),
+// orders 1-3 between (docs/design/sgemm.md). Clamped blocks keep row by row (unmeasured).
+#if !defined(BEST_ORDER) && defined(BEST_STREAM_ORDER) && !BEST_CLAMP
+#define BEST_ORDER BEST_STREAM_ORDER
 #endif
 #include "matmul_best.clh"
 
 #ifndef BEST_STREAM_INLINE
 #define BEST_STREAM_INLINE 0
 #endif
-#if defined(cl_nv_pragma_unroll) // NVIDIA's compiler: the fence for the whole device
+#if DUET_PTX_ASM // NVIDIA's compiler (matmul.clh): the fence for the whole device
 #define BEST_DEVICE_FENCE() __asm__ __volatile__("membar.gl;" ::: "memory")
 #else
 #define BEST_DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
@@ -63,8 +63,8 @@
 // 250 instructions before their stores into local memory, against 820 in CUDA's loop, which two
 // more registers held through it move as late (docs/design/sgemm.md). Without its
 // checked loop (BEST_ALL_INSIDE, matmul_best.clh) it runs 8192^3 in 21.69 ms.
-// Other compilers: nothing to do.
-#if defined(cl_nv_pragma_unroll)
+// Other compilers (no DUET_PTX_ASM): nothing to do.
+#if DUET_PTX_ASM
 #define BEST_FRESH(x) __asm__ __volatile__("" : "+r"(x))
 #else
 #define BEST_FRESH(x)

@@ -38,36 +38,55 @@ TEST_CASE("apps: matmul best takes warp tiles and 16-deep tiles on NVIDIA's Open
     info.backend = "opencl";
     duet::apps::RunConfig cfg;
     using D = duet::apps::Defines;
-    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) ==
-          D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    // best's defines and the device profile's, as a run adds them (add_step_defines).
+    const auto best = duet::apps::select_variants(duet::apps::find_app("matmul"), "best").front();
+    const auto build = [&](const duet::DeviceInfo& i, std::size_t N, std::size_t K) {
+        duet::BuildOptions o;
+        o.defines = duet::apps::best_defines(cfg, N, K);
+        duet::apps::add_step_defines("matmul", best, o, i, cfg);
+        return o.defines;
+    };
+    // NVIDIA's compiler's hints (any NVIDIA OpenCL), then the H100 row's warp and deep tiles.
+    const D nv{{"DUET_UNROLL_HINTS", "1"},
+               {"DUET_PTX_ASM", "1"},
+               {"BEST_WAVES_ORDER", "3"},
+               {"BEST_STREAM_ORDER", "4"}};
+    const auto with_nv = [&](const D& own) {
+        D out = nv;
+        out.insert(out.end(), own.begin(), own.end());
+        return out;
+    };
+    CHECK(build(info, 4096, 4096) == with_nv({{"BEST_WTX", "4"}, {"BEST_BK", "16"}}));
     cfg.defines = {{"BEST_BK", "8"}, {"BEST_WTX", "0"}}; // the user's, to compare: kept
-    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096).empty());
+    CHECK(build(info, 4096, 4096) == nv);
     cfg.defines = {{"BEST_BK", "8"}};
-    CHECK(duet::apps::best_defines(cfg, info, 4096, 4096) == D{{"BEST_WTX", "4"}});
+    CHECK(build(info, 4096, 4096) == with_nv({{"BEST_WTX", "4"}}));
     cfg.defines.clear();
-    auto other = info; // AMD's 64-wide wavefronts, a device with 32 KiB, a CPU, CUDA: nothing
+    auto other = info; // AMD's 64-wide wavefronts, a device with 32 KiB: the hints only
     other.subgroup_width = 64;
-    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    CHECK(build(other, 4096, 4096) == nv);
     other = info;
     other.local_mem_bytes = 32768;
-    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    CHECK(build(other, 4096, 4096) == nv);
     other = info;
     other.device_type = duet::DeviceType::cpu;
-    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    CHECK(build(other, 4096, 4096).empty());
     other = info;
     other.caps.inline_asm = false;
-    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    CHECK(build(other, 4096, 4096).empty());
     other = info;
     other.kernel_language = duet::KernelLanguage::cuda; // its kernel's own defaults
-    CHECK(duet::apps::best_defines(cfg, other, 4096, 4096).empty());
+    CHECK(build(other, 4096, 4096).empty());
     // Rows not 16-byte aligned (1: A's, K not a multiple of 4; 2: B's, N not), on every device.
-    CHECK(duet::apps::best_defines(cfg, other, 4097, 4096) == D{{"BEST_UNALIGNED", "2"}});
-    CHECK(duet::apps::best_defines(cfg, other, 4096, 4098) == D{{"BEST_UNALIGNED", "1"}});
-    CHECK(duet::apps::best_defines(cfg, other, 4099, 4098) == D{{"BEST_UNALIGNED", "3"}});
-    CHECK(duet::apps::best_defines(cfg, info, 4095, 4096) ==
-          D{{"BEST_UNALIGNED", "2"}, {"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    CHECK(build(other, 4097, 4096) == D{{"BEST_UNALIGNED", "2"}});
+    CHECK(build(other, 4096, 4098) == D{{"BEST_UNALIGNED", "1"}});
+    CHECK(build(other, 4099, 4098) == D{{"BEST_UNALIGNED", "3"}});
+    D unaligned{{"BEST_UNALIGNED", "2"}};
+    for (const auto& d : with_nv({{"BEST_WTX", "4"}, {"BEST_BK", "16"}}))
+        unaligned.push_back(d);
+    CHECK(build(info, 4095, 4096) == unaligned);
     cfg.defines = {{"BEST_UNALIGNED", "0"}}; // the user's 0 compares with the checked loads
-    CHECK(duet::apps::best_defines(cfg, other, 4097, 4097).empty());
+    CHECK(build(other, 4097, 4097).empty());
 }
 
 TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that saves a wave") {

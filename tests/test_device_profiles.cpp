@@ -46,10 +46,22 @@ TEST_CASE("profiles: the H100 through CUDA and through NVIDIA's OpenCL get their
     CHECK(cl.defines_for("reduction", "atomic_f32") == D{{"DUET_RED_PTX_ATOMIC", "1"}});
     CHECK(cl.defines_for("reduction", "unroll_last_f32") == D{{"DUET_RED_PTX_WARP", "1"}});
     CHECK(cl.defines_for("reduction", "shuffle_f32").empty());
-    CHECK(cl.defines_for("matmul", "best") == D{{"BEST_WTX", "4"}, {"BEST_BK", "16"}});
+    // NVIDIA's compiler: every matmul step's unroll hints and asm statements ("matmul/*", in
+    // place of the kernels' old cl_nv_pragma_unroll tests), then the step's own.
+    const D nv{{"DUET_UNROLL_HINTS", "1"}, {"DUET_PTX_ASM", "1"}};
+    const auto with_nv = [&](const D& own) {
+        D out = nv;
+        out.insert(out.end(), own.begin(), own.end());
+        return out;
+    };
+    CHECK(cl.defines_for("matmul", "tiled16") == nv);
+    CHECK(cl.defines_for("matmul", "best") == with_nv({{"BEST_WAVES_ORDER", "3"},
+                                                       {"BEST_STREAM_ORDER", "4"},
+                                                       {"BEST_WTX", "4"},
+                                                       {"BEST_BK", "16"}}));
     CHECK(cl.defines_for("conv5x5", "rows") == D{{"DUET_NV_LDG", "1"}});
-    CHECK(cl.defines_for("matmul", "tf32") == D{{"DUET_TF32_PTX", "1"}});
-    CHECK(cl.defines_for("matmul", "tc3") == D{{"DUET_TF32_PTX", "1"}}); // tf32's mma PTX
+    CHECK(cl.defines_for("matmul", "tf32") == with_nv({{"DUET_TF32_PTX", "1"}}));
+    CHECK(cl.defines_for("matmul", "tc3") == with_nv({{"DUET_TF32_PTX", "1"}})); // mma PTX
     CHECK(cl.best.tile_depth == 16);
     CHECK(cl.best.waves_clamp_cost == doctest::Approx(0.035));
     CHECK(cl.best.clamp_cost == 0);
@@ -60,8 +72,10 @@ TEST_CASE("profiles: the H100 through CUDA and through NVIDIA's OpenCL get their
     hopper.caps.sm90a_ptx = true;
     const auto wg = duet::apps::profile_of(hopper);
     CHECK(wg.rows.back() == "NVIDIA Hopper (compute capability 9.0), OpenCL through sm_90a PTX");
-    CHECK(wg.defines_for("matmul", "tf32") == D{{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}});
-    CHECK(wg.defines_for("matmul", "tc3") == D{{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}});
+    CHECK(wg.defines_for("matmul", "tf32") ==
+          with_nv({{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}}));
+    CHECK(wg.defines_for("matmul", "tc3") ==
+          with_nv({{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}}));
 }
 
 TEST_CASE("profiles: a device without a measured row gets the plain default") {
@@ -73,7 +87,12 @@ TEST_CASE("profiles: a device without a measured row gets the plain default") {
     CHECK(a100.best.stream_clamped_defines.empty());
     auto wide = nvidia(duet::KernelLanguage::opencl_c, 9, 0); // the H100 row assumes warps of 32
     wide.subgroup_width = 64;
-    CHECK(duet::apps::profile_of(wide).defines_for("matmul", "best").empty());
+    // (only the compiler's hints, which every NVIDIA OpenCL takes)
+    CHECK(duet::apps::profile_of(wide).defines_for("matmul", "best") ==
+          D{{"DUET_UNROLL_HINTS", "1"},
+            {"DUET_PTX_ASM", "1"},
+            {"BEST_WAVES_ORDER", "3"},
+            {"BEST_STREAM_ORDER", "4"}});
     CHECK(duet::apps::profile_of(wide).defines_for("reduction", "unroll_last_f32").empty());
     CHECK(duet::apps::profile_of(wide).defines_for("reduction", "atomic_f32").size() == 1);
     duet::DeviceInfo pocl; // a CPU through PoCL

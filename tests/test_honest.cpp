@@ -188,6 +188,37 @@ TEST_CASE("compare: skipped rows say SKIPPED, speed-ups skip them and say agains
     CHECK(off.status() == "unverified");
 }
 
+TEST_CASE("compare: a step is one row whatever shape each API chose, the ratio filled") {
+    // One GPU through OpenCL (opencl:0) and CUDA (cuda:0): tiled32 at 32x8 and 32x32.
+    const auto on = [](const std::string& dev, const std::string& variant, double ms,
+                       const std::string& local) {
+        Result r = ran(variant, ms);
+        r.device_id = dev;
+        r.local_label = local;
+        return r;
+    };
+    const runapp::Twins twins{{"opencl:0", "cuda:0"}};
+    std::ostringstream out;
+    runapp::print_comparison(
+        out,
+        {on("opencl:0", "naive", 4.0, "16x16"), on("cuda:0", "naive", 2.0, "16x16"),
+         on("opencl:0", "tiled32", 3.0, "32x8"), on("cuda:0", "tiled32", 1.5, "32x32")},
+        &twins);
+    const std::string text = out.str();
+    INFO(text);
+    std::size_t rows = 0;
+    for (std::size_t at = text.find("tiled32"); at != std::string::npos;
+         at = text.find("tiled32", at + 1))
+        ++rows;
+    CHECK(rows == 1); // one row, not a CUDA-only and an OpenCL-only one
+    const std::string tiled = line_of(text, "tiled32");
+    CHECK(tiled.find("@32x8") != std::string::npos); // each cell says its shape
+    CHECK(tiled.find("@32x32") != std::string::npos);
+    CHECK(tiled.find("2.00") != std::string::npos); // OpenCL over CUDA: 3.0 / 1.5
+    const std::string naive = line_of(text, "naive");
+    CHECK(naive.find("naive @16x16") != std::string::npos); // one shape: in the label
+}
+
 TEST_CASE("exit code: nothing ran on a device is 3 with the reasons; a wrong result is 1") {
     std::vector<std::string> why;
     CHECK(runapp::results_exit_code({skipped("naive"), skipped("vec4")}, why) == 3);

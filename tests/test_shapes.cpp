@@ -132,17 +132,17 @@ TEST_CASE("shapes: the textbook shape where it fits, else the largest that does"
 TEST_CASE("auto size: 4x the last-level cache, about 1 ms, within memory, capped on CPUs") {
     const auto gpu = h100();
     // The H100: every ladder outside its 50 MiB L2.
-    const auto mm = choose_size(matmul_model(), gpu);
+    const auto mm = choose_size(find_app("matmul").size_model(), gpu);
     CHECK(mm.n >= 4096);
     CHECK(12.0 * mm.n * mm.n >= 4.0 * (50 << 20));
-    CHECK(choose_size(reduction_model(), gpu).n >= (std::size_t{1} << 26));
-    CHECK(choose_size(conv_model(), gpu).n == 8192);
-    CHECK(choose_size(vecadd_model(), gpu).n * 12.0 >= 4.0 * (50 << 20));
+    CHECK(choose_size(find_app("reduction").size_model(), gpu).n >= (std::size_t{1} << 26));
+    CHECK(choose_size(find_app("conv5x5").size_model(), gpu).n == 8192);
+    CHECK(choose_size(find_app("vecadd").size_model(), gpu).n * 12.0 >= 4.0 * (50 << 20));
     // A small GPU memory bounds it.
     auto small = gpu;
     small.global_mem_bytes = std::uint64_t{1} << 30;
     small.max_alloc_bytes = std::uint64_t{256} << 20;
-    const auto r = choose_size(reduction_model(), small);
+    const auto r = choose_size(find_app("reduction").size_model(), small);
     CHECK(r.n * 4.0 <= double(small.max_alloc_bytes));
     CHECK(r.note.find("device memory") != std::string::npos);
     // A CPU device: capped, and the note says so.
@@ -153,18 +153,19 @@ TEST_CASE("auto size: 4x the last-level cache, about 1 ms, within memory, capped
     cpu.platform = "Portable Computing Language";
     cpu.global_mem_cache_bytes = std::uint64_t{32} << 20;
     cpu.global_mem_bytes = std::uint64_t{8} << 30;
-    const auto c = choose_size(matmul_model(), cpu);
+    const auto c = choose_size(find_app("matmul").size_model(), cpu);
     CHECK(c.n == 512);
     CHECK(c.note.find("CPU device") != std::string::npos);
     // Oclgrind (the OpenCL backend marks its devices as simulators): small sizes.
     auto sim = cpu;
     sim.platform = "Oclgrind";
     sim.caps.simulator = true;
-    CHECK(choose_size(matmul_model(), sim).n == 32);
+    CHECK(choose_size(find_app("matmul").size_model(), sim).n == 32);
     // Unknown cache: assumed, and said.
     auto unknown = gpu;
     unknown.global_mem_cache_bytes = 0;
-    CHECK(choose_size(vecadd_model(), unknown).note.find("assumed") != std::string::npos);
+    CHECK(choose_size(find_app("vecadd").size_model(), unknown).note.find("assumed") !=
+          std::string::npos);
     // The apps' hook uses the same rule; "auto" parses to the empty (automatic) size.
     const auto& app = find_app("matmul");
     CHECK(app.auto_size(gpu) == std::vector<std::size_t>{mm.n});

@@ -12,6 +12,7 @@
 
 #include <duet/duet.hpp>
 
+#include "auto_size.hpp"
 #include "result.hpp"
 #include "step.hpp"
 
@@ -54,11 +55,12 @@ class App {
     const std::vector<Step>& variants() const { return steps(); }
     // Default size: finishes in seconds on a 2-core CPU.
     virtual std::vector<std::size_t> default_size() const = 0;
+    // What the app's working set and work grow like: its rule for --size auto (auto_size.hpp).
+    virtual SizeModel size_model() const = 0;
     // --size auto (the default of run and compare, an empty RunConfig::size): the size for the
-    // device, from the app's rule in auto_size.hpp.
+    // device by the app's size model.
     virtual std::vector<std::size_t> auto_size(const DeviceInfo& info) const {
-        (void)info;
-        return default_size();
+        return {choose_size(size_model(), info).n};
     }
     // The size `runapp tune` sweeps at when none is given (tuning is the steps' TuneSpace): a
     // size that fills a GPU, a small one on a CPU. By default the app's default size.

@@ -107,39 +107,4 @@ AutoSize choose_size(const SizeModel& m, const DeviceInfo& info) {
     return a;
 }
 
-SizeModel vecadd_model() {
-    // a, b, c: 12 bytes per value; 2^28 values (3 GiB) at most on a GPU.
-    return {"vecadd",
-            1,
-            12,
-            0,
-            1,
-            std::size_t{1} << 28,
-            std::size_t{1} << 24,
-            std::size_t{1} << 12,
-            std::size_t{1} << 30};
-}
-SizeModel matmul_model() {
-    // A, B, C: 3 n^2 floats; 2 n^3 flops; multiples of 1024 up to 8192 on a GPU, 512 on a CPU
-    // device (naive takes seconds there beyond).
-    return {"matmul", 3, 4, 2, 1024, 8192, 512, 32, 46336};
-}
-SizeModel conv_model() {
-    // in and out: 8 bytes per pixel; up to 8192^2 on a GPU, 2048^2 on a CPU device.
-    return {"conv5x5", 2, 8, 0, 1024, 8192, 2048, 64, 46336};
-}
-SizeModel reduction_model() {
-    // 4 bytes per value (int or float); 2^28 values on a GPU, 2^22 on a CPU device (eighteen
-    // variants: the ladder in ~10 s on 2 cores); int indices.
-    return {"reduction",
-            1,
-            4,
-            0,
-            1,
-            std::size_t{1} << 28,
-            std::size_t{1} << 22,
-            std::size_t{1} << 12,
-            std::size_t{1} << 30};
-}
-
 } // namespace duet::apps

@@ -14,7 +14,7 @@
 
 namespace duet::apps {
 
-// What an app's working set and work grow like, for the rule.
+// What an app's working set and work grow like, for the rule: each app's own (App::size_model).
 struct SizeModel {
     std::string app; // for the note
     int dims = 1;    // 1: n values; 2: an n x n image; 3: n^3 matmul
@@ -39,11 +39,5 @@ std::uint64_t llc_bytes(const DeviceInfo& info);
 bool is_simulator(const DeviceInfo& info);
 // The size of `m` on `info`.
 AutoSize choose_size(const SizeModel& m, const DeviceInfo& info);
-
-// The models of the four apps.
-SizeModel vecadd_model();
-SizeModel matmul_model();
-SizeModel conv_model();
-SizeModel reduction_model();
 
 } // namespace duet::apps

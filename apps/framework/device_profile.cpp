@@ -131,10 +131,16 @@ bool DeviceProfile::takes_define(const std::string& macro) const {
 }
 
 Defines DeviceProfile::defines_for(const std::string& app, const std::string& step) const {
-    for (const auto& [name, defines] : step_defines)
-        if (name == app + "/" + step)
-            return defines;
-    return {};
+    Defines out;
+    const std::string keys[] = {app + "/*", app + "/" + step};
+    for (const auto& key : keys)
+        for (const auto& [name, defines] : step_defines)
+            if (name == key)
+                for (const auto& d : defines) {
+                    std::erase_if(out, [&](const auto& o) { return o.first == d.first; });
+                    out.push_back(d);
+                }
+    return out;
 }
 
 DeviceProfile profile_from(const std::string& json_text, const DeviceInfo& info) {

@@ -44,8 +44,9 @@ struct DeviceProfile {
 
     // The kernels this device builds honour the switch `macro`.
     bool takes_define(const std::string& macro) const;
-    // The profile's defines for app/step ({} when none); a copy, so that it outlives a
-    // temporary profile (profile_of(info).defines_for(...) in a range-for).
+    // The profile's defines for app/step ({} when none): those of "app/*" (every step of the
+    // app), then the step's own over them; a copy, so that it outlives a temporary profile
+    // (profile_of(info).defines_for(...) in a range-for).
     Defines defines_for(const std::string& app, const std::string& step) const;
 };
 

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <set>
 
+#include "step_prebuild.hpp"
+
 namespace duet::apps {
 
 void describe(Result& r, const Device& dev, const Kernel& k, const std::string& app,
@@ -18,6 +20,7 @@ void describe(Result& r, const Device& dev, const Kernel& k, const std::string& 
     r.cache_hit = k.cache_hit();
     r.provenance = duet::provenance_name(k.provenance());
     r.build_options = k.build_options();
+    claim_prebuilt(r, dev, k); // built up front (step_prebuild.hpp): that build's facts
 }
 
 namespace {

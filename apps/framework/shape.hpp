@@ -28,7 +28,10 @@ struct Shape {
     bool local_by_argument = false;
     std::vector<std::pair<std::string, std::string>> defines; // build defines of this shape
     std::string kernel; // a kernel of its own for this shape ("": the step's kernel)
-    std::string label;  // how a note names it: "32x8 items, 4 rows each"
+    // The step's host code launches this shape its own way (tf32's and tc3's wgmma kernels: tile
+    // maps, clusters), not as the step's other shapes.
+    bool own_launch = false;
+    std::string label; // how a note names it: "32x8 items, 4 rows each"
     std::size_t items() const { return local[0] * local[1]; }
 };
 

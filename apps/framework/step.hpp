@@ -40,13 +40,17 @@ struct Needs {
 using ShapeRule = std::function<std::vector<Shape>(const RunConfig&, const DeviceInfo&)>;
 
 // A step's own host code, kept on its record, so an app's run() needs no branch on a step's
-// name. `defines` is every app's; an app with more derives its hook set from this (matmul:
-// MatmulHooks) and reads it back with hooks_of.
+// name. The fields here are every app's contract: the framework calls them (add_step_defines);
+// an app with more derives its hook set from this (vecadd's launch size, conv5x5's geometry,
+// matmul's work, reduction's ladder step) and reads it back with hooks_of.
 struct StepHooks {
     virtual ~StepHooks() = default;
     // Defines the step adds to its build on a device, after the user's (the cpu steps' vector
     // width: cpu_width_hooks).
     std::function<void(BuildOptions&, const DeviceInfo&, const RunConfig&)> defines{};
+    // Whether the device profile's defines for the step apply to a run of `cfg` (empty: they
+    // do). tf32's emulated mma (DUET_TF32_EMULATE) builds without NVIDIA's PTX switches.
+    std::function<bool(const RunConfig&)> takes_profile{};
 };
 
 struct Step {
@@ -74,9 +78,15 @@ using Variant = Step;
 std::vector<Shape> shapes_of(const Step& step, const RunConfig& cfg, const DeviceInfo& info);
 // Throws ErrorKind::unsupported when the step's needs refuse `info`'s device.
 void check_needs(const Step& step, const DeviceInfo& info);
-// Adds the step's own defines for `info`'s device to `opts` (its hooks' `defines`; none without).
-void add_step_defines(const Step& step, BuildOptions& opts, const DeviceInfo& info,
+// Adds the step's own defines for `info`'s device to `opts` (its hooks' `defines`; none without):
+// what a build outside a run takes (step_builds.hpp).
+void add_hook_defines(const Step& step, BuildOptions& opts, const DeviceInfo& info,
                       const RunConfig& cfg);
+// What every app's run adds to its build of `step` of `app`, once: the step's own defines
+// (add_hook_defines), then the device profile's for app/step (device_profile.hpp) whose names
+// neither the user's --define nor `opts` set (unless the hooks' takes_profile says no).
+void add_step_defines(const std::string& app, const Step& step, BuildOptions& opts,
+                      const DeviceInfo& info, const RunConfig& cfg);
 
 // The step list of design/ladders.md, derived from the records of every app in the registry: one
 // Markdown table per app (step, kernel, what it changes, textbook group and local memory, needs,

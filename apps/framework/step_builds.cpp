@@ -69,7 +69,7 @@ std::vector<StepBuild> step_builds(const DeviceInfo& info) {
         for (const auto& step : app->steps()) {
             StepBuild b{app->name(), step.name, step.kernel, "", {}, false};
             BuildOptions opts;
-            add_step_defines(step, opts, info, cfg);
+            add_hook_defines(step, opts, info, cfg);
             b.device_specific = !opts.defines.empty();
             if (step.shapes) {
                 const auto shapes = shapes_of(step, cfg, info);

@@ -19,81 +19,17 @@
 #include "conv5x5.hpp"
 #include "cpu_steps.hpp"
 #include "device_kind.hpp"
-#include "device_profile.hpp"
 #include "native/native.hpp"
 #include "native/reference.hpp"
 #include "problem.hpp"
 
 namespace duet::apps {
 
-const std::vector<Step>& conv5x5_steps(); // conv5x5_steps.cpp: the ladder's records
-
 namespace {
 
 // Above this many pixels, --verify full checks a sample: the CPU reference of every pixel of
 // 8192^2 is 1.7 G multiply-adds, longer than all the GPU runs it checks.
 constexpr std::size_t full_check_limit = std::size_t{4096} * 4096;
-
-// A tunable macro's value among the build's defines (define_or in app.hpp), for conv5x5.
-std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
-    return define_or(cfg, "conv5x5", name, fallback);
-}
-
-// How one variant covers the image: each work-item computes `cols` x `rows` adjacent outputs,
-// a work-group is `local` work-items. For tiled and best the tile macros fix the work-group, and
-// a --local becomes those macros (`defines`).
-struct Geometry {
-    std::size_t cols = 1, rows = 1;
-    std::array<std::size_t, 2> local{16, 16};
-    bool free_local = true;
-    std::vector<std::pair<std::string, std::string>> defines; // added to the build
-    // Every tile macro the kernel reads, at this geometry's values: a shape the user pins
-    // (--local, a tile --define) builds with them (the kernels have no defaults).
-    std::vector<std::pair<std::string, std::string>> macros;
-};
-
-// The work-group of a tiled kernel: macros wx/wy (defaults dx, dy), or --local, which sets them.
-void tile_local(Geometry& g, const RunConfig& cfg, const std::string& wx, const std::string& wy,
-                std::size_t dx, std::size_t dy, const std::string& variant) {
-    g.free_local = false;
-    g.local = {define_or(cfg, wx, dx), define_or(cfg, wy, dy)};
-    if (!cfg.local || *cfg.local == g.local)
-        return;
-    for (const auto& [key, value] : cfg.defines)
-        if (key == wx || key == wy)
-            throw Error::usage("conv5x5 " + variant + ": --local " +
-                               std::to_string((*cfg.local)[0]) + "x" +
-                               std::to_string((*cfg.local)[1]) + " contradicts --define " + key +
-                               "=" + value + " (the work-group is the tile: give one of them)");
-    g.local = *cfg.local;
-    g.defines = {{wx, std::to_string(g.local[0])}, {wy, std::to_string(g.local[1])}};
-}
-
-// The textbook values here are those of the step records' first shapes (conv5x5_steps.cpp).
-Geometry geometry_of(const std::string& variant, const RunConfig& cfg) {
-    Geometry g;
-    const auto n = [](std::size_t v) { return std::to_string(v); };
-    if (variant == "tiled") {
-        tile_local(g, cfg, "CONV_TILE_W", "CONV_TILE_H", 16, 16, variant);
-        g.macros = {{"CONV_TILE_W", n(g.local[0])}, {"CONV_TILE_H", n(g.local[1])}};
-    } else if (variant == "rows") {
-        g.rows = define_or(cfg, "CONV_ROWS", 8);
-        g.local = {32, 8};
-        g.macros = {{"CONV_ROWS", n(g.rows)}};
-    } else if (variant == "cpu") { // kernels_cl/conv5x5_cpu.cl
-        g.cols = define_or(cfg, "CONV_CPU_COLS", 16384);
-        g.rows = define_or(cfg, "CONV_CPU_ROWS", 16);
-        g.local = {1, 4};
-        g.macros = {{"CONV_CPU_ROWS", n(g.rows)}, {"CONV_CPU_COLS", n(g.cols)}};
-    } else if (variant == "best") {
-        tile_local(g, cfg, "CONV_BX", "CONV_BY", 32, 8, variant);
-        g.cols = 4;
-        g.rows = define_or(cfg, "CONV_BROWS", 4);
-        g.macros = {
-            {"CONV_BX", n(g.local[0])}, {"CONV_BY", n(g.local[1])}, {"CONV_BROWS", n(g.rows)}};
-    }
-    return g;
-}
 
 // The double-precision reference of the checked pixels, spread over the CPU's cores.
 struct Reference {
@@ -181,9 +117,16 @@ class Conv5x5 final : public App {
     const std::vector<Step>& steps() const override { return conv5x5_steps(); }
     // 1024^2: the whole ladder in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {1024}; }
-    // --size auto: conv_model() in auto_size.cpp.
-    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
-        return {choose_size(conv_model(), info).n};
+    // in and out: 8 bytes per pixel; up to 8192^2 on a GPU, 2048^2 on a CPU device.
+    SizeModel size_model() const override {
+        return {.app = "conv5x5",
+                .dims = 2,
+                .bytes_per_item = 8,
+                .granule = 1024,
+                .gpu_cap = 8192,
+                .cpu_cap = 2048,
+                .sim_size = 64,
+                .index_cap = 46336};
     }
     std::vector<std::size_t> tune_size(const DeviceInfo& info) const override {
         return {is_gpu(info) ? 8192u : 2048u};
@@ -210,21 +153,18 @@ class Conv5x5 final : public App {
                         "conv5x5's image and output (and a CPU device's copies)");
         check_device_alloc(dev.info(), double(W) * H * sizeof(float), "conv5x5's image");
         r.size_label = dims_label({W, H});
-        const Geometry g = geometry_of(v.name, cfg);
+        const auto* hooks = hooks_of<ConvHooks>(v); // the step's geometry (conv5x5_steps.cpp)
+        const ConvGeometry g = hooks && hooks->geometry ? hooks->geometry(cfg) : ConvGeometry{};
         BuildOptions opts;
         opts.defines = cfg.defines;
         opts.defines.insert(opts.defines.end(), g.defines.begin(), g.defines.end());
-        add_step_defines(v, opts, dev.info(), cfg); // the cpu step's vector width
-        // The device profile's defines for the step (rows: reads through the read-only cache
-        // where OpenCL C takes inline PTX, kernels_cl/conv5x5.cl); a user's define of the same
-        // name stands (DUET_NV_LDG=0 keeps plain loads, to compare).
-        for (const auto& d : profile_of(dev.info()).defines_for("conv5x5", v.name))
-            if (!user_sets(cfg, {d.first}))
-                opts.defines.push_back(d);
+        // The cpu step's vector width; the device profile's defines for the step (rows: reads
+        // through the read-only cache where OpenCL C takes inline PTX, kernels_cl/conv5x5.cl), a
+        // user's define of the same name standing (DUET_NV_LDG=0 keeps plain loads, to compare).
+        add_step_defines(name(), v, opts, dev.info(), cfg);
         // The shape: the user's (--local, a tile --define) as given, or an error; otherwise the
         // variant's own where the device allows it, else the largest smaller one that fits.
-        const bool pinned = cfg.local || user_sets(cfg, {"CONV_TILE_W", "CONV_TILE_H", "CONV_BX",
-                                                         "CONV_BY", "CONV_BROWS"});
+        const bool pinned = cfg.local || user_sets(cfg, g.pins);
         if (pinned) // the kernel's tile macros that neither the user nor --local gave
             add_unset(opts.defines, g.macros);
         Kernel& kernel = pinned ? s.build_as_given(opts) : s.build(opts);
@@ -274,7 +214,7 @@ class Conv5x5 final : public App {
                 check_sums(r, out, *problem_sums(img, filter, W, H, cfg.seed));
             s.check_guards();
         }
-        return s.finish(conv_model());
+        return s.finish(size_model());
     }
 
     Result run_native(const RunConfig& cfg, const std::string& variant) const override {

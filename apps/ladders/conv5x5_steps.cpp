@@ -4,10 +4,12 @@
 // Shapes: Shape::cols x Shape::rows are the outputs of one work-item (x, y); the textbook shape
 // first; every shape carries the tile macros its kernel reads (the kernels have no defaults:
 // these records are their one source). The rule is used for a run whose shape the user left to
-// the app (no --local, no tile --define); conv5x5.cpp's geometry_of gives the macros otherwise.
+// the app (no --local, no tile --define); the record's geometry (ConvHooks) gives the macros
+// otherwise.
 #include <string>
 
 #include "app.hpp"
+#include "conv5x5.hpp"
 #include "cpu_steps.hpp"
 
 namespace duet::apps {
@@ -102,6 +104,76 @@ std::vector<Shape> best_shapes(const RunConfig&, const DeviceInfo&) {
     return out;
 }
 
+// ---- Geometry in a shape the user pins (ConvHooks): the textbook values are those of the first
+// shapes above ----
+
+std::size_t define_or(const RunConfig& cfg, const std::string& name, std::size_t fallback) {
+    return duet::apps::define_or(cfg, "conv5x5", name, fallback);
+}
+
+// The work-group of a tiled kernel: macros wx/wy (defaults dx, dy), or --local, which sets them.
+void tile_local(ConvGeometry& g, const RunConfig& cfg, const std::string& wx, const std::string& wy,
+                std::size_t dx, std::size_t dy, const std::string& variant) {
+    g.free_local = false;
+    g.local = {define_or(cfg, wx, dx), define_or(cfg, wy, dy)};
+    if (!cfg.local || *cfg.local == g.local)
+        return;
+    for (const auto& [key, value] : cfg.defines)
+        if (key == wx || key == wy)
+            throw Error::usage("conv5x5 " + variant + ": --local " +
+                               std::to_string((*cfg.local)[0]) + "x" +
+                               std::to_string((*cfg.local)[1]) + " contradicts --define " + key +
+                               "=" + value + " (the work-group is the tile: give one of them)");
+    g.local = *cfg.local;
+    g.defines = {{wx, num(g.local[0])}, {wy, num(g.local[1])}};
+}
+
+ConvGeometry tiled_geometry(const RunConfig& cfg) {
+    ConvGeometry g;
+    tile_local(g, cfg, "CONV_TILE_W", "CONV_TILE_H", 16, 16, "tiled");
+    g.macros = {{"CONV_TILE_W", num(g.local[0])}, {"CONV_TILE_H", num(g.local[1])}};
+    g.pins = {"CONV_TILE_W", "CONV_TILE_H"};
+    return g;
+}
+
+ConvGeometry rows_geometry(const RunConfig& cfg) {
+    ConvGeometry g;
+    g.rows = define_or(cfg, "CONV_ROWS", 8);
+    g.local = {32, 8};
+    g.macros = {{"CONV_ROWS", num(g.rows)}};
+    return g;
+}
+
+ConvGeometry cpu_geometry(const RunConfig& cfg) { // kernels_cl/conv5x5_cpu.cl
+    ConvGeometry g;
+    g.cols = define_or(cfg, "CONV_CPU_COLS", 16384);
+    g.rows = define_or(cfg, "CONV_CPU_ROWS", 16);
+    g.local = {1, 4};
+    g.macros = {{"CONV_CPU_ROWS", num(g.rows)}, {"CONV_CPU_COLS", num(g.cols)}};
+    return g;
+}
+
+ConvGeometry best_geometry(const RunConfig& cfg) {
+    ConvGeometry g;
+    tile_local(g, cfg, "CONV_BX", "CONV_BY", 32, 8, "best");
+    g.cols = 4;
+    g.rows = define_or(cfg, "CONV_BROWS", 4);
+    g.macros = {
+        {"CONV_BX", num(g.local[0])}, {"CONV_BY", num(g.local[1])}, {"CONV_BROWS", num(g.rows)}};
+    g.pins = {"CONV_BX", "CONV_BY", "CONV_BROWS"};
+    return g;
+}
+
+// A record's hooks: its geometry, and the cpu step's vector width (cpu_width_hooks).
+std::shared_ptr<const StepHooks> geometry(ConvGeometry (*rule)(const RunConfig&),
+                                          bool cpu_width = false) {
+    auto h = std::make_shared<ConvHooks>();
+    h->geometry = rule;
+    if (cpu_width)
+        h->defines = cpu_width_hooks()->defines;
+    return h;
+}
+
 // best's tuning space: a BX x BY work-group, each work-item 4 columns x ROWS rows of outputs.
 struct ConvBlock {
     std::size_t bx, by, rows;
@@ -145,24 +217,27 @@ const std::vector<Step>& conv5x5_steps() {
         {.name = "tiled",
          .kernel = "conv5x5_tiled",
          .description = "16x16 outputs + 2-pixel halo in local memory, clamped cooperative load",
-         .shapes = tiled_shapes},
+         .shapes = tiled_shapes,
+         .hooks = geometry(tiled_geometry)},
         {.name = "rows",
          .kernel = "conv5x5_rows",
          .description = "8 outputs down a column per work-item, 5-row sliding window in registers",
-         .shapes = free_group({32, 8}, true)},
+         .shapes = free_group({32, 8}, true),
+         .hooks = geometry(rows_geometry)},
         {.name = "best",
          .kernel = "conv5x5_best",
          .description = "128x32 block in local memory by float4 loads, 4x4 outputs per work-item",
          .shapes = best_shapes,
          .tuning = TuneSpace{.params = {"CONV_BX", "CONV_BY", "CONV_BROWS"},
                              .local_bound = true,
-                             .points = best_points}},
+                             .points = best_points},
+         .hooks = geometry(best_geometry)},
         {.name = "cpu",
          .kernel = "conv5x5_cpu",
          .description = "CPU-shaped: 16 rows x 1024 columns per work-item, row by row, 4 vectors "
                         "of the device's float width at once, streamed stores, no barrier",
          .shapes = cpu_shapes,
-         .hooks = cpu_width_hooks()},
+         .hooks = geometry(cpu_geometry, true)},
     };
     return steps;
 }

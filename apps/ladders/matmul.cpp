@@ -44,9 +44,18 @@ class Matmul final : public App {
     const std::vector<Step>& steps() const override { return matmul_steps(); }
     // 384^3: the whole ladder, naive included, in a few seconds on 2 CPU cores through PoCL.
     std::vector<std::size_t> default_size() const override { return {384}; }
-    // --size auto: matmul_model() in auto_size.cpp.
-    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
-        return {choose_size(matmul_model(), info).n};
+    // A, B, C: 3 n^2 floats; 2 n^3 flops; multiples of 1024 up to 8192 on a GPU, 512 on a CPU
+    // device (naive takes seconds there beyond).
+    SizeModel size_model() const override {
+        return {.app = "matmul",
+                .dims = 3,
+                .bytes_per_item = 4,
+                .flops_per_item = 2,
+                .granule = 1024,
+                .gpu_cap = 8192,
+                .cpu_cap = 512,
+                .sim_size = 32,
+                .index_cap = 46336};
     }
     // runapp tune: a size that fills a GPU; on a CPU every point is a build of seconds.
     std::vector<std::size_t> tune_size(const DeviceInfo& info) const override {
@@ -77,7 +86,7 @@ class Matmul final : public App {
             check_needs(v, dev.info());
         const auto shapes = shapes_of(v, cfg, dev.info()); // matmul_steps.cpp
         work->prepare(opts, shapes);
-        add_step_defines(v, opts, dev.info(), cfg);
+        add_step_defines(name(), v, opts, dev.info(), cfg); // and the profile's
         // Launch geometry: the global size covers C in whole work-groups; the kernels check
         // the edges themselves. The shape is the variant's own where the device allows it, else
         // the largest smaller one that fits (matmul_steps.cpp); a step whose work-group is the
@@ -119,7 +128,7 @@ class Matmul final : public App {
         } else {
             work->unverified(r);
         }
-        return s.finish(matmul_model());
+        return s.finish(size_model());
     }
 
     Result run_native(const RunConfig& cfg, const std::string& variant) const override {

@@ -22,11 +22,11 @@ const std::vector<Step>& matmul_steps();
 std::string tf32_unsupported(const DeviceInfo& info);
 // The tf32 step's launch shapes (matmul_steps.cpp), which tc3's follow (matmul_tc3.cpp).
 std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info);
-// best's defines beyond its shape's tile macros for this device and an N x K B, those the user has
+// best's defines beyond its shape's tile macros for an N x K B, those the user has
 // not set: BEST_UNALIGNED where rows are not 16-byte aligned (1: A's, K not a multiple of 4; 2:
-// B's, N not; 3: both); then the device profile's (NVIDIA's OpenCL on Hopper: warp tiles and
-// 16-deep tiles, as through CUDA).
-Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K);
+// B's, N not; 3: both). The device profile's (NVIDIA's OpenCL on Hopper: warp tiles and 16-deep
+// tiles, as through CUDA) come with every step's (add_step_defines).
+Defines best_defines(const RunConfig& cfg, std::size_t N, std::size_t K);
 
 // How best covers C (matmul_best_plan.cpp). Where rows are not 16-byte aligned, on copies of
 // the operands with rows of whole 16 bytes (Np, Kp: N and K rounded up to 4, zeros beyond): with

@@ -20,7 +20,7 @@ class BestWork final : public MatmulWork {
     void prepare(BuildOptions& opts, const std::vector<Shape>& shapes) override {
         const DeviceInfo& info = p_.dev.info();
         plan_ = best_plan(p_.cfg, info, p_.M, p_.N, p_.K, shapes.front().rows, shapes.front().cols);
-        for (auto& d : best_defines(p_.cfg, info, plan_.n, plan_.k))
+        for (auto& d : best_defines(p_.cfg, plan_.n, plan_.k))
             opts.defines.push_back(std::move(d));
         if (plan_.clamp && !user_sets(p_.cfg, {"BEST_CLAMP"}))
             opts.defines.emplace_back("BEST_CLAMP", "1");

@@ -173,6 +173,7 @@ std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
                        "A^T with B from registers, TMA, pairs sharing A by multicast, sm_90a)");
         w.kernel = "matmul_tf32_wgmma";
         w.local_by_argument = true;
+        w.own_launch = true;
         out.push_back(std::move(w));
     }
     const std::size_t bk = def(cfg, "TF_BK", 16), stages = def(cfg, "TF_STAGES", 2);
@@ -306,12 +307,10 @@ ShapeRule rule(std::vector<Shape> (*shapes)(const RunConfig&)) {
 
 // The ladder. Fields: name, kernel, description (runapp's and docs/design/ladders.md's line), needs
 // (sub-group assumptions, a device it refuses), shapes (the rule above), tuning (TuneSpace).
-Defines best_defines(const RunConfig& cfg, const DeviceInfo& info, std::size_t N, std::size_t K) {
+Defines best_defines(const RunConfig& cfg, std::size_t N, std::size_t K) {
     Defines want;
     if (N % 4 != 0 || K % 4 != 0) // A's rows, B's, or both
         want.emplace_back("BEST_UNALIGNED", std::to_string((K % 4 != 0) + 2 * (N % 4 != 0)));
-    for (const auto& d : profile_of(info).defines_for("matmul", "best"))
-        want.push_back(d);
     Defines out;
     for (auto& [name, value] : want)
         if (!user_sets(cfg, {name}))

@@ -22,7 +22,7 @@ namespace {
 std::vector<Shape> tc3_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     auto shapes = tf32_shapes(cfg, info);
     for (Shape& s : shapes)
-        if (s.kernel == "matmul_tf32_wgmma") {
+        if (s.own_launch) { // tf32's wgmma kernel
             s.kernel = "matmul_tc3_wgmma";
             s.rows = 256;
             s.cols = 128;

@@ -27,10 +27,9 @@ class Tf32Work final : public MatmulWork {
   public:
     // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory, on
     // any device; it checks the kernel's fragment arithmetic, not tensor cores.
-    // `step`: "tf32" or "tc3" (the same launches; tc3's kernels split each input in two).
-    Tf32Work(MatmulProblem& p, std::string step)
-        : MatmulWork(p), step_(std::move(step)),
-          emulated_(define_or(p.cfg, "matmul", "DUET_TF32_EMULATE", 0) != 0),
+    // `split`: tc3's work (the same launches; tc3's kernels split each input in two), else tf32's.
+    Tf32Work(MatmulProblem& p, bool split)
+        : MatmulWork(p), split_(split), emulated_(emulated(p.cfg)),
           profile_(profile_of(p.dev.info())) {
         if (emulated_ && !profile_.takes_define("DUET_TF32_EMULATE"))
             throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
@@ -38,12 +37,9 @@ class Tf32Work final : public MatmulWork {
                                p.dev.info().id());
     }
     bool needs_apply() const override { return !emulated_; } // tf32 refuses all but NVIDIA 8.0+
-
-    void prepare(BuildOptions& opts, const std::vector<Shape>&) override {
-        if (!emulated_) // the profile's: PTX mma in OpenCL C
-            for (const auto& d : profile_.defines_for("matmul", step_))
-                if (!user_sets(p_.cfg, {d.first}))
-                    opts.defines.push_back(d);
+    // The emulation builds without the profile's PTX switches (the hooks' takes_profile).
+    static bool emulated(const RunConfig& cfg) {
+        return define_or(cfg, "matmul", "DUET_TF32_EMULATE", 0) != 0;
     }
 
     Timed launch(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
@@ -61,7 +57,7 @@ class Tf32Work final : public MatmulWork {
     void check(Result& r, std::span<const float> c, const Reference& ref, std::span<const float> a,
                std::span<const float> b) override {
         r.sampled = ref.indices.size() < p_.M * p_.N;
-        if (step_ == "tc3")
+        if (split_)
             return tc3_check(r, c, ref, a, b, p_.N, p_.K);
         std::vector<double> bound(ref.indices.size());
         for (std::size_t t = 0; t < bound.size(); ++t)
@@ -81,14 +77,14 @@ class Tf32Work final : public MatmulWork {
         r.note += std::string(r.note.empty() ? "" : "; ") + buf;
     }
     void unverified(Result& r) override {
-        if (step_ == "tc3")
+        if (split_)
             return;
         r.note += std::string(r.note.empty() ? "" : "; ") +
                   "TF32, not float32 (10-bit mantissa inputs); unverified";
     }
 
   private:
-    std::string step_;
+    bool split_; // tc3
     bool emulated_;
     DeviceProfile profile_;
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
@@ -104,7 +100,7 @@ class Tf32Work final : public MatmulWork {
 MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& range,
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
-    wgmma_ = g.kernel == "matmul_tf32_wgmma" || g.kernel == "matmul_tc3_wgmma";
+    wgmma_ = g.own_launch;
     // The device profile's wgmma from OpenCL C (sm90a_ptx: kernels_cl/matmul_wgmma.clh), unless
     // the backend fell back to the kernel's mma.sync path (its build options say so).
     const bool from_source =
@@ -123,19 +119,19 @@ MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& 
                               "(DUET_LOG_LEVEL=warn says why)"
                             : "wgmma (sm_90a PTX built from the kernel's source)" +
                                   std::string(ocl_wgmma ? "" : ", tiles copied by cp.async") +
-                                  std::string(step_ == "tf32" ? "; inputs truncated to TF32" : ""));
+                                  std::string(split_ ? "" : "; inputs truncated to TF32"));
     truncated_ = wgmma_ || (from_source && !fell_back);
     if (ocl_wgmma) {
         if (auto timed = launch_tma(g, opts, a, b, c))
             return std::move(*timed);
-        if (step_ == "tf32")
+        if (!split_)
             return launch_bt(kernel, g, range, opts, a, b, c);
         p_.s.note("tiles copied by cp.async");
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     }
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
-    if (g.kernel == "matmul_tf32_wgmma")
+    if (!split_)
         return launch_swapped(kernel, g, range, opts, a, b, c);
     return launch_split(kernel, g, range, opts, a, b, c);
 }
@@ -258,7 +254,7 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
 std::optional<MatmulWork::Timed> Tf32Work::launch_tma(const Shape& g, const BuildOptions& opts,
                                                       const Buffer& a, const Buffer& b, Buffer& c) {
     const std::size_t M = p_.M, N = p_.N;
-    const bool tc3 = step_ == "tc3";
+    const bool tc3 = split_;
     const std::size_t rows = tc3 ? 128 : 256; // the kernel's block: rows x 128 of C
     tma_ = p_.dev.load_kernel(tc3 ? "matmul_tc3_tma" : "matmul_tf32_tma", shape_build(opts, g));
     const Range range = Range((N + 127) / 128 * 32, (M + rows - 1) / rows * 8).local(32, 8);
@@ -309,16 +305,23 @@ MatmulWork::Timed Tf32Work::launch_bt(Kernel& kernel, const Shape& g, const Rang
 
 } // namespace
 
-std::shared_ptr<const StepHooks> tf32_hooks() {
+namespace {
+
+std::shared_ptr<const StepHooks> tensor_core_hooks(bool split) {
     auto h = std::make_shared<MatmulHooks>();
-    h->begin = [](MatmulProblem& p) { return std::make_unique<Tf32Work>(p, "tf32"); };
+    h->begin = [split](MatmulProblem& p) { return std::make_unique<Tf32Work>(p, split); };
+    h->takes_profile = [](const RunConfig& cfg) { return !Tf32Work::emulated(cfg); };
     return h;
 }
 
+} // namespace
+
+std::shared_ptr<const StepHooks> tf32_hooks() {
+    return tensor_core_hooks(false);
+}
+
 std::shared_ptr<const StepHooks> tc3_hooks() {
-    auto h = std::make_shared<MatmulHooks>();
-    h->begin = [](MatmulProblem& p) { return std::make_unique<Tf32Work>(p, "tc3"); };
-    return h;
+    return tensor_core_hooks(true);
 }
 
 } // namespace duet::apps

@@ -42,23 +42,31 @@ class Reduction final : public App {
     }
     const std::vector<Step>& steps() const override { return reduction_steps(); }
     std::vector<std::size_t> default_size() const override { return {1u << 22}; }
-    // --size auto: reduction_model() in auto_size.cpp.
-    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
-        return {choose_size(reduction_model(), info).n};
+    // 4 bytes per value (int or float); 2^28 values on a GPU, 2^22 on a CPU device (eighteen
+    // variants: the ladder in ~10 s on 2 cores); int indices.
+    SizeModel size_model() const override {
+        return {.app = "reduction",
+                .dims = 1,
+                .bytes_per_item = 4,
+                .gpu_cap = std::size_t{1} << 28,
+                .cpu_cap = std::size_t{1} << 22,
+                .sim_size = std::size_t{1} << 12,
+                .index_cap = std::size_t{1} << 30};
     }
     std::vector<std::size_t> tune_size(const DeviceInfo& info) const override {
         return {is_gpu(info) ? std::size_t{1} << 26 : std::size_t{1} << 22};
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
-        if (const auto* hooks = hooks_of<ReductionHooks>(v); hooks && hooks->run)
+        const auto* hooks = hooks_of<ReductionHooks>(v);
+        if (hooks && hooks->run)
             return hooks->run(dev, *this, v, cfg); // det_f32: reduction_det.cpp
-        const bool is_int = v.name.size() > 4 && v.name.ends_with("_i32");
-        return is_int ? run_typed<int>(dev, v, cfg) : run_typed<float>(dev, v, cfg);
+        return hooks && hooks->ints ? run_typed<int>(dev, v, cfg) : run_typed<float>(dev, v, cfg);
     }
 
+    // The native row of the step's type (its record's hooks).
     std::string native_variant(const std::string& variant) const override {
-        return variant.ends_with("_i32") ? "native_i32" : "native_f32";
+        return ints(variant) ? "native_i32" : "native_f32";
     }
 
     // The native reference: each thread sums a contiguous part in 32 lanes (vectorised), then the
@@ -70,7 +78,7 @@ class Reduction final : public App {
             throw Error::usage("reduction takes one size, 1 .. 2^31-1 values, got " +
                                dims_label(cfg.size));
         const std::size_t n = cfg.size[0];
-        const bool is_int = native_variant(variant) == "native_i32";
+        const bool is_int = ints(variant);
         Result r = native_result(name(), native_variant(variant), {n}, cfg);
         double got = 0, ref = 0;
         std::int64_t exact = 0;
@@ -108,6 +116,16 @@ class Reduction final : public App {
     }
 
   private:
+    // Whether the step called `variant` sums int32 values (its record's hooks; float32 else).
+    bool ints(const std::string& variant) const {
+        for (const auto& s : steps())
+            if (s.name == variant) {
+                const auto* hooks = hooks_of<ReductionHooks>(s);
+                return hooks && hooks->ints;
+            }
+        return false;
+    }
+
     template <class T> Result run_typed(Device& dev, const Variant& v, const RunConfig& cfg) const {
         constexpr bool is_int = std::is_same_v<T, int>;
         StepRun s(dev, *this, v, cfg);
@@ -174,7 +192,7 @@ class Reduction final : public App {
                               profile.takes_define("DUET_HAS_SUBGROUPS"), b.subgroups);
         if constexpr (is_int)
             r.note += ", values in [" + std::to_string(-hi) + ", " + std::to_string(hi) + "]";
-        return s.finish(reduction_model());
+        return s.finish(size_model());
     }
 
     // The number of values and the work-group size asked for (--size, --local), checked before
@@ -248,18 +266,15 @@ class Reduction final : public App {
                 b.subgroups = true;
             }
         }
-        // The device profile's defines for the step (NVIDIA's OpenCL, which takes inline PTX:
-        // atomic_f32 with the red.global instruction CUDA's atomicAdd is; the last six tree steps
-        // of unroll_* and grid_stride_* with bar.warp.sync, as CUDA's __syncwarp, on 32-wide warps;
-        // kernels_cl/reduction.cl). A user's define of the same name stands (0 keeps the
-        // compare-and-swap loop or the barriers, to compare).
-        for (const auto& d : profile.defines_for("reduction", v.name))
-            if (user_define(d.first.c_str()) == b.opts.defines.end())
-                b.opts.defines.push_back(d);
-        if (step.split == Split::chunk) { // the cpu steps' widths (their records' hooks)
-            add_step_defines(v, b.opts, info, cfg);
+        // The cpu steps' widths (their records' hooks), then the device profile's defines for
+        // the step (NVIDIA's OpenCL, which takes inline PTX: atomic_f32 with the red.global
+        // instruction CUDA's atomicAdd is; the last six tree steps of unroll_* and grid_stride_*
+        // with bar.warp.sync, as CUDA's __syncwarp, on 32-wide warps; kernels_cl/reduction.cl). A
+        // user's define of the same name stands (0 keeps the compare-and-swap loop or the
+        // barriers, to compare).
+        add_step_defines(name(), v, b.opts, info, cfg);
+        if (step.split == Split::chunk)
             b.chunk_step = cpu_vector_width(info, cfg) * cpu_accumulators(cfg);
-        }
         return b;
     }
 

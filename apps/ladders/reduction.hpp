@@ -35,15 +35,19 @@ std::size_t red_per(const RunConfig& cfg);
 // The cpu steps' accumulators per work-item (CPU_ACC): the user's, else 4.
 std::size_t cpu_accumulators(const RunConfig& cfg);
 
-// reduction's hooks on a step record (step.hpp): a step whose run is its own, outside Harris's
-// ladder (det_f32, reduction_det.cpp), which Reduction::run hands the whole run.
+// reduction's hooks on a step record (step.hpp): the ladder step it runs and in which type, or a
+// run of its own, outside Harris's ladder (det_f32, reduction_det.cpp), which Reduction::run
+// hands the whole run.
 struct ReductionHooks : StepHooks {
+    const ReductionStep* step = nullptr; // Harris's step (nullptr: `run` is the step's)
+    bool ints = false;                   // int32 values (else float32)
     std::function<Result(Device&, const App&, const Step&, const RunConfig&)> run{};
 };
 
 // The eighteen records: the int32 ladder, then the float32 ladder.
 const std::vector<Step>& reduction_steps();
-// The ladder step of a record ("shuffle" for shuffle_f32); an unknown one is an Error.
+// The ladder step of a record ("shuffle" for shuffle_f32, from its hooks); a record of none is an
+// Error.
 const ReductionStep& reduction_step_of(const Step& record);
 
 // The exact sums of an input: int64 for ints, double and the sum of magnitudes for both.

@@ -178,7 +178,7 @@ Result run_det_f32(Device& dev, const App& app, const Step& v, const RunConfig& 
                   std::fabs(double(sum) - ref), std::fabs(double(sum) - ref) / ulp, plain,
                   passes.size(), passes[0].groups, depth);
     s.note(buf);
-    return s.finish(reduction_model());
+    return s.finish(app.size_model());
 }
 
 } // namespace duet::apps

@@ -100,15 +100,18 @@ std::vector<TunePoint> group_points(const DeviceInfo& info) {
     return out;
 }
 
-// The cpu steps' defines: the device's vector width (cpu_steps.hpp) and CPU_ACC, the user's
-// standing (kernels_c?/reduction_cpu.c?).
-std::shared_ptr<const StepHooks> cpu_hooks() {
-    auto h = std::make_shared<StepHooks>();
-    h->defines = [](BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg) {
-        add_cpu_width(opts, info, cfg);
-        if (!user_sets(cfg, {"CPU_ACC"}))
-            opts.defines.emplace_back("CPU_ACC", std::to_string(cpu_accumulators(cfg)));
-    };
+// A record's hooks: its ladder step and type; the cpu steps' defines, the device's vector width
+// (cpu_steps.hpp) and CPU_ACC, the user's standing (kernels_c?/reduction_cpu.c?).
+std::shared_ptr<const StepHooks> step_hooks(const ReductionStep& s, bool ints) {
+    auto h = std::make_shared<ReductionHooks>();
+    h->step = &s;
+    h->ints = ints;
+    if (s.split == Split::chunk)
+        h->defines = [](BuildOptions& opts, const DeviceInfo& info, const RunConfig& cfg) {
+            add_cpu_width(opts, info, cfg);
+            if (!user_sets(cfg, {"CPU_ACC"}))
+                opts.defines.emplace_back("CPU_ACC", std::to_string(cpu_accumulators(cfg)));
+        };
     return h;
 }
 
@@ -121,9 +124,8 @@ std::vector<Step> make_records() {
                    .description =
                        std::string(s.description) + (type[0] == 'i' ? ", int32" : ", float32"),
                    .needs = {.sub_groups = s.sub_groups},
-                   .shapes = shapes_for(s, 4)}; // int and float: 4 bytes each
-            if (s.split == Split::chunk)
-                r.hooks = cpu_hooks();
+                   .shapes = shapes_for(s, 4), // int and float: 4 bytes each
+                   .hooks = step_hooks(s, type[0] == 'i')};
             if (s.tunable)
                 r.tuning =
                     TuneSpace{.local_param = true, .local_bound = true, .points = group_points};
@@ -149,11 +151,9 @@ const std::vector<Step>& reduction_steps() {
 }
 
 const ReductionStep& reduction_step_of(const Step& record) {
-    const std::string base = record.name.substr(0, record.name.rfind('_'));
-    for (const ReductionStep& s : ladder)
-        if (base == s.name)
-            return s;
-    throw Error::not_found("reduction has no step '" + base + "'");
+    if (const auto* h = hooks_of<ReductionHooks>(record); h && h->step)
+        return *h->step;
+    throw Error::not_found("reduction's record '" + record.name + "' runs no step of its ladder");
 }
 
 } // namespace duet::apps

@@ -85,9 +85,15 @@ class VecAdd final : public App {
     std::string description() const override { return "c = a + b, float32 (memory bound)"; }
     const std::vector<Step>& steps() const override { return vecadd_steps(); }
     std::vector<std::size_t> default_size() const override { return {1u << 22}; }
-    // --size auto: vecadd_model() in auto_size.cpp.
-    std::vector<std::size_t> auto_size(const DeviceInfo& info) const override {
-        return {choose_size(vecadd_model(), info).n};
+    // a, b, c: 12 bytes per value; 2^28 values (3 GiB) at most on a GPU.
+    SizeModel size_model() const override {
+        return {.app = "vecadd",
+                .dims = 1,
+                .bytes_per_item = 12,
+                .gpu_cap = std::size_t{1} << 28,
+                .cpu_cap = std::size_t{1} << 24,
+                .sim_size = std::size_t{1} << 12,
+                .index_cap = std::size_t{1} << 30};
     }
 
     Result run(Device& dev, const Variant& v, const RunConfig& cfg) const override {
@@ -103,7 +109,7 @@ class VecAdd final : public App {
         r.size_label = std::to_string(n);
         BuildOptions opts;
         opts.defines = cfg.defines;
-        add_step_defines(v, opts, dev.info(), cfg);
+        add_step_defines(name(), v, opts, dev.info(), cfg);
         // The group: --local as given (or an error), else 256 where the kernel allows it, else
         // the largest that it does.
         if (cfg.local)
@@ -137,7 +143,7 @@ class VecAdd final : public App {
 
         check(r, a, b, c, cfg);
         s.check_guards();
-        return s.finish(vecadd_model());
+        return s.finish(size_model());
     }
 
     Result run_native(const RunConfig& cfg, const std::string& variant) const override {

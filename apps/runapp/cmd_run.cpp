@@ -1,5 +1,7 @@
 // runapp run and runapp compare.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -16,6 +18,7 @@
 #include "progress.hpp"
 #include "rank_rows.hpp"
 #include "report.hpp"
+#include "step_prebuild.hpp"
 #include "tuning.hpp"
 
 namespace runapp {
@@ -203,6 +206,28 @@ void add_references(const Cli& c, std::vector<Result>& results, bool progress) {
         results.push_back(std::move(r));
 }
 
+// The run's programs, every step of `apps` on every device of `devs`, built up front on a few
+// threads (step_prebuild.hpp), so that no step waits for its build and the builds overlap; their
+// time is said here, apart from the rows. DUET_PREBUILD=0 leaves each build to its step.
+void prebuild(const std::vector<const App*>& apps, const std::vector<duet::Device*>& devs,
+              const Cli& c, const Progress& progress) {
+    if (const char* off = std::getenv("DUET_PREBUILD"); off && std::strcmp(off, "0") == 0)
+        return;
+    std::vector<std::pair<const App*, std::vector<duet::apps::Step>>> steps;
+    for (const App* app : apps)
+        steps.emplace_back(app, duet::apps::select_variants(*app, c.variant));
+    progress.running("building the programs up front");
+    const auto p = duet::apps::prebuild_steps(steps, devs, base_config(c));
+    if (progress.on())
+        std::cerr << "\r\033[K" << std::flush;
+    if (progress.on() && p.builds > 0) // on a terminal, as the progress lines (stdout may be JSON)
+        std::cerr << "runapp: built " << p.builds << " steps' programs up front on " << p.threads
+                  << " thread(s) in " << fmt("%.1f", p.ms / 1000) << " s"
+                  << (p.failed ? " (" + std::to_string(p.failed) + " failed: their steps say why)"
+                               : "")
+                  << "\n";
+}
+
 // How many rows a run makes (for the progress lines' count).
 int planned_rows(const std::vector<const App*>& apps, const Cli& c, std::size_t devices) {
     std::size_t n = 0;
@@ -231,6 +256,7 @@ int cmd_run(const Cli& c, int argc, char** argv) {
     duet::Device& dev = chosen_device(c);
     Progress progress(c.quiet);
     progress.set_total(planned_rows(apps, c, 1));
+    prebuild(apps, {&dev}, c, progress);
     std::vector<Result> results;
     for (const App* app : apps)
         for (auto& r : run_app(*app, dev, c, progress))
@@ -284,6 +310,7 @@ int cmd_compare(const Cli& c, int argc, char** argv) {
     RankRows rank_rows(world, c, progress, argc, argv); // each row to rank 0 as it finishes
     if (world.active())
         progress.on_row = [&rank_rows](const Result& r) { rank_rows.finished(r); };
+    prebuild(apps, devs, c, progress);
     std::vector<Result> results;
     std::vector<std::string> failures;
     for (const App* app : apps)

@@ -18,17 +18,14 @@ struct Series {
     std::string label, column, size; // label: the column, plus the size where it ran several
 };
 
-// The app's rows as a grid: variants (ladder order) x series (device, size).
+// The app's rows as a grid: variants (ladder order) x series (device, size); one row per step,
+// whatever launch shape each device chose (each cell says its own).
 struct Grid {
     std::vector<std::string> variants;
     std::vector<Series> series;
     std::map<std::pair<std::size_t, std::size_t>, const Result*> cell; // (variant, series)
     std::string unit;
 };
-
-std::string variant_of(const Result& r) {
-    return r.local_label.empty() ? r.variant : r.variant + " @" + r.local_label;
-}
 
 Grid grid_of(const Sheet& sheet, const std::string& app) {
     Grid g;
@@ -47,7 +44,7 @@ Grid grid_of(const Sheet& sheet, const std::string& app) {
     for (const auto& r : sheet.rows) {
         if (r.app != app)
             continue;
-        const std::string v = variant_of(r);
+        const std::string& v = r.variant;
         const auto vi = index(variant_at, g.variants, v, [&] { return v; });
         const bool several = sizes[r.device_id].size() > 1;
         const Series s{several ? r.device_id + " (" + r.size_label + ")" : r.device_id, r.device_id,
@@ -119,7 +116,7 @@ void sparse_section(std::ostream& out, const Grid& g, const std::string& app) {
            "<th>throughput</th><th>check</th></tr></thead><tbody>\n";
     for (const auto& [key, r] : g.cell) {
         const std::string label = check_label(*r);
-        out << "<tr><th>" << esc(g.variants[key.first]) << "</th><td>"
+        out << "<tr><th>" << esc(g.variants[key.first] + at_shape(r->local_label)) << "</th><td>"
             << esc(g.series[key.second].label) << "</td><td class=n>"
             << (ran(*r) ? fmt("%.4g", r->kernel_ms.median) : "—") << "</td><td class=n>"
             << (ran(*r) ? esc(throughput(*r)) : "—") << "</td><td class=\"check " << label << "\">"
@@ -239,11 +236,12 @@ void table_cells(std::ostream& out, const Sheet& sheet, const Grid& g, std::size
             continue;
         }
         const double p = of_peak(r, sheet.column(g.series[k].column));
-        out << "<td class=n>" << fmt("%.4g", r.kernel_ms.median) << "</td><td class=n>"
-            << esc(throughput(r)) << "</td><td class=n>" << (p > 0 ? fmt("%.0f%%", 100 * p) : "—")
-            << "</td><td class=n>" << fmt("%.2f×", step[k][v]) << "</td><td class=n>"
-            << fmt("%.2f×", total[k][v]) << "</td><td class=\"check " << label << "\">" << label
-            << "</td>";
+        out << "<td class=n>" << fmt("%.4g", r.kernel_ms.median)
+            << (r.local_label.empty() ? "" : "<br><small>@" + esc(r.local_label) + "</small>")
+            << "</td><td class=n>" << esc(throughput(r)) << "</td><td class=n>"
+            << (p > 0 ? fmt("%.0f%%", 100 * p) : "—") << "</td><td class=n>"
+            << fmt("%.2f×", step[k][v]) << "</td><td class=n>" << fmt("%.2f×", total[k][v])
+            << "</td><td class=\"check " << label << "\">" << label << "</td>";
     }
     for (const auto& [a, b] : twins) {
         auto x = g.cell.find({v, a}), y = g.cell.find({v, b});

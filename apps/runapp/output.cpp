@@ -111,6 +111,10 @@ std::string x_cpu_label(const Result& r) {
                        : "-";
 }
 
+std::string at_shape(const std::string& local_label) {
+    return local_label.empty() ? "" : " @" + local_label;
+}
+
 std::string check_label(const Result& r) {
     if (r.skipped)
         return "SKIPPED";

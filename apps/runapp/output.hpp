@@ -55,6 +55,9 @@ nlohmann::json provenance(int argc, char** argv);
 std::string x_cpu_label(const duet::apps::Result& r);
 // The check column: PASS, FAIL, SKIPPED, UNCHECKED (--verify off) or IMPLAUSIBLE.
 std::string check_label(const duet::apps::Result& r);
+// " @32x8" for a launch shape (Result::local_label), "" for none: how the side-by-side tables
+// name the shape a step ran in.
+std::string at_shape(const std::string& local_label);
 // JSON text with every invalid UTF-8 byte replaced by U+FFFD (device names, notes and defines
 // come from drivers and users): the output is always valid JSON.
 std::string dump_json(const nlohmann::json& j, int indent = 2);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -15,7 +16,9 @@ namespace {
 
 using duet::apps::Result;
 
-// Results of one app at one size, in the order they ran.
+// Results of one app at one size, in the order they ran: one row per step, whatever launch
+// shape each device chose (the shape is said in the row's label, or in each cell where the
+// devices differ: shape_of).
 struct Group {
     std::string app, size;
     std::vector<std::string> variants, devices;
@@ -32,8 +35,7 @@ std::vector<Group> group(const std::vector<Result>& results) {
         if (added)
             groups.push_back({r.app, r.size_label, {}, {}, {}});
         Group& g = groups[where->second];
-        const std::string variant =
-            r.local_label.empty() ? r.variant : r.variant + " @" + r.local_label;
+        const std::string& variant = r.variant;
         if (variants.emplace(where->second, variant).second)
             g.variants.push_back(variant);
         if (devices.emplace(where->second, r.device_id).second)
@@ -50,7 +52,7 @@ bool print_if_sparse(std::ostream& out, const Group& g) {
         return false;
     Table t({"variant", "device", "ms", "throughput", "check"});
     for (const auto& [key, r] : g.cell)
-        t.add({key.first, key.second,
+        t.add({key.first + at_shape(r->local_label), key.second,
                r->skipped || r->implausible ? "-" : fmt("%.4f", r->kernel_ms.median),
                r->skipped ? "-" : throughput(*r), check_label(*r)});
     t.print(out);
@@ -101,11 +103,24 @@ struct Steps {
     std::map<std::string, bool> gap; // a row without a time since the previous that had one
 };
 
-// Device `d`'s cells of variant `v`'s row: ms, throughput, step, total and (with `x_cpu`) x CPU;
-// its check label goes to `checks`.
+// The launch shape every device of variant `v`'s row ran in ("" when none has one); nullopt
+// when they differ, and each cell says its own.
+std::optional<std::string> shape_of(const Group& g, const std::string& v) {
+    std::optional<std::string> shape;
+    for (const auto& d : g.devices)
+        if (auto it = g.cell.find({v, d}); it != g.cell.end() && !it->second->skipped) {
+            if (shape && *shape != it->second->local_label)
+                return std::nullopt;
+            shape = it->second->local_label;
+        }
+    return shape.value_or("");
+}
+
+// Device `d`'s cells of variant `v`'s row: ms (with `own_shape`, the shape it ran in too),
+// throughput, step, total and (with `x_cpu`) x CPU; its check label goes to `checks`.
 void add_device_cells(std::vector<std::string>& row, std::vector<std::string>& checks,
                       const Group& g, const std::string& v, const std::string& d, bool x_cpu,
-                      Steps& s) {
+                      bool own_shape, Steps& s) {
     auto it = g.cell.find({v, d});
     if (it == g.cell.end() || it->second->skipped || it->second->implausible ||
         (it->second->verified && !it->second->pass)) {
@@ -127,7 +142,8 @@ void add_device_cells(std::vector<std::string>& row, std::vector<std::string>& c
     const Result& r = *it->second;
     checks.push_back(check_label(r));
     const double ms = r.kernel_ms.median;
-    row.push_back(fmt("%.4f", ms) + (r.clock == "device events" ? "" : " (host)"));
+    row.push_back(fmt("%.4f", ms) + (r.clock == "device events" ? "" : " (host)") +
+                  (own_shape ? at_shape(r.local_label) : ""));
     row.push_back(throughput(r));
     std::string step = s.prev.count(d) && ms > 0 ? fmt("%.2fx", s.prev[d] / ms) : "-";
     if (s.prev.count(d) && s.gap[d])
@@ -168,7 +184,8 @@ std::string twin_ratio(const Group& g, const std::string& v, const std::string& 
 // What the table's columns mean, on one line under it.
 void print_legend(std::ostream& out, const Group& g, bool twins, bool x_cpu) {
     out << "step: speed-up over the variant above that ran (named when rows between did not "
-           "run); total: over the first variant that ran";
+           "run); total: over the first variant that ran; @: the launch shape (work-group), in "
+           "the cell where the devices' differ";
     bool host_clock = false;
     for (const auto& [key, r] : g.cell)
         host_clock = host_clock || (!r->skipped && r->clock != "device events");
@@ -213,10 +230,11 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
         Table t(header);
         Steps steps;
         for (const auto& v : g.variants) {
-            std::vector<std::string> row = {v};
+            const auto shape = shape_of(g, v);
+            std::vector<std::string> row = {v + at_shape(shape.value_or(""))};
             std::vector<std::string> checks;
             for (const auto& d : g.devices)
-                add_device_cells(row, checks, g, v, d, !refs.empty(), steps);
+                add_device_cells(row, checks, g, v, d, !refs.empty(), !shape, steps);
             for (const auto& [ocl, cu] : twins)
                 row.push_back(twin_ratio(g, v, ocl, cu));
             row.push_back(worst_check(checks));

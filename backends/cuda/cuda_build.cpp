@@ -269,7 +269,8 @@ std::shared_ptr<CudaModule> CudaDevice::embedded_module(const ModuleSource& sour
         *this, source.fatbin->data, source.origin,
         std::string(embedded_build_options()) +
             (source.fatbin->defines.empty() ? "" : " -D" + replace_spaces(source.fatbin->defines)),
-        kernels_defined_in(source.text, KernelLanguage::cuda));
+        kernels_defined_in(source.text, KernelLanguage::cuda),
+        std::vector<std::pair<std::string, std::string>>{}, source.text);
     modules_.emplace(key, module);
     return module;
 }
@@ -321,7 +322,7 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
             duet::log().info("cuda: NVRTC messages for {}:\n{}", source.origin, out.log);
         module = std::make_shared<CudaModule>(*this, out.image.data(), source.origin, flags,
                                               kernels_defined_in(source.text, KernelLanguage::cuda),
-                                              out.lowered_names);
+                                              out.lowered_names, source.text);
         // Stored only once it has loaded: the cache never holds a build the driver refused.
         const std::string description =
             "cuda " + source.origin + " " + flags + " | " + info_.name + " | CUDA " + driver;
@@ -348,7 +349,7 @@ std::shared_ptr<CudaModule> CudaDevice::cached_module(const ModuleSource& source
     try {
         return std::make_shared<CudaModule>(*this, image->data(), source.origin, flags,
                                             kernels_defined_in(source.text, KernelLanguage::cuda),
-                                            std::move(names));
+                                            std::move(names), source.text);
     } catch (const Error& e) {
         duet::log().info("cuda: cached build of {} did not load ({}); rebuilding", source.origin,
                          e.what());

@@ -8,15 +8,17 @@
 
 #include "cuda_check.hpp"
 #include "cuda_device.hpp"
+#include "cuda_param_count.hpp"
 
 namespace duet::cuda {
 
 CudaModule::CudaModule(const CudaDevice& device, const void* image, std::string origin,
                        std::string build_options, std::vector<std::string> declared_kernels,
-                       std::vector<std::pair<std::string, std::string>> lowered_names)
+                       std::vector<std::pair<std::string, std::string>> lowered_names,
+                       std::string source_text)
     : ordinal_(device.ordinal()), origin_(std::move(origin)),
       build_options_(std::move(build_options)), declared_kernels_(std::move(declared_kernels)),
-      lowered_names_(std::move(lowered_names)) {
+      lowered_names_(std::move(lowered_names)), source_text_(std::move(source_text)) {
     // No JIT or library options: the driver keeps its own copy of the image, and with lazy
     // loading (the default since CUDA 12.2) a kernel is loaded into the context on first use.
     DUET_CUDA_CHECK(cudaLibraryLoadData(&library_, image, nullptr, nullptr, 0, nullptr, nullptr, 0),
@@ -33,6 +35,10 @@ const std::string& CudaModule::symbol(const std::string& name) const {
         if (expression == name)
             return lowered;
     return name;
+}
+
+std::optional<std::size_t> CudaModule::declared_params(const std::string& name) const {
+    return params_in_source(source_text_, name);
 }
 
 std::vector<std::string> CudaModule::kernel_names() const {
@@ -100,31 +106,30 @@ CudaKernel::CudaKernel(CudaDevice& device, std::shared_ptr<CudaModule> module, s
         static_cast<std::size_t>(std::max(attributes_.maxDynamicSharedSizeBytes, 0));
 
     // Parameter sizes let a launch reject an int passed for a size_t before the kernel reads
-    // garbage. Past the last parameter the call fails with cudaErrorInvalidValue; a failure
-    // at index 0 is ambiguous (no parameters, or a driver without the query), so then the
-    // sizes count as unknown and launches are not checked against them.
-    // CUDA limits parameters to 32764 bytes, so more than this many means the query misbehaves.
+    // garbage. They are asked for up to the count only (kernel_param_count: the driver's, else
+    // the source's): a query past the last parameter fails by design, which compute-sanitizer
+    // reports as the program's error. Without a count, or where a query fails, the sizes count
+    // as unknown and launches are not checked against them. CUDA limits parameters to 32764
+    // bytes, so more than 8192 means the count is wrong.
     constexpr std::size_t max_parameters = 8192;
-    for (std::size_t i = 0;; ++i) {
-        if (i == max_parameters) {
-            signature_ = {};
-            break;
-        }
+    const auto count = kernel_param_count(kernel_, module_->declared_params(name_));
+    signature_.known = count && *count <= max_parameters;
+    for (std::size_t i = 0; signature_.known && i < *count; ++i) {
         std::size_t offset = 0, size = 0;
         const cudaError_t prc =
             traced(cudaFuncGetParamInfo(reinterpret_cast<const void*>(kernel_), i, &offset, &size),
                    "cudaFuncGetParamInfo");
         if (prc != cudaSuccess) {
             (void)cudaGetLastError();
-            signature_.known = prc == cudaErrorInvalidValue && i > 0;
-            if (!signature_.known)
-                signature_.params.clear();
+            signature_.known = false;
             break;
         }
         KernelParam p;
         p.size = size;
         signature_.params.push_back(p);
     }
+    if (!signature_.known)
+        signature_.params.clear();
     duet::log().debug("cuda: kernel {} on {}: {} registers, {} bytes static shared, max {} "
                       "threads per block, {} parameters{}",
                       name_, device.label(), attributes_.numRegs, attributes_.sharedSizeBytes,

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,10 +24,12 @@ class CudaModule {
     // Loads `image` (cudaLibraryLoadData copies it). `origin` names it in messages ("matmul.cu");
     // `declared_kernels` (from the source text) stand in when the library cannot list its own.
     // `lowered_names` maps the name expressions the image was built with ("dot<double>") to
-    // their symbols in it.
+    // their symbols in it. `source_text` (the file it was built from) gives the kernels'
+    // parameter counts where the driver cannot (declared_params).
     CudaModule(const CudaDevice& device, const void* image, std::string origin,
                std::string build_options, std::vector<std::string> declared_kernels,
-               std::vector<std::pair<std::string, std::string>> lowered_names = {});
+               std::vector<std::pair<std::string, std::string>> lowered_names = {},
+               std::string source_text = {});
     ~CudaModule();
     CudaModule(const CudaModule&) = delete;
     CudaModule& operator=(const CudaModule&) = delete;
@@ -39,6 +42,9 @@ class CudaModule {
     // The symbol a kernel is looked up by: the lowered name of a name expression the module
     // was built with, else `name` itself (an extern "C" kernel).
     const std::string& symbol(const std::string& name) const;
+    // The parameter count of kernel `name` as its source declares it (params_in_source), or
+    // nullopt.
+    std::optional<std::size_t> declared_params(const std::string& name) const;
 
   private:
     std::vector<std::string> loaded_kernel_names() const;
@@ -48,6 +54,7 @@ class CudaModule {
     std::string origin_, build_options_;
     std::vector<std::string> declared_kernels_;
     std::vector<std::pair<std::string, std::string>> lowered_names_;
+    std::string source_text_;
 };
 
 // One kernel of a CudaModule, with the attributes launches are checked against.
@@ -77,8 +84,8 @@ class CudaKernel final : public Kernel {
     CudaDevice& device() const { return *device_; }
     const CudaModule& module() const { return *module_; }
     const cudaFuncAttributes& attributes() const { return attributes_; }
-    // Parameters as compiled (cudaFuncGetParamInfo): sizes only, kind unknown; `known` is false
-    // when the driver cannot say.
+    // Parameters as compiled (cudaFuncGetParamInfo over the count, kernel_param_count): sizes
+    // only, kind unknown; `known` is false when the count or a size is not known.
     const KernelSignature& signature() const { return signature_; }
     // Makes `dynamic_bytes` of dynamic shared memory launchable: above the default limit the
     // kernel must opt in (once) with cudaFuncAttributeMaxDynamicSharedMemorySize. Over the

@@ -238,12 +238,23 @@ bool OpenclDevice::takes(const Dialect& dialect, const DialectRoute& route,
 std::shared_ptr<ProgramEntry>
 OpenclDevice::program_once(const std::string& key, bool& in_memory,
                            const std::function<std::shared_ptr<ProgramEntry>()>& build) {
-    std::lock_guard lock(programs_mutex_);
-    auto& slot = programs_[key];
-    in_memory = static_cast<bool>(slot);
-    if (!slot)
-        slot = build();
-    return slot;
+    std::shared_ptr<ProgramSlot> slot;
+    {
+        std::lock_guard lock(programs_mutex_);
+        auto& s = programs_[key];
+        if (!s)
+            s = std::make_shared<ProgramSlot>();
+        slot = s;
+    }
+    // One build per (source, options) per device, even when several threads ask at once; other
+    // programs build meanwhile (runapp builds a run's programs up front, in parallel). A build
+    // that throws leaves the slot empty for the next ask.
+    in_memory = true;
+    std::call_once(slot->built, [&] {
+        slot->entry = build();
+        in_memory = false;
+    });
+    return slot->entry;
 }
 
 // A SPIR-V text, or CUDA C++ made SPIR-V (opencl_spirv.cpp), built from IL. Not in the on-disk

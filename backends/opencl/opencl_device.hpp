@@ -125,8 +125,14 @@ class OpenclDevice final : public Device {
     // A kernel from SPIR-V: a spir-v text, or a text taken through a SPIR-V route.
     std::unique_ptr<Kernel> load_il_kernel(const std::string& name, const BuildOptions& options,
                                            const KernelText& text, const DialectRoute& route);
+    // One slot per (source, options): its build runs once, outside programs_mutex_, so builds of
+    // different programs proceed at once (runapp builds a run's programs up front, in parallel).
+    struct ProgramSlot {
+        std::once_flag built;
+        std::shared_ptr<ProgramEntry> entry;
+    };
     std::mutex programs_mutex_;
-    std::map<std::string, std::shared_ptr<ProgramEntry>> programs_; // by cache key
+    std::map<std::string, std::shared_ptr<ProgramSlot>> programs_; // by cache key
     std::once_flag tile_maps_once_;
     std::shared_ptr<TileMapStore> tile_maps_;
 };
