@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include <duet/backend/build_options.hpp>
 #include <duet/backend/private_files.hpp>
@@ -144,8 +146,18 @@ const OptionTable option_tables[] = {
       {"optimization-info|opt-info", Arg::word, "inline"}}},
 };
 
+// Whether `s` is one of the '|'-separated words of `list`.
 bool one_of(const std::string& s, const char* list) {
-    return ("|" + std::string(list) + "|").find("|" + s + "|") != std::string::npos && !s.empty();
+    if (s.empty())
+        return false;
+    const std::string_view words(list);
+    for (std::size_t at = 0; at <= words.size();) {
+        const std::size_t end = std::min(words.find('|', at), words.size());
+        if (words.substr(at, end - at) == s)
+            return true;
+        at = end + 1;
+    }
+    return false;
 }
 
 // The allow-list of a dialect, or null for a dialect whose compiler takes no user options.
