@@ -68,6 +68,7 @@ def probe_wrongpass(ctx):
             ctx.probe("wrongpass", f"vecadd writes {what} {where}",
                       ["run", "vecadd", "--variant", "naive", "--size", str(n)] + one,
                       env={"DUET_KERNEL_DIR": d}, timeout=120, expect=(1,), fail_expected=True)
+    probe_wrongpass_round4(ctx, w, one)
     vendors = os.path.join(ctx.build, "oclgrind-vendors")
     if os.path.isdir(vendors) and shutil.which("oclgrind"):
         for where, at in [("before the start", "-1"), ("just past", "n")]:
@@ -78,6 +79,42 @@ def probe_wrongpass(ctx):
                       env={"DUET_KERNEL_DIR": d, "OCL_ICD_VENDORS": vendors,
                            "OCL_ICD_FILENAMES": ""}, timeout=180, expect=(1, 3),
                       fail_expected=True)
+
+
+def rectangle(row, col, i1, i2, j1, j2):
+    """OpenCL C for +1000 at (i1, j1) and (i2, j2), -1000 at (i1, j2) and (i2, j1): every row and
+    column sum of the output stays the same."""
+    at = lambda i, j: f"({row} == {i} && {col} == {j})"  # noqa: E731
+    return (f"({at(i1, j1)} || {at(i2, j2)} ? 1000.0f : {at(i1, j2)} || {at(i2, j1)} ? -1000.0f "
+            ": 0.0f)")
+
+
+def probe_wrongpass_round4(ctx, w, one):
+    """Issue 50's: a kernel that rewrites its const inputs (read in place on CPU devices), and
+    errors that cancel in every row and column sum (a +-1000 rectangle) under the default check
+    at matmul 2100^3 and --verify sample: each must FAIL."""
+    va = inp.changed_kernels(ctx.kernels, os.path.join(w, "inputs"), "vecadd.cl", GUARD_FROM,
+                             "{ ((__global float*)a)[i] = 1.0f - b[i]; c[i] = 1.0f; }")
+    ctx.probe("wrongpass", "vecadd rewrites its input a",
+              ["run", "vecadd", "--variant", "naive", "--size", "100000"] + one,
+              env={"DUET_KERNEL_DIR": va}, timeout=120, expect=(1,), fail_expected=True)
+    mm = inp.changed_kernels(ctx.kernels, os.path.join(w, "rect-mm"), "matmul_naive.cl",
+                             "C[row * N + col] = acc;",
+                             "C[row * N + col] = acc + " +
+                             rectangle("row", "col", 700, 1400, 600, 1400) + ";")
+    runs = [("1500", ["--verify", "sample"])] + ([] if ctx.quick else [("2100", [])])
+    for size, verify in runs:
+        ctx.probe("wrongpass", f"matmul {size}^3, a +-1000 rectangle {' '.join(verify) or 'default'}",
+                  ["run", "matmul", "--variant", "naive", "--size", size] + one + verify,
+                  env={"DUET_KERNEL_DIR": mm}, timeout=600, expect=(1,), fail_expected=True)
+    cv = inp.changed_kernels(ctx.kernels, os.path.join(w, "rect-conv"), "conv5x5.cl",
+                             "out[y * width + x] = sum;",
+                             "out[y * width + x] = sum + " +
+                             rectangle("y", "x", 300, 900, 200, 1000) + ";")
+    ctx.probe("wrongpass", "conv5x5 2048x2048, a +-1000 rectangle --verify sample",
+              ["run", "conv5x5", "--variant", "naive", "--size", "2048x2048", "--verify",
+               "sample"] + one, env={"DUET_KERNEL_DIR": cv}, timeout=300, expect=(1,),
+              fail_expected=True)
 
 
 def probe_limits(ctx):

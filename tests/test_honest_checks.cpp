@@ -15,51 +15,15 @@
 #include "app.hpp"
 #include "conv5x5.hpp"
 #include "cpu_steps.hpp"
+#include "honest_util.hpp"
 #include "matmul_reference.hpp"
 #include "matmul_tc3.hpp"
 #include "output.hpp"
 #include "test_util.hpp"
 
 using namespace duet::apps;
-
-namespace {
-
-// DUET_KERNEL_DIR at a copy of the shipped kernels_cl with the first `from` in `file` replaced
-// by `to` (looked up on each load); unset and removed however the case ends.
-struct ChangedKernel {
-    std::filesystem::path dir = std::filesystem::path(DUET_BINARY_DIR) / "test-changed-kernels";
-    ChangedKernel(const std::string& file, const std::string& from, const std::string& to) {
-        namespace fs = std::filesystem;
-        fs::remove_all(dir);
-        fs::create_directories(dir / "kernels_cl");
-        for (const auto& f : fs::directory_iterator(fs::path(DUET_SOURCE_DIR) / "kernels_cl"))
-            fs::copy_file(f.path(), dir / "kernels_cl" / f.path().filename());
-        std::ifstream in(dir / "kernels_cl" / file);
-        std::stringstream text;
-        text << in.rdbuf();
-        std::string src = text.str();
-        const auto at = src.find(from);
-        REQUIRE(at != std::string::npos);
-        src.replace(at, from.size(), to);
-        std::ofstream(dir / "kernels_cl" / file, std::ios::trunc) << src;
-        ::setenv("DUET_KERNEL_DIR", dir.c_str(), 1);
-    }
-    ~ChangedKernel() {
-        ::unsetenv("DUET_KERNEL_DIR");
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-    }
-};
-
-RunConfig quick(const App& app, const std::string& size) {
-    RunConfig cfg;
-    cfg.size = app.parse_size(size);
-    cfg.reps = 1;
-    cfg.warmup = 0;
-    return cfg;
-}
-
-} // namespace
+using duet_test::ChangedKernel;
+using duet_test::quick;
 
 TEST_CASE("a sampled check says so, and its sums catch a wrong element outside the sample") {
     Result r;

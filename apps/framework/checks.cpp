@@ -107,8 +107,9 @@ void poison(Queue& q, Buffer& buf) {
         q.fill_bytes(buf, &ff, 1, buf.size());
         return;
     }
-    const std::vector<unsigned char> bytes(buf.size(), ff);
-    q.write_bytes(buf, bytes.data(), bytes.size());
+    // One block of poison for every write (poison runs before each timed run): made once.
+    static const std::vector<unsigned char> bytes(fill_from, ff);
+    q.write_bytes(buf, bytes.data(), buf.size());
 }
 
 std::vector<std::size_t> check_indices(std::size_t n, Verify v, std::uint64_t seed) {

@@ -3,8 +3,10 @@
 #include "problem.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
@@ -90,10 +92,75 @@ struct UploadEntry {
     bool in_place = false;
 };
 
+// A shared input as it was made, kept where a device reads the input in place.
+struct Pristine {
+    std::weak_ptr<const void> host;
+    std::size_t bytes = 0;
+    HostVector<std::byte> copy;
+    std::uint64_t sum = 0; // checksum_on_cores of the array as made
+};
+
 struct UploadCache {
     std::mutex mutex;
     std::map<const Device*, std::vector<UploadEntry>> by_device;
+    std::map<const void*, Pristine> pristine; // by the host array's address
 };
+
+// `n` bytes from `from` to `to` on every core.
+void copy_on_cores(std::byte* to, const std::byte* from, std::size_t n) {
+    parallel_for(n, std::size_t{1} << 20, [&](std::size_t begin, std::size_t end) {
+        std::memcpy(to + begin, from + begin, end - begin);
+    });
+}
+
+// A checksum of the `n` bytes at `p`, on every core: each MiB's 8-byte words in four lanes of
+// h = (h ^ word) * odd (a bijection of h for each word, and of the word for each h, so one
+// changed word always changes its lane and, through mix64, the MiB's value), the MiBs' values
+// mixed with their index and added. Reads the bytes once: a run's check of an input costs a
+// read of it, not a comparison with a copy.
+std::uint64_t checksum_on_cores(const std::byte* p, std::size_t n) {
+    constexpr std::size_t chunk = std::size_t{1} << 20;
+    std::atomic<std::uint64_t> total{0};
+    parallel_for((n + chunk - 1) / chunk, 1, [&](std::size_t c0, std::size_t c1) {
+        std::uint64_t part = 0;
+        for (std::size_t c = c0; c < c1; ++c) {
+            const std::size_t from = c * chunk, to = std::min(n, from + chunk);
+            std::uint64_t h[4] = {1, 2, 3, 4};
+            std::size_t i = from;
+            for (; i + 32 <= to; i += 32)
+                for (int l = 0; l < 4; ++l) {
+                    std::uint64_t w;
+                    std::memcpy(&w, p + i + 8 * l, 8);
+                    h[l] = (h[l] ^ w) * 0x100000001B3ull;
+                }
+            for (int l = 0; i < to; i += 8, ++l) { // the last words, the last one zero-padded
+                std::uint64_t w = 0;
+                std::memcpy(&w, p + i, std::min<std::size_t>(8, to - i));
+                h[l] = (h[l] ^ w) * 0x100000001B3ull;
+            }
+            std::uint64_t v = mix64(h[0]);
+            for (int l = 1; l < 4; ++l)
+                v = mix64(v ^ h[l]);
+            part += mix64(v + c * 0x9E3779B97F4A7C15ull);
+        }
+        total += part;
+    });
+    return total;
+}
+
+// Keeps a copy of `host` as it is now, unless one is kept; copies of arrays gone are dropped.
+void keep_pristine(UploadCache& cache, const std::shared_ptr<const void>& host, const void* data,
+                   std::size_t bytes) {
+    std::erase_if(cache.pristine, [](const auto& e) { return e.second.host.expired(); });
+    auto& p = cache.pristine[data];
+    if (p.host.lock() == host && p.bytes == bytes)
+        return;
+    p.host = host;
+    p.bytes = bytes;
+    p.copy = HostVector<std::byte>(bytes);
+    copy_on_cores(p.copy.data(), static_cast<const std::byte*>(data), bytes);
+    p.sum = checksum_on_cores(p.copy.data(), bytes);
+}
 
 UploadCache& upload_cache() {
     static UploadCache cache;
@@ -177,6 +244,7 @@ SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
             return {e.buffer, e.event_ms, e.host_ms, true, e.in_place};
     const SetupTimer setup; // the problem's first upload to this device
     if (std::shared_ptr<Buffer> own = dev.read_in_place(host, data, bytes)) {
+        keep_pristine(cache, host, data, bytes);
         list.push_back({tag, host, data, bytes, own, 0, 0, true});
         return {own, 0, 0, false, true};
     }
@@ -189,12 +257,34 @@ SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
     return {buf, ms, host_ms, false};
 }
 
+bool input_unchanged(const void* data, std::size_t bytes) {
+    auto& cache = upload_cache();
+    std::lock_guard lock(cache.mutex);
+    const auto it = cache.pristine.find(data);
+    if (it == cache.pristine.end() || it->second.bytes != bytes || it->second.host.expired())
+        return true;
+    const std::byte* kept = it->second.copy.data();
+    if (checksum_on_cores(static_cast<const std::byte*>(data), bytes) == it->second.sum)
+        return true;
+    // The array is the problem's shared input: its owner made it writable memory, and every
+    // later row must read it as it was made.
+    copy_on_cores(static_cast<std::byte*>(const_cast<void*>(data)), kept, bytes);
+    return false;
+}
+
+void forget_uploads(Device& dev) {
+    auto& cache = upload_cache();
+    std::lock_guard lock(cache.mutex);
+    cache.by_device.erase(&dev);
+}
+
 void release_shared_uploads() {
     release_output_spaces();
     {
         auto& cache = upload_cache();
         std::lock_guard lock(cache.mutex);
         cache.by_device.clear();
+        cache.pristine.clear();
     }
     auto& spaces = download_spaces();
     std::lock_guard lock(spaces.mutex);

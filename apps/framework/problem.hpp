@@ -108,6 +108,15 @@ struct SharedUpload {
 SharedUpload upload_shared(Device& dev, Queue& q, const std::string& tag,
                            const std::shared_ptr<const void>& host, const void* data,
                            std::size_t bytes);
+// Where a device reads a shared input in place (SharedUpload::in_place), a kernel that writes it
+// changes the host array every later row reads, the CPU reference included. A copy of the array
+// as made is kept from its first such upload, with its checksum; after a run, input_unchanged
+// checksums the array (one read of it): true when the sums are equal, else the array is restored
+// from the copy and false is returned. (An array no device reads in place has no copy: true.)
+bool input_unchanged(const void* data, std::size_t bytes);
+// Forgets `dev`'s device copies of shared inputs, so that the next row uploads them again: a row
+// that failed may have changed them.
+void forget_uploads(Device& dev);
 // Host memory for a download of `bytes` from `dev`: pinned where the device offers it (a
 // download into pageable memory runs at a fraction of the bus's speed), kept for this thread and
 // device and reused, grown when too small. Valid until this thread's next call for `dev`.

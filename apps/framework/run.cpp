@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <random>
 #include <set>
 
 #include "step_prebuild.hpp"
@@ -42,6 +43,12 @@ void start_up(Device& dev) {
     const unsigned char ff = 0xFF;
     q->fill_bytes(*buf, &ff, 1, buf->size());
     q->finish();
+}
+
+// The output's own bytes: without a front zone (no views, a checking device) the buffer kernels
+// get holds the zone after the end too (guard.hpp).
+std::size_t used_bytes(const GuardedOutput& out) {
+    return out.buffer().size() - (out.front_bytes() == 0 ? out.back_bytes() : 0);
 }
 
 } // namespace
@@ -97,8 +104,82 @@ Buffer* StepRun::output(std::size_t used_bytes) {
 
 void StepRun::time(const std::function<std::pair<Event, Event>()>& launch) {
     mark(&Result::WallParts::buffers);
-    time_runs(r, queue(), cfg_, launch);
+    AroundRuns around;
+    // Each timed run starts from the poison, as the first did: filled on the device (a host
+    // write of the whole output before each run would cost a transfer), except on a checking
+    // device, which takes poison()'s host write (Oclgrind: guard.hpp).
+    const bool fill = dev_.checker_reports() < 0;
+    around.before = [this, fill] {
+        const unsigned char ff = 0xFF;
+        static const std::vector<unsigned char> block(std::size_t{16} << 20, ff);
+        for (const auto& out : outputs_) {
+            const std::size_t used = used_bytes(*out);
+            if (fill || used > block.size())
+                queue().fill_bytes(out->buffer(), &ff, 1, used);
+            else
+                queue().write_bytes(out->buffer(), block.data(), used);
+        }
+    };
+    around.after = [this](int run) { probe_outputs(run); };
+    time_runs(r, queue(), cfg_, launch, around);
+    check_unwritten(int(r.host_ms.count));
+    check_inputs(); // before the app's check reads the inputs for its reference
     mark(&Result::WallParts::runs);
+}
+
+void StepRun::probe_outputs(int run) {
+    static thread_local std::mt19937_64 rng{std::random_device{}()}; // places no kernel knows
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
+        const Buffer& out = outputs_[i]->buffer();
+        const std::size_t used = used_bytes(*outputs_[i]);
+        const std::size_t bytes = std::min<std::size_t>(used, 64) / 4 * 4;
+        if (bytes == 0)
+            continue;
+        const std::size_t offset =
+            std::uniform_int_distribution<std::size_t>(0, (used - bytes) / 4)(rng) * 4;
+        if (poisoned(out, offset, bytes))
+            unwritten_.push_back({run, i, offset, bytes});
+    }
+}
+
+bool StepRun::poisoned(const Buffer& out, std::size_t offset, std::size_t bytes) {
+    unsigned char piece[64];
+    queue().read_bytes(out, piece, bytes, offset);
+    return std::all_of(piece, piece + bytes, [](unsigned char b) { return b == 0xFF; });
+}
+
+void StepRun::check_unwritten(int runs) {
+    for (const auto& u : unwritten_) {
+        if (poisoned(outputs_[u.output]->buffer(), u.offset, u.bytes))
+            continue; // the last run did not write it either: the check judges the output
+        failed_.push_back("FAIL: timed run " + std::to_string(u.run + 1) + " of " +
+                          std::to_string(runs) + " did not write output " +
+                          std::to_string(u.output + 1) + " (its bytes " + std::to_string(u.offset) +
+                          ".." + std::to_string(u.offset + u.bytes - 1) +
+                          " still held the poison the run started with, which the last run "
+                          "replaced): a run that skips its work has no honest time");
+        break;
+    }
+    unwritten_.clear();
+}
+
+void StepRun::check_inputs() {
+    for (const auto& in : in_place_)
+        if (!input_unchanged(in.data, in.bytes))
+            failed_.push_back("FAIL: the kernel changed input " + std::to_string(in.index + 1) +
+                              " (in the order the app uploads them, " + std::to_string(in.bytes) +
+                              " bytes), which " + dev_.info().id() +
+                              " reads in place; restored as made for the check and the rows after");
+}
+
+void StepRun::apply_failures() {
+    if (failed_.empty())
+        return;
+    r.pass = false;
+    r.verified = true;
+    for (const auto& f : failed_)
+        note(f);
+    failed_.clear();
 }
 
 void StepRun::mark(double Result::WallParts::*part) {
@@ -113,6 +194,7 @@ void StepRun::mark(double Result::WallParts::*part) {
 }
 
 void StepRun::check_guards() {
+    apply_failures();
     for (const auto& out : outputs_)
         out->check(r, queue());
     queue().finish();
@@ -134,6 +216,9 @@ void StepRun::note(const std::string& text) {
 }
 
 Result StepRun::finish(const SizeModel& model) {
+    apply_failures();          // where the app checked nothing (--verify off)
+    if (!r.pass && r.verified) // its kernel may have changed the device's copies of the inputs
+        forget_uploads(dev_);
     if (cfg_.size.empty()) // say why this size
         note(choose_size(model, dev_.info()).note);
     mark(&Result::WallParts::check);

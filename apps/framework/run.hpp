@@ -79,6 +79,8 @@ class StepRun {
         if (!up.in_place) { // read in place: no transfer, so no figure
             r.h2d_ms += transfer_ms(up.event_ms, up.host_ms, bytes, ceiling_gbs());
             r.h2d_bytes += bytes;
+        } else { // checked after the runs (check_inputs)
+            in_place_.push_back({inputs_, host->data(), host->size() * sizeof(T)});
         }
         ++inputs_;
         return up.buffer;
@@ -86,7 +88,11 @@ class StepRun {
     // An output of `used_bytes` with guard zones on both sides, poisoned (GuardedOutput); it
     // lives as long as this StepRun (never null).
     Buffer* output(std::size_t used_bytes);
-    // The timed runs (time_runs): r.kernel_ms, r.host_ms, r.clock.
+    // The timed runs (time_runs): r.kernel_ms, r.host_ms, r.clock. Every output is poisoned
+    // again before each timed run (outside its timed span), and after each a piece of each output
+    // at a random place is read back: a run that left it poisoned where the last run wrote it
+    // fails the row (it skipped its work). Inputs read in place are checked after the runs
+    // (check_inputs).
     void time(const std::function<std::pair<Event, Event>()>& launch);
     // Downloads the first `n` elements of `buf` (timed, transfer_ms: r.d2h_ms, r.d2h_bytes) into
     // pinned host memory this thread reuses from run to run (download_space): a GiB output would
@@ -101,18 +107,43 @@ class StepRun {
         mark(&Result::WallParts::download);
         return {reinterpret_cast<const T*>(space.data()), n};
     }
-    // Fails r when a kernel wrote outside any output (GuardedOutput::check), or when a checking
-    // device (Device::checker_reports) reported errors during this run.
+    // Fails r when a kernel wrote outside any output (GuardedOutput::check), when a checking
+    // device (Device::checker_reports) reported errors during this run, or for what the timed
+    // runs found (a run that skipped its work, an input a kernel changed).
     void check_guards();
     // The device's plausible bytes per second (plausible_ceiling), for transfer_ms.
     double ceiling_gbs() const;
     // Appends to the note ("; " between parts).
     void note(const std::string& text);
     // The result: the --size auto note of `model` when the size was the device's, the wall time.
+    // A failed row's device copies of the shared inputs are forgotten, so that the next row
+    // uploads them anew.
     Result finish(const SizeModel& model);
 
   private:
+    // An input the device reads in place: the host array itself, which a kernel could change.
+    struct InPlace {
+        int index; // in the order uploaded
+        const void* data;
+        std::size_t bytes;
+    };
+    // A piece of an output a timed run left poisoned (probe_outputs).
+    struct Unwritten {
+        int run;
+        std::size_t output, offset, bytes;
+    };
     std::string problem_tag() const;
+    // Reads a piece of each output at a random place after timed run `run`; a piece all poison
+    // is kept in unwritten_.
+    void probe_outputs(int run);
+    // Whether the `bytes` of `out` from `offset` (at most 64) are all the poison's 0xFF.
+    bool poisoned(const Buffer& out, std::size_t offset, std::size_t bytes);
+    // Fails (failed_) when a piece a timed run left poisoned holds a value after the last run.
+    void check_unwritten(int runs);
+    // Fails (failed_) and restores the arrays when a kernel changed an input read in place.
+    void check_inputs();
+    // failed_'s notes into r, once.
+    void apply_failures();
     // The host time since the last mark goes to `part` of r.wall_parts, less the set-up made in
     // it (setup_clock.hpp), which goes to the set-up.
     void mark(double Result::WallParts::*part);
@@ -127,6 +158,9 @@ class StepRun {
     int inputs_ = 0;
     long long reports_ = -1; // the device's checker_reports() when the run started
     std::vector<std::unique_ptr<GuardedOutput>> outputs_;
+    std::vector<InPlace> in_place_;
+    std::vector<Unwritten> unwritten_;
+    std::vector<std::string> failed_; // "FAIL: ..." notes not yet in r
 };
 
 } // namespace duet::apps

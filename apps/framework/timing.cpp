@@ -77,7 +77,7 @@ double since_ms(std::chrono::steady_clock::time_point t0) {
 }
 
 void time_runs(Result& r, Queue& q, const RunConfig& cfg,
-               const std::function<std::pair<Event, Event>()>& launch) {
+               const std::function<std::pair<Event, Event>()>& launch, const AroundRuns& around) {
     // Each warm-up run waited for (a heartbeat each: one long kernel is progress too).
     warm_up(cfg, [&] {
         launch();
@@ -89,11 +89,17 @@ void time_runs(Result& r, Queue& q, const RunConfig& cfg,
     const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
     double spent = 0;
     while (another_run(cfg, int(host.size()), spent)) {
+        if (around.before) { // outside the timed span: done before the clock starts
+            around.before();
+            q.finish();
+        }
         const auto t0 = std::chrono::steady_clock::now();
         auto [first, last] = launch();
         last.wait();
         const auto t1 = std::chrono::steady_clock::now();
         heartbeat();
+        if (around.after)
+            around.after(int(host.size()));
         host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         spent += host.back();
         double d = std::nan("");

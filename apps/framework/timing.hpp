@@ -25,12 +25,20 @@ bool another_warmup(const RunConfig& cfg, int done, double last_ms);
 // `body` run by the rules of cfg (warm-up, then timed runs), each timed on the host's clock.
 Stats time_on_host(const RunConfig& cfg, const std::function<void()>& body);
 
+// What happens around each timed run, outside its timed span: `before` (the outputs poisoned
+// again, so that each run must do its work), then the run, then `after` with the run's index.
+struct AroundRuns {
+    std::function<void()> before;
+    std::function<void(int run)> after;
+};
 // Runs `launch` by the rules of cfg: warm-up runs untimed, then the timed runs, each timed on the
 // device's events (`launch` returns the first and last Event of one run, the same Event for
 // single-launch variants) and on the host (steady_clock from the launch to its completion);
-// sets r.kernel_ms, r.host_ms and r.clock from choose_clock.
+// sets r.kernel_ms, r.host_ms and r.clock from choose_clock. `around`'s hooks run before and
+// after each timed run, the queue finished before the clock starts.
 void time_runs(Result& r, Queue& q, const RunConfig& cfg,
-               const std::function<std::pair<Event, Event>()>& launch);
+               const std::function<std::pair<Event, Event>()>& launch,
+               const AroundRuns& around = {});
 
 // Which clock to believe for one set of timed runs. device_ms: the event time of each run (NaN
 // when an event gave none); host_ms: the host time of each run, from its launch to its

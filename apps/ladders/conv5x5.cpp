@@ -254,7 +254,7 @@ class Conv5x5 final : public App {
                                                  std::span<const float> filter, std::size_t W,
                                                  std::size_t H, std::uint64_t seed) const {
         return sums_cache_.get(SumsKey{W, H, seed}, [&] {
-            return std::make_shared<const SumCheck>(conv5x5_sums(img, filter, W, H));
+            return std::make_shared<const SumCheck>(conv5x5_sums(img, filter, W, H, seed));
         });
     }
     struct SumsKey {

@@ -3,6 +3,7 @@
 // (conv5x5_sums.cpp: a pixel's tolerance, and the check beyond its sample) share.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
@@ -41,8 +42,9 @@ struct ConvHooks : StepHooks {
 double conv5x5_tolerance(std::span<const float> filter);
 // The sums of every row and column of the W x H output of `filter` (5x5) over `img` with
 // clamped borders, from the image's row and column sums (25 shifted copies of each), each within
-// the sum of its pixels' tolerance: what a sampled check adds (sum_check.hpp).
+// the sum of its pixels' tolerance: what a sampled check adds (sum_check.hpp). With them, the
+// random-weighted sums of every row and column (weights seeded by `seed`).
 SumCheck conv5x5_sums(std::span<const float> img, std::span<const float> filter, std::size_t W,
-                      std::size_t H);
+                      std::size_t H, std::uint64_t seed = 0);
 
 } // namespace duet::apps

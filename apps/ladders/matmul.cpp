@@ -195,7 +195,8 @@ class Matmul final : public App {
         const Verify verify = verify_level(cfg, double(M) * N * K, full_check_limit, r, "matmul");
         note += (note.empty() || r.note.empty() ? "" : "; ") + r.note;
         return cache_.get(Key{M, N, K, cfg.seed, verify}, [&] {
-            return compute_reference(a, b, M, N, K, check_indices(M * N, verify, cfg.seed));
+            return compute_reference(a, b, M, N, K, check_indices(M * N, verify, cfg.seed),
+                                     cfg.seed);
         });
     }
 

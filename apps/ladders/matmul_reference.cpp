@@ -40,10 +40,9 @@ double tf32_entry_bound(double abs_sum, std::size_t K, bool truncated) {
 }
 
 // Double-precision dot products for the entries in `indices`, spread over the CPU's cores.
-std::shared_ptr<const Reference> compute_reference(std::span<const float> a,
-                                                   std::span<const float> b, std::size_t M,
-                                                   std::size_t N, std::size_t K,
-                                                   std::vector<std::size_t> indices) {
+std::shared_ptr<const Reference>
+compute_reference(std::span<const float> a, std::span<const float> b, std::size_t M, std::size_t N,
+                  std::size_t K, std::vector<std::size_t> indices, std::uint64_t seed) {
     // B transposed once (in cache-sized blocks), so each dot product reads both operands
     // contiguously.
     std::vector<float> bt(N * K);
@@ -87,55 +86,94 @@ std::shared_ptr<const Reference> compute_reference(std::span<const float> a,
     };
     parallel_for(n, 256, work);
     if (n < M * N) // a sample: the row and column sums a sampled check adds, made once too
-        ref->sums = std::make_shared<const SumParts>(sum_parts(a, b, M, N, K));
+        ref->sums = std::make_shared<const SumParts>(sum_parts(a, b, M, N, K, seed));
     return ref;
 }
 
 // Row i's entries each have sum_k |a_ik b_kj| <= sum_k |a_ik| max_j |b_kj|, column j's
 // <= sum_k max_i |a_ik| |b_kj|: their bounds hold every entry of the row or column.
-SumParts sum_parts(std::span<const float> a, std::span<const float> b, std::size_t M, std::size_t N,
-                   std::size_t K) {
-    // Each sum below adds in the same order as a loop on one core would (k, i or j ascending):
-    // the cores split the independent sums, never one sum.
-    std::vector<double> b_sum(K, 0.0), b_max(K, 0.0), a_sum(K, 0.0), a_max(K, 0.0);
+// B's rows against each column weight vector (ones first): bw[w][k] = sum_j b_kj s_w[j]; and
+// b_max[k] = max_j |b_kj|.
+static void b_parts(std::span<const float> b, std::size_t N, std::size_t K,
+                    const std::vector<const std::vector<double>*>& s,
+                    std::vector<std::vector<double>>& bw, std::vector<double>& b_max) {
     parallel_for(K, 16, [&](std::size_t k0, std::size_t k1) {
         for (std::size_t k = k0; k < k1; ++k)
             for (std::size_t j = 0; j < N; ++j) {
-                b_sum[k] += b[k * N + j];
-                b_max[k] = std::max(b_max[k], std::fabs(double(b[k * N + j])));
+                const double v = b[k * N + j];
+                for (std::size_t w = 0; w < s.size(); ++w)
+                    bw[w][k] += (s[w] ? (*s[w])[j] : 1.0) * v;
+                b_max[k] = std::max(b_max[k], std::fabs(v));
             }
     });
+}
+
+// A's columns against each row weight vector (ones first): aw[w][k] = sum_i r_w[i] a_ik; and
+// a_max[k] = max_i |a_ik|.
+static void a_parts(std::span<const float> a, std::size_t M, std::size_t K,
+                    const std::vector<const std::vector<double>*>& r,
+                    std::vector<std::vector<double>>& aw, std::vector<double>& a_max) {
     parallel_for(K, 256, [&](std::size_t k0, std::size_t k1) { // A's columns, rows streamed
         for (std::size_t i = 0; i < M; ++i)
             for (std::size_t k = k0; k < k1; ++k) {
-                a_sum[k] += a[i * K + k];
-                a_max[k] = std::max(a_max[k], std::fabs(double(a[i * K + k])));
+                const double v = a[i * K + k];
+                for (std::size_t w = 0; w < r.size(); ++w)
+                    aw[w][k] += (r[w] ? (*r[w])[i] : 1.0) * v;
+                a_max[k] = std::max(a_max[k], std::fabs(v));
             }
     });
+}
+
+SumParts sum_parts(std::span<const float> a, std::span<const float> b, std::size_t M, std::size_t N,
+                   std::size_t K, std::uint64_t seed) {
+    // Each sum below adds in the same order as a loop on one core would (k, i or j ascending):
+    // the cores split the independent sums, never one sum.
     SumParts s;
     s.cols = N;
-    s.row_ref.resize(M);
+    s.weighted.resize(weighted_sets);
+    std::vector<const std::vector<double>*> by_col = {nullptr}, by_row = {nullptr}; // ones first
+    for (int w = 0; w < weighted_sets; ++w) {
+        s.weighted[w].s = check_weights(N, seed, w, 's');
+        s.weighted[w].r = check_weights(M, seed, w, 'r');
+        by_col.push_back(&s.weighted[w].s);
+        by_row.push_back(&s.weighted[w].r);
+    }
+    const std::size_t sets = by_col.size();
+    std::vector<std::vector<double>> bw(sets, std::vector<double>(K, 0.0)), aw = bw;
+    std::vector<double> b_max(K, 0.0), a_max(K, 0.0);
+    b_parts(b, N, K, by_col, bw, b_max);
+    a_parts(a, M, K, by_row, aw, a_max);
+    std::vector<std::vector<double>> rows(sets, std::vector<double>(M, 0.0));
     s.row_abs.resize(M);
     parallel_for(M, 64, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
-            double sum = 0, abs_bound = 0;
+            double abs_bound = 0;
             for (std::size_t k = 0; k < K; ++k) {
-                sum += double(a[i * K + k]) * b_sum[k];
-                abs_bound += std::fabs(double(a[i * K + k])) * b_max[k];
+                const double v = a[i * K + k];
+                for (std::size_t w = 0; w < sets; ++w)
+                    rows[w][i] += v * bw[w][k];
+                abs_bound += std::fabs(v) * b_max[k];
             }
-            s.row_ref[i] = sum;
             s.row_abs[i] = abs_bound;
         }
     });
-    s.col_ref.assign(N, 0.0);
+    std::vector<std::vector<double>> cols(sets, std::vector<double>(N, 0.0));
     s.col_abs.assign(N, 0.0);
     parallel_for(N, 256, [&](std::size_t j0, std::size_t j1) { // B's rows streamed
         for (std::size_t k = 0; k < K; ++k)
             for (std::size_t j = j0; j < j1; ++j) {
-                s.col_ref[j] += a_sum[k] * double(b[k * N + j]);
-                s.col_abs[j] += a_max[k] * std::fabs(double(b[k * N + j]));
+                const double v = b[k * N + j];
+                for (std::size_t w = 0; w < sets; ++w)
+                    cols[w][j] += aw[w][k] * v;
+                s.col_abs[j] += a_max[k] * std::fabs(v);
             }
     });
+    s.row_ref = std::move(rows[0]);
+    s.col_ref = std::move(cols[0]);
+    for (int w = 0; w < weighted_sets; ++w) {
+        s.weighted[w].row_ref = std::move(rows[w + 1]);
+        s.weighted[w].col_ref = std::move(cols[w + 1]);
+    }
     return s;
 }
 
@@ -151,6 +189,19 @@ SumCheck sums_within(const SumParts& parts, const std::function<double(double)>&
     s.col_tol.resize(parts.col_abs.size());
     for (std::size_t j = 0; j < s.col_tol.size(); ++j)
         s.col_tol[j] = sum_tolerance(M, entry_bound(parts.col_abs[j]));
+    // Weighted: the same bound of each entry, the sum's tolerance from the weights' norms.
+    for (const auto& pw : parts.weighted) {
+        WeightedSums w{pw.s, pw.r, pw.row_ref, {}, pw.col_ref, {}};
+        const auto [s_abs, s_sq] = weight_norms(pw.s);
+        const auto [r_abs, r_sq] = weight_norms(pw.r);
+        w.row_tol.resize(M);
+        for (std::size_t i = 0; i < M; ++i)
+            w.row_tol[i] = weighted_tolerance(s_abs, s_sq, entry_bound(parts.row_abs[i]));
+        w.col_tol.resize(pw.col_ref.size());
+        for (std::size_t j = 0; j < w.col_tol.size(); ++j)
+            w.col_tol[j] = weighted_tolerance(r_abs, r_sq, entry_bound(parts.col_abs[j]));
+        s.weighted.push_back(std::move(w));
+    }
     return s;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -24,14 +25,22 @@ double tf32_entry_bound(double abs_sum, std::size_t K, bool truncated = false);
 
 // The sums of every row and every column of C = A B, from A (B 1) and (1 A) B in double
 // precision (M K + K N multiply-adds), with the sums of |a||b| that bound each entry of the row or
-// column: what a sampled check adds, whatever precision its bound is for.
+// column: what a sampled check adds, whatever precision its bound is for. With them, for each of
+// `weighted_sets` sets of random weights s (one per column) and r (one per row), seeded by
+// `seed`: C s from A (B s) and r^T C from (r^T A) B, Freivalds' check (2 (M K + K N) each).
 struct SumParts {
     std::size_t cols = 0;
     std::vector<double> row_ref, row_abs; // one per row
     std::vector<double> col_ref, col_abs; // one per column
+    struct Weighted {
+        std::vector<double> s, r;    // the weights
+        std::vector<double> row_ref; // (A (B s))_i, one per row
+        std::vector<double> col_ref; // ((r^T A) B)_j, one per column
+    };
+    std::vector<Weighted> weighted;
 };
 SumParts sum_parts(std::span<const float> a, std::span<const float> b, std::size_t M, std::size_t N,
-                   std::size_t K);
+                   std::size_t K, std::uint64_t seed = 0);
 
 // The reference values and bounds of the checked entries of one problem.
 struct Reference {
@@ -46,10 +55,10 @@ struct Reference {
 
 // Double-precision dot products for the entries in `indices` of C = A B (A M x K, B K x N), spread
 // over the CPU's cores.
-std::shared_ptr<const Reference> compute_reference(std::span<const float> a,
-                                                   std::span<const float> b, std::size_t M,
-                                                   std::size_t N, std::size_t K,
-                                                   std::vector<std::size_t> indices);
+// A sample's sums (Reference::sums) take their random weights from `seed`.
+std::shared_ptr<const Reference>
+compute_reference(std::span<const float> a, std::span<const float> b, std::size_t M, std::size_t N,
+                  std::size_t K, std::vector<std::size_t> indices, std::uint64_t seed = 0);
 
 // The row and column sums of C (sum_parts), each within the tolerance of a sum of entries within
 // their bounds (entry_bound, or tf32_entry_bound with `tf32`; `truncated` as there): what a

@@ -193,14 +193,9 @@ class VecAdd final : public App {
             [&](std::size_t t) { return ref(idx[t]); });
         if (!(r.sampled = r.verified && idx.size() < c.size()))
             return;
-        // The rest as sums of 64: each must equal the sum of the correctly rounded adds.
-        SumCheck sums;
-        sums.cols = 64;
-        sums.row_ref.assign((c.size() + 63) / 64, 0.0);
-        sums.row_tol.assign(sums.row_ref.size(), 0.0);
-        for (std::size_t i = 0; i < c.size(); ++i)
-            sums.row_ref[i / 64] += ref(i);
-        check_sums(r, c, sums);
+        // The rest as sums of 64, plain and random-weighted: each must equal the sum of the
+        // correctly rounded adds.
+        check_sums(r, c, exact_block_sums(c.size(), 64, ref, cfg.seed));
     }
 };
 

@@ -28,7 +28,64 @@ void write_csv(std::ostream& out, const std::vector<Run>& runs) {
                 << csv_row(r) << "\n";
 }
 
+// Ranks of an MPI run's partial document ("mpi_ranks", rank_rows.hpp) that had not finished,
+// with the rows each sent; "" when the document does not record them.
+std::string missing_ranks(const nlohmann::json& doc) {
+    const auto m = doc.find("mpi_ranks");
+    if (m == doc.end() || !m->is_object() || !m->contains("ranks") || !(*m)["ranks"].is_number() ||
+        !m->contains("finished") || !(*m)["finished"].is_array())
+        return {};
+    const double ranks = (*m)["ranks"].get<double>();
+    if (!(ranks >= 1 && ranks <= 100000))
+        return {};
+    std::vector<bool> finished(static_cast<std::size_t>(ranks), false);
+    for (const auto& f : (*m)["finished"])
+        if (f.is_number_unsigned() && f.get<std::size_t>() < finished.size())
+            finished[f.get<std::size_t>()] = true;
+    const auto rows = m->find("rows");
+    std::string list;
+    std::size_t missing = 0;
+    for (std::size_t i = 0; i < finished.size(); ++i) {
+        if (finished[i] || ++missing > 16)
+            continue;
+        std::string sent = "?";
+        if (rows != m->end() && rows->is_array() && i < rows->size() && (*rows)[i].is_number())
+            sent = (*rows)[i].dump();
+        list += (list.empty() ? "" : ", ") + std::to_string(i) + " (" + sent + " rows sent)";
+    }
+    if (missing == 0)
+        return "every rank had finished its rows";
+    return "ranks that did not finish: " + list + (missing > 16 ? ", ..." : "") + " (" +
+           std::to_string(missing) + " of " + std::to_string(finished.size()) + ")";
+}
+
+// What a run marked partial (an MPI run's rows written as they finished, whose run did not end:
+// a rank crashed or hung) is missing: its ranks and the devices it lists without a row; "" for a
+// complete run.
+std::string partial_note(const Run& run) {
+    const auto& doc = run.info.document;
+    if (!doc.is_object() || !doc.contains("partial"))
+        return {};
+    std::string note = (run.file.empty() ? std::string("a run") : run.file) +
+                       " is partial: the run did not end (a rank crashed or hung)";
+    const std::string ranks = missing_ranks(doc);
+    note += "; " + (ranks.empty() ? "which ranks had finished is not recorded" : ranks);
+    std::string devices;
+    for (const auto& d : run.info.devices) {
+        const bool has_rows = std::any_of(run.results.begin(), run.results.end(),
+                                          [&](const auto& r) { return r.device_id == d.id; });
+        if (!has_rows && !d.id.empty())
+            devices += (devices.empty() ? "" : ", ") + d.id;
+    }
+    if (!devices.empty())
+        note += "; devices it lists without a row: " + devices;
+    return note;
+}
+
 void write_table(std::ostream& out, const Sheet& s) {
+    for (const auto& run : s.runs)
+        if (const std::string note = partial_note(run); !note.empty())
+            out << printable(note) << "\n\n";
     if (s.runs.size() > 1) {
         out << "runs:\n";
         for (const auto& run : s.runs) {
@@ -67,7 +124,8 @@ void refuse_overwriting_inputs(const Cli& c) {
 } // namespace
 
 int present_runs(const Cli& c, std::vector<Run> runs) {
-    const Sheet s = make_sheet(std::move(runs));
+    Sheet s = make_sheet(std::move(runs));
+    label_repeated_rows(s.rows); // every row of a repeated key shown, on the page too
     write_format(std::cout, c, s);
     check_written(std::cout, "standard output");
     if (!c.output.empty()) {
@@ -85,6 +143,11 @@ int present_runs(const Cli& c, std::vector<Run> runs) {
         std::cerr << "HTML report written to " << c.html << "\n";
     }
     int code = 0;
+    for (const auto& run : s.runs)
+        if (const std::string note = partial_note(run); !note.empty()) {
+            std::cerr << "runapp: error: " << printable(note) << "\n";
+            code = 3;
+        }
     for (const auto& run : s.runs)
         for (const auto& line : run.info.failures) {
             const std::string& host = run.info.machine.host;

@@ -7,6 +7,7 @@
 #include "html_page.hpp"
 #include "html_svg.hpp"
 #include "output.hpp"
+#include "report.hpp"
 
 namespace runapp {
 
@@ -173,7 +174,9 @@ void write_html(std::ostream& out, const Sheet& s) {
 }
 
 void write_html(std::ostream& out, const std::vector<Result>& results, const nlohmann::json& prov) {
-    write_html(out, make_sheet({Run{"", run_info_from_json(prov), results}}));
+    Sheet s = make_sheet({Run{"", run_info_from_json(prov), results}});
+    label_repeated_rows(s.rows); // every row of a repeated key shown (report.hpp)
+    write_html(out, s);
 }
 
 } // namespace runapp

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -14,7 +15,9 @@ namespace runapp {
 namespace fs = std::filesystem;
 
 RankRows::RankRows(const mpi::World& w, const Cli& c, Progress& progress, int argc, char** argv)
-    : world_(w), cli_(c), progress_(progress), argc_(argc), argv_(argv) {}
+    : world_(w), cli_(c), progress_(progress), argc_(argc), argv_(argv),
+      rows_of_rank_(std::size_t(std::max(w.size, 1)), 0),
+      rank_done_(std::size_t(std::max(w.size, 1)), false) {}
 
 void RankRows::finished(const duet::apps::Result& r) {
     if (!world_.active())
@@ -24,6 +27,7 @@ void RankRows::finished(const duet::apps::Result& r) {
         return;
     }
     rows_.push_back(to_json(r));
+    ++rows_of_rank_[0];
     take(false);
     write_partial();
 }
@@ -34,10 +38,15 @@ bool RankRows::take(bool wait) {
         got = true;
         duet::apps::heartbeat(); // another rank's progress is the run's progress
         auto& [rank, text] = *m;
+        const bool known = rank >= 0 && std::size_t(rank) < rank_done_.size();
         if (text.empty() || text[0] != 'R') {
             ++done_ranks_;
+            if (known)
+                rank_done_[std::size_t(rank)] = true;
             continue;
         }
+        if (known)
+            ++rows_of_rank_[std::size_t(rank)];
         auto row = nlohmann::json::parse(text.substr(1), nullptr, false);
         if (row.is_discarded() || !row.is_object())
             continue; // finish_ranks' gather still has every row
@@ -58,6 +67,7 @@ void RankRows::done() {
         mpi::send(world_, "D"); // taken by rank 0 before finish_ranks' gather ends
         return;
     }
+    rank_done_[0] = true;
     while (done_ranks_ < world_.size - 1)
         if (take(true))
             write_partial();
@@ -74,6 +84,11 @@ void RankRows::write_partial() {
     nlohmann::json doc = provenance(argc_, argv_);
     doc["partial"] = "the rows that had finished when this was written; the run did not end "
                      "(yet): a rank that crashed or hung lost only its unfinished rows";
+    nlohmann::json finished = nlohmann::json::array();
+    for (std::size_t i = 0; i < rank_done_.size(); ++i)
+        if (rank_done_[i])
+            finished.push_back(i);
+    doc["mpi_ranks"] = {{"ranks", world_.size}, {"finished", finished}, {"rows", rows_of_rank_}};
     doc["results"] = rows_;
     const std::string tmp = out + ".partial";
     {

@@ -2,7 +2,9 @@
 // runapp compare under mpirun: each rank's rows reach rank 0 as they finish, not only at the
 // end. Rank 0 prints them as progress lines and keeps every finished row in `--format json
 // --output FILE` (a document marked "partial", rewritten as rows arrive), so a run that one
-// rank's crash or hang ends keeps what finished. The final merge is finish_ranks' gather.
+// rank's crash or hang ends keeps what finished, with which ranks had finished and how many rows
+// each sent ("mpi_ranks"; runapp report names the ranks and devices missing). The final merge is
+// finish_ranks' gather.
 #include <string>
 #include <vector>
 
@@ -35,6 +37,8 @@ class RankRows {
     char** argv_;
     std::vector<nlohmann::json> rows_; // rank 0: every row finished so far
     int done_ranks_ = 0;
+    std::vector<int> rows_of_rank_; // rank 0: rows received from each rank
+    std::vector<bool> rank_done_;   // rank 0: the ranks that said their rows are done
     bool write_failed_ = false;
 };
 

@@ -4,6 +4,7 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include <duet/duet.hpp>
 
@@ -25,7 +26,8 @@ struct Group {
     std::map<std::pair<std::string, std::string>, const Result*> cell; // (variant, device)
 };
 
-std::vector<Group> group(const std::vector<Result>& results) {
+std::vector<Group> group(std::vector<Result>& results) {
+    label_repeated_rows(results); // one cell per key: a repeated key's rows are rows of their own
     std::vector<Group> groups;
     // First-seen order, found through sets and maps: a file of many names stays n log n.
     std::map<std::pair<std::string, std::string>, std::size_t> at; // (app, size) -> group
@@ -199,6 +201,21 @@ void print_legend(std::ostream& out, const Group& g, bool twins, bool x_cpu) {
 }
 
 } // namespace
+
+void label_repeated_rows(std::vector<Result>& rows) {
+    std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, int> seen;
+    for (auto& r : rows) {
+        const int n = ++seen[{r.app, r.size_label, r.variant, r.local_label, r.device_id}];
+        if (n == 1)
+            continue;
+        const char* th = n % 100 / 10 == 1 ? "th"
+                         : n % 10 == 1     ? "st"
+                         : n % 10 == 2     ? "nd"
+                         : n % 10 == 3     ? "rd"
+                                           : "th";
+        r.variant += " (" + std::to_string(n) + th + " row)";
+    }
+}
 
 void print_comparison(std::ostream& out, const std::vector<Result>& results) {
     print_comparison(out, results, nullptr);

@@ -18,6 +18,10 @@ void print_comparison(std::ostream& out, const std::vector<duet::apps::Result>& 
 using Twins = std::vector<std::pair<std::string, std::string>>;
 void print_comparison(std::ostream& out, const std::vector<duet::apps::Result>& results,
                       const Twins* twins);
+// Rows that repeat another's key (app, size, variant and work-group, device: runapp writes such
+// rows for `--variant naive,naive` or a size given twice) get the variant "naive (2nd row)", and
+// so on, so that every table and page shows every row, never one row over another's FAIL.
+void label_repeated_rows(std::vector<duet::apps::Result>& rows);
 // The exit code of a run: 1 when a checked result was wrong; 3 when a figure was implausible
 // or every variant of an app was skipped on a device (nothing ran there); else 0. `why` gets
 // one line per reason (with the skip reasons).
