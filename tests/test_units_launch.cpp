@@ -126,9 +126,9 @@ TEST_CASE("launch checks: a tile map fits a buffer parameter (OpenCL) or its siz
 }
 
 TEST_CASE("build options: compiler options are checked tokens, without outputs or plugins") {
-    CHECK_NOTHROW(
-        duet::check_compiler_options("cuda-c++", "cuda_options", {"-std=c++20", "-lineinfo", "--use_fast_math",
-                                                      "-I" DUET_SOURCE_DIR "/kernels_cu", "-G"}));
+    CHECK_NOTHROW(duet::check_compiler_options(
+        "cuda-c++", "cuda_options",
+        {"-std=c++20", "-lineinfo", "--use_fast_math", "-I" DUET_SOURCE_DIR "/kernels_cu", "-G"}));
     CHECK_NOTHROW(duet::check_compiler_options(
         "opencl-c", "opencl_options", {"-cl-std=CL3.0", "-cl-mad-enable", "-Werror", "-DX=1"}));
     for (const char* bad : {"-o",
