@@ -91,7 +91,7 @@ TEST_CASE("timed runs: each starts from the poison, outside its timed span") {
     cfg.warmup = 2;
     for (auto* dev : duet_test::devices_of("opencl")) {
         SUBCASE(dev->info().id().c_str()) {
-            auto q = dev->create_queue();
+            auto q = dev->create_queue(duet::QueueOptions::timed());
             auto buf = dev->alloc_bytes(4096);
             int before = 0, after = 0, launches = 0;
             AroundRuns around;
