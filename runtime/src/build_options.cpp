@@ -21,7 +21,11 @@ bool is_ident(char c) {
     return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-// The value as a reader can see it: control and non-ASCII bytes as \xNN.
+constexpr std::size_t max_name_expression = 4096;
+constexpr int max_name_nesting = 64;
+
+} // namespace
+
 std::string shown(const std::string& s) {
     std::string out;
     for (unsigned char c : s) {
@@ -35,11 +39,6 @@ std::string shown(const std::string& s) {
     }
     return out;
 }
-
-constexpr std::size_t max_name_expression = 4096;
-constexpr int max_name_nesting = 64;
-
-} // namespace
 
 void check_define(const std::string& name, const std::string& value) {
     bool ok = !name.empty() && !is_digit(name[0]);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include <duet/backend/build_options.hpp>
 #include <duet/backend/include_expand.hpp>
 #include <duet/error.hpp>
 #include <duet/kernel_library.hpp>
@@ -23,19 +24,9 @@ bool is_blank(char c) {
     return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
 }
 
-// At most `n` characters of `s`, control bytes as \xNN: an operand for a message.
-std::string shown(const std::string& s, std::size_t n = 120) {
-    std::string out;
-    for (unsigned char c : s.substr(0, n)) {
-        if (c >= 0x20 && c < 0x7f) {
-            out += static_cast<char>(c);
-        } else {
-            char buf[5];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            out += buf;
-        }
-    }
-    return s.size() > n ? out + "..." : out;
+// At most `n` characters of `s` as a message can show them (build_options.hpp): an operand.
+std::string shown(const std::string& s, std::size_t n) {
+    return duet::shown(s.substr(0, n)) + (s.size() > n ? "..." : "");
 }
 
 Error text_error(const std::string& origin, int line, const std::string& what) {
@@ -293,7 +284,7 @@ std::vector<IncludeDirective> include_directives(const std::string& text, const 
 
 void refuse_include(const std::string& origin, const IncludeDirective& d, const std::string& why) {
     throw text_error(origin, d.line,
-                     "include of " + (d.operand.empty() ? "nothing" : shown(d.operand)) +
+                     "include of " + (d.operand.empty() ? "nothing" : shown(d.operand, 120)) +
                          " refused: " + why);
 }
 

@@ -11,6 +11,9 @@ namespace duet {
 // number. The one rule both backends apply, so a define accepted by one is accepted by both.
 void check_define(const std::string& name, const std::string& value);
 
+// `s` as a message can show it: control and non-ASCII bytes as \xNN.
+std::string shown(const std::string& s);
+
 } // namespace duet
 
 namespace duet {
