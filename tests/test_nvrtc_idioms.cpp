@@ -31,18 +31,10 @@ const duet::cuda::Nvrtc* nvrtc() {
     }
 }
 
-std::vector<duet::SourceFile> headers() {
-    std::vector<duet::SourceFile> h;
-    for (auto& f : duet::kernel_files(duet::KernelLanguage::cuda))
-        if (f.name.size() > 4 && f.name.substr(f.name.size() - 4) == ".cuh")
-            h.push_back(std::move(f));
-    return h;
-}
-
 // Compiles the idioms source as the plugin would to load `name` with `options`.
 duet::cuda::NvrtcOutput build(const duet::cuda::Nvrtc& nv, const std::string& source,
                               const std::string& name, const duet::BuildOptions& options) {
-    return nv.compile(source, "idioms.cu", headers(),
+    return nv.compile(source, "idioms.cu", duet::cuda::nvrtc_headers(),
                       duet::cuda::nvrtc_build_flags("sm_90", options), true, "building " + name,
                       duet::cuda::nvrtc_name_expressions(name, options, source));
 }
@@ -118,7 +110,7 @@ TEST_CASE("nvrtc idioms: structs by value and a functor of device pointers compi
     o.defines = {{"LARGE", "200"}};
     o.instantiations = {value_kernels::for_each_triad};
     const auto out =
-        nv->compile(value_kernels::cuda_source, "values.cu", headers(),
+        nv->compile(value_kernels::cuda_source, "values.cu", duet::cuda::nvrtc_headers(),
                     duet::cuda::nvrtc_build_flags("sm_90", o), true, "values",
                     duet::cuda::nvrtc_name_expressions("weigh", o, value_kernels::cuda_source));
     REQUIRE(out.lowered_names.size() == 1);
@@ -152,9 +144,10 @@ template <unsigned Block> __global__ void block_sum(const float* in, float* out)
 )";
     duet::BuildOptions o;
     o.instantiations = {"block_sum<256>"};
-    const auto out = nv->compile(
-        source, "toolkit.cu", headers(), duet::cuda::nvrtc_build_flags("sm_90", o, dirs), true,
-        "toolkit headers", duet::cuda::nvrtc_name_expressions("block_sum<256>", o, source));
+    const auto out =
+        nv->compile(source, "toolkit.cu", duet::cuda::nvrtc_headers(),
+                    duet::cuda::nvrtc_build_flags("sm_90", o, dirs), true, "toolkit headers",
+                    duet::cuda::nvrtc_name_expressions("block_sum<256>", o, source));
     REQUIRE(out.lowered_names.size() == 1);
     CHECK(image_has(out.image, out.lowered_names[0].second));
     // The digest covers the files included, directly and through each other; none: empty.
@@ -239,7 +232,7 @@ TEST_CASE("nvrtc idioms: a .cu file with host code loads its kernels; what was l
     duet::BuildOptions o;
     o.instantiations = {"sample::scale<float>"};
     const auto out = nv->compile(
-        sample_with_host, "sample.cu", headers(),
+        sample_with_host, "sample.cu", duet::cuda::nvrtc_headers(),
         duet::cuda::nvrtc_build_flags("sm_90", o, toolkit), true, "sample",
         duet::cuda::nvrtc_name_expressions("sample::scale<float>", o, sample_with_host));
     REQUIRE(out.lowered_names.size() == 1);

@@ -26,14 +26,6 @@ std::string read(const std::string& path) {
     return ss.str();
 }
 
-std::vector<duet::SourceFile> headers() {
-    std::vector<duet::SourceFile> h;
-    for (auto& f : duet::kernel_files(duet::KernelLanguage::cuda))
-        if (f.name.size() > 4 && f.name.substr(f.name.size() - 4) == ".cuh")
-            h.push_back(std::move(f));
-    return h;
-}
-
 const duet::DialectRoute& route_to_cuda() {
     for (const auto& r : duet::dialect("opencl-c").routes)
         if (r.backend == "cuda")
@@ -62,8 +54,8 @@ TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_op
     for (const std::string arch : {"sm_75", "sm_90"}) {
         INFO(arch);
         const auto out =
-            nv->compile(text, "group_sums.cl", headers(), duet::cuda::nvrtc_build_flags(arch, o),
-                        true, "building group_sums.cl", {});
+            nv->compile(text, "group_sums.cl", duet::cuda::nvrtc_headers(),
+                        duet::cuda::nvrtc_build_flags(arch, o), true, "building group_sums.cl", {});
         const std::string image(out.image.begin(), out.image.end());
         for (const auto& k : duet::scan_kernels(cl, duet::dialect("opencl-c")))
             CHECK_MESSAGE(image.find(k.name) != std::string::npos, k.name);
@@ -71,7 +63,8 @@ TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_op
     // What the header does not translate fails in NVRTC with its message, never silently.
     const std::string bad = duet::cuda::translated_source(
         route, "__kernel void f(__global float* x) { x[0] = (float4)(1.0f).x; }", "bad.cl");
-    CHECK_THROWS_AS(nv->compile(bad, "bad.cl", headers(), duet::cuda::nvrtc_build_flags("sm_90", o),
-                                true, "building bad.cl", {}),
+    CHECK_THROWS_AS(nv->compile(bad, "bad.cl", duet::cuda::nvrtc_headers(),
+                                duet::cuda::nvrtc_build_flags("sm_90", o), true, "building bad.cl",
+                                {}),
                     duet::Error);
 }

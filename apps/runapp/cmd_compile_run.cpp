@@ -1,96 +1,22 @@
-// runapp compile: runs the vendors' compilers (posix_spawn with argument arrays, never a shell)
-// in a private temporary folder that is removed afterwards.
+// runapp compile: runs the vendors' compilers (duet::run_tool: argument arrays, never a shell, in
+// a private temporary folder that is removed afterwards).
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <duet/duet.hpp>
 
 #include "cmd_compile.hpp"
 #include "step_builds.hpp"
 
-extern char** environ;
-
 namespace runapp::compile {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Ran {
-    int code = -1; // exit status; -1 when it could not be started or was killed
-    std::string output;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// Runs argv in dir with stdout and stderr to one file; returns the status and what it printed.
-Ran run(const std::vector<std::string>& argv, const fs::path& dir) {
-    Ran r;
-    const fs::path log = dir / "tool.log";
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addchdir_np(&fa, dir.c_str());
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
-                                     0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid = -1;
-    const int err = posix_spawn(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (err != 0) {
-        r.output = "could not start " + argv[0] + ": " + std::strerror(err);
-        return r;
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.output = slurp(log);
-    if (WIFSIGNALED(status))
-        r.output +=
-            "\n(" + argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status)) + ")";
-    return r;
-}
-
-// A private folder (mkdtemp: mode 0700, a fresh name) removed when the build ends.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string base = "/tmp";
-        if (const char* t = std::getenv("TMPDIR");
-            t && *t == '/' && std::string(t).find(' ') == std::string::npos)
-            base = t;
-        std::string tmpl = base + "/duet-compile-XXXXXX";
-        if (!mkdtemp(tmpl.data()))
-            throw duet::Error::runtime("cannot create a temporary folder in " + base + ": " +
-                                       std::strerror(errno));
-        path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 void write(const fs::path& p, const std::string& text) {
     std::ofstream out(p, std::ios::binary);
@@ -113,8 +39,8 @@ const char* amd_libs = "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 
 // clang's amdgcn OpenCL needs ROCm's device libraries, linked by hand so that an architecture
 // the packaged libraries predate (gfx1100 with 5.2) gets its ISA constant from a one-line file.
-Ran build_amd(const Target& t, const fs::path& dir, const std::string& file,
-              const std::vector<std::string>& d_args) {
+duet::ToolRun build_amd(const Target& t, const fs::path& dir, const std::string& file,
+                        const std::vector<std::string>& d_args) {
     const std::string clang = tool(t, 0), arch = t.arch.substr(3);
     std::vector<std::string> argv = {clang,
                                      "-x",
@@ -153,9 +79,10 @@ Ran build_amd(const Target& t, const fs::path& dir, const std::string& file,
         write(dir / "isa.cl", "__constant int __oclc_ISA_version = " +
                                   std::to_string(std::stoi(major) * 1000 + minor * 100 + step) +
                                   ";\n");
-        Ran r = run({clang, "-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa",
-                     "-mcpu=" + t.arch, "-nogpulib", "-emit-llvm", "-c", "isa.cl", "-o", "isa.bc"},
-                    dir);
+        duet::ToolRun r = duet::run_tool({clang, "-x", "cl", "-cl-std=CL1.2", "-target",
+                                          "amdgcn-amd-amdhsa", "-mcpu=" + t.arch, "-nogpulib",
+                                          "-emit-llvm", "-c", "isa.cl", "-o", "isa.bc"},
+                                         dir);
         if (r.code != 0)
             return r;
         isa = (dir / "isa.bc").string();
@@ -168,7 +95,7 @@ Ran build_amd(const Target& t, const fs::path& dir, const std::string& file,
         argv.insert(argv.end(), {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", p});
     }
     argv.insert(argv.end(), {"-S", "src/" + file, "-o", "out.s"});
-    return run(argv, dir);
+    return duet::run_tool(argv, dir);
 }
 
 // The file's defines as -DNAME=VALUE arguments (its tile macros).
@@ -209,35 +136,36 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
             continue;
         }
         const auto start = std::chrono::steady_clock::now();
-        TempDir tmp;
-        fs::create_directory(tmp.path / "src");
+        const duet::PrivateTempDir tmp("duet-compile", "runapp compile");
+        fs::create_directory(tmp.path() / "src");
         for (const auto& h : headers)
-            write(tmp.path / "src" / fs::path(h.name).filename(), h.text);
-        write(tmp.path / "src" / fs::path(f.name).filename(), f.text);
+            write(tmp.path() / "src" / fs::path(h.name).filename(), h.text);
+        write(tmp.path() / "src" / fs::path(f.name).filename(), f.text);
         const std::string file = fs::path(f.name).filename().string();
         const std::vector<std::string> d_args = define_args(defines, file);
         std::string d_text;
         for (const auto& d : d_args)
             d_text += " " + d;
-        Ran ran;
+        duet::ToolRun ran;
         if (t.group == "intel") {
-            ran = run({tool(t, 0), "compile", "-file", "src/" + file, "-device", t.arch, "-options",
-                       "-DDUET_OPENCL=1 -I " + (tmp.path / "src").string() + d_text,
-                       "-output_no_suffix", "-output", "out"},
-                      tmp.path);
+            ran = duet::run_tool({tool(t, 0), "compile", "-file", "src/" + file, "-device", t.arch,
+                                  "-options",
+                                  "-DDUET_OPENCL=1 -I " + (tmp.path() / "src").string() + d_text,
+                                  "-output_no_suffix", "-output", "out"},
+                                 tmp.path());
             if (ran.code == 0) {
-                Ran dis =
-                    run({tool(t, 0), "disasm", "-file", "out", "-dump", "dump", "-device", t.arch},
-                        tmp.path);
-                r.kernels = parse_ocloc_ptm(slurp(tmp.path / "dump" / "PTM.txt"));
+                duet::ToolRun dis = duet::run_tool(
+                    {tool(t, 0), "disasm", "-file", "out", "-dump", "dump", "-device", t.arch},
+                    tmp.path());
+                r.kernels = parse_ocloc_ptm(duet::read_whole_file(tmp.path() / "dump" / "PTM.txt"));
                 if (r.kernels.empty())
                     ran = {1, "ocloc built the file but its disassembly lists no kernel:\n" +
                                   dis.output};
             }
         } else if (t.group == "amd") {
-            ran = build_amd(t, tmp.path, file, d_args);
+            ran = build_amd(t, tmp.path(), file, d_args);
             if (ran.code == 0)
-                r.kernels = parse_amdgpu_asm(slurp(tmp.path / "out.s"));
+                r.kernels = parse_amdgpu_asm(duet::read_whole_file(tmp.path() / "out.s"));
         } else if (t.group == "spirv") {
             // Unoptimised LLVM IR: llvm-spirv 15 cannot translate what clang's optimiser makes
             // (llvm.vector.reduce.*); the device's own compiler optimises the SPIR-V.
@@ -247,12 +175,13 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
                 "-I",       "src"};
             argv.insert(argv.end(), d_args.begin(), d_args.end());
             argv.insert(argv.end(), {"-emit-llvm", "-c", "src/" + file, "-o", "out.bc"});
-            ran = run(argv, tmp.path);
+            ran = duet::run_tool(argv, tmp.path());
             if (ran.code == 0)
-                ran = run({tool(t, 1), "--spirv-max-version=1.0", "out.bc", "-o", "out.spv"},
-                          tmp.path);
+                ran = duet::run_tool(
+                    {tool(t, 1), "--spirv-max-version=1.0", "out.bc", "-o", "out.spv"}, tmp.path());
             if (ran.code == 0)
-                ran = run({tool(t, 2), "--target-env", "opencl2.1", "out.spv"}, tmp.path);
+                ran = duet::run_tool({tool(t, 2), "--target-env", "opencl2.1", "out.spv"},
+                                     tmp.path());
             if (ran.code == 0)
                 for (const auto& k :
                      duet::kernels_defined_in(f.text, duet::KernelLanguage::opencl_c)) {
@@ -266,7 +195,7 @@ std::vector<FileResult> build_for(const Target& t, const std::vector<SourceFile>
                                              "-DDUET_CUDA=1",    "-I",     "src"};
             argv.insert(argv.end(), d_args.begin(), d_args.end());
             argv.insert(argv.end(), {"src/" + file, "-o", "out.cubin"});
-            ran = run(argv, tmp.path);
+            ran = duet::run_tool(argv, tmp.path());
             if (ran.code != 0 &&
                 ran.output.find("Unsupported gpu architecture") != std::string::npos) {
                 r.available = false;
@@ -294,17 +223,17 @@ std::vector<std::string> tool_versions(const std::vector<Target>& ts) {
             if (path.empty() || std::find(seen.begin(), seen.end(), program) != seen.end())
                 continue;
             seen.push_back(program);
-            TempDir tmp;
+            const duet::PrivateTempDir tmp("duet-compile", "runapp compile");
             if (program == "ocloc") { // ocloc has no --version; its query writes a file
-                run({path, "query", "OCL_DRIVER_VERSION"}, tmp.path);
+                duet::run_tool({path, "query", "OCL_DRIVER_VERSION"}, tmp.path());
                 // The file ends in a NUL byte: keep printable characters only.
-                std::string v = slurp(tmp.path / "OCL_DRIVER_VERSION");
+                std::string v = duet::read_whole_file(tmp.path() / "OCL_DRIVER_VERSION");
                 std::erase_if(
                     v, [](char c) { return c != '\n' && static_cast<unsigned char>(c) < 0x20; });
                 out.push_back("ocloc: driver " + trim_line(v));
                 continue;
             }
-            Ran r = run({path, "--version"}, tmp.path);
+            duet::ToolRun r = duet::run_tool({path, "--version"}, tmp.path());
             std::string first;
             std::istringstream in(r.output);
             for (std::string line; std::getline(in, line);)

@@ -94,21 +94,6 @@ bool missing_code(const Error& e) {
     }
 }
 
-// The headers NVRTC may #include by name ("duet_cuda.cuh"), and all of them in one string for
-// the cache keys (a changed header must not reuse an old build).
-std::vector<SourceFile> nvrtc_headers(std::string& all_text) {
-    std::vector<SourceFile> headers;
-    for (auto& f : kernel_files(KernelLanguage::cuda)) {
-        const auto dot = f.name.rfind('.');
-        const std::string ext = dot == std::string::npos ? "" : f.name.substr(dot);
-        if (ext == ".cuh" || ext == ".h" || ext == ".hpp") {
-            all_text += f.name + '\n' + f.text + '\n';
-            headers.push_back(std::move(f));
-        }
-    }
-    return headers;
-}
-
 std::string join(const std::vector<std::string>& v) {
     std::string s;
     for (const auto& x : v)
@@ -292,7 +277,7 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
     for (const auto& e : expressions)
         names_text += e + '\n';
     std::string header_text;
-    const auto headers = nvrtc_headers(header_text);
+    const auto headers = nvrtc_headers(&header_text);
     header_text += toolkit_headers_digest(source.text, includes); // their contents key the build
 
     const std::string memory_key =

@@ -10,10 +10,28 @@
 #include <vector>
 
 #include <duet/device.hpp>
+#include <duet/kernel_library.hpp>
 
 #include "cuda_nvrtc_flags.hpp"
 
 namespace duet::cuda {
+
+// The headers of Duet's CUDA kernels that NVRTC may #include by name ("duet_cuda.cuh"); with
+// `all_text`, all of them in one string for the cache keys (a changed header must not reuse an
+// old build).
+inline std::vector<SourceFile> nvrtc_headers(std::string* all_text = nullptr) {
+    std::vector<SourceFile> headers;
+    for (auto& f : kernel_files(KernelLanguage::cuda)) {
+        const auto dot = f.name.rfind('.');
+        const std::string ext = dot == std::string::npos ? "" : f.name.substr(dot);
+        if (ext == ".cuh" || ext == ".h" || ext == ".hpp") {
+            if (all_text)
+                *all_text += f.name + '\n' + f.text + '\n';
+            headers.push_back(std::move(f));
+        }
+    }
+    return headers;
+}
 
 // Duet's flags, then -I for each of `include_dirs` (the toolkit's headers:
 // cuda_nvrtc_toolkit.hpp), -DNAME=VALUE, fast math and the app's options (checked by

@@ -1,6 +1,7 @@
 // Queue operations. Sizes, offsets, ranges and argument kinds were checked by the runtime
 // (runtime/src/queue.cpp) before these hooks run; what is left is OpenCL's own.
 #include <algorithm>
+#include <cstring>
 
 #include <duet/backend/log.hpp>
 
@@ -157,9 +158,21 @@ Event OpenclQueue::do_copy(const Buffer& src, Buffer& dst, std::size_t bytes) {
 Event OpenclQueue::do_fill_bytes(Buffer& dst, const void* pattern, std::size_t pattern_size,
                                  std::size_t bytes) {
     refuse_empty("a fill", bytes, dev_.where());
+    // The same bytes as a longer pattern where the length allows it (OpenCL takes up to 128):
+    // CPU drivers copy the pattern once per repeat, so a 1-byte pattern fills 4-5x slower
+    // (PoCL: 9.6 ms against 2.0 ms for 64 MiB).
+    unsigned char wide[128];
+    if (pattern_size < sizeof wide && bytes % (2 * pattern_size) == 0) {
+        std::memcpy(wide, pattern, pattern_size);
+        while (2 * pattern_size <= sizeof wide && bytes % (2 * pattern_size) == 0) {
+            std::memcpy(wide + pattern_size, wide, pattern_size);
+            pattern_size *= 2;
+        }
+        pattern = wide;
+    }
     cl::Event e;
     try {
-        log().debug("clEnqueueFillBuffer({} bytes)", bytes);
+        log().debug("clEnqueueFillBuffer({} bytes, a {}-byte pattern)", bytes, pattern_size);
         cl_int err =
             clEnqueueFillBuffer(queue_(), buffer_of(dst, "destination")(), pattern, pattern_size, 0,
                                 bytes, 0, nullptr, timing_ ? &e() : nullptr);

@@ -5,26 +5,20 @@
 // shell in a private temporary folder that is removed afterwards.
 #include "opencl_spirv.hpp"
 
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <duet/backend/kernel_sources.hpp>
 #include <duet/backend/log.hpp>
+#include <duet/tool_run.hpp>
 
 #include "opencl_check.hpp"
 #include "opencl_device.hpp"
-
-extern char** environ;
 
 namespace duet::opencl {
 
@@ -37,60 +31,6 @@ bool system_tool(const fs::path& p) {
     struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
            (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 && ::access(p.c_str(), X_OK) == 0;
-}
-
-// Runs `argv` (no shell) with its output into `log`; its exit status, or -1.
-int run(const std::vector<std::string>& argv, const fs::path& log) {
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-        return -1;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-// A private folder (0700, mkdtemp) removed when this goes.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "duet-spirv-XXXXXX").string();
-        if (!::mkdtemp(tmpl.data()))
-            throw Error::runtime("cannot make a private temporary folder for the SPIR-V build "
-                                 "in " +
-                                     fs::temp_directory_path().string(),
-                                 "opencl");
-        path = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-void log_debug_spawn(const std::vector<std::string>& args) {
-    std::string line;
-    for (const auto& a : args)
-        line += (line.empty() ? "" : " ") + a;
-    log().debug("spawn: {}", line);
 }
 
 } // namespace
@@ -135,7 +75,7 @@ bool takes_il(const cl::Device& d, std::string& why) {
 std::vector<unsigned char> cuda_to_spirv(const std::string& text, const std::string& origin,
                                          const BuildOptions& options, std::string& flags) {
     const SpirvTools& tools = spirv_tools();
-    TempDir dir;
+    const PrivateTempDir dir("duet-spirv", "the SPIR-V build");
     std::string header;
     for (auto& f : kernel_files(KernelLanguage::opencl_c))
         if (f.name == "duet_cuda_c.clh")
@@ -143,8 +83,8 @@ std::vector<unsigned char> cuda_to_spirv(const std::string& text, const std::str
     if (header.empty())
         throw Error::runtime("this build of the OpenCL plugin lacks kernels_cl/duet_cuda_c.clh",
                              "opencl");
-    std::ofstream(dir.path / "duet_cuda_c.clh") << header;
-    std::ofstream(dir.path / "kernel.clcpp") << qualify_cuda_pointer_parameters(text, "__global");
+    std::ofstream(dir.path() / "duet_cuda_c.clh") << header;
+    std::ofstream(dir.path() / "kernel.clcpp") << qualify_cuda_pointer_parameters(text, "__global");
     std::vector<std::string> args{tools.clang,
                                   "-x",
                                   "clcpp",
@@ -164,24 +104,23 @@ std::vector<unsigned char> cuda_to_spirv(const std::string& text, const std::str
     for (const auto& a : args)
         flags += (flags.empty() ? "" : " ") + a;
     for (const std::string& tail : std::vector<std::string>{
-             "-include", (dir.path / "duet_cuda_c.clh").string(), "-o",
-             (dir.path / "kernel.bc").string(), (dir.path / "kernel.clcpp").string()})
+             "-include", (dir.path() / "duet_cuda_c.clh").string(), "-o",
+             (dir.path() / "kernel.bc").string(), (dir.path() / "kernel.clcpp").string()})
         args.push_back(tail);
-    const fs::path log = dir.path / "log.txt";
-    log_debug_spawn(args);
-    if (run(args, log) != 0)
+    if (ToolRun r = run_tool(args, dir.path()); r.code != 0)
         throw Error(ErrorKind::build, "opencl", "clang", 0, "",
                     "compiling the CUDA C++ of " + origin + " to SPIR-V with " + tools.clang +
                         " failed; its log follows",
-                    read_text(log));
-    if (run({tools.llvm_spirv, (dir.path / "kernel.bc").string(), "-o",
-             (dir.path / "kernel.spv").string()},
-            log) != 0)
+                    r.output);
+    if (ToolRun r = run_tool({tools.llvm_spirv, (dir.path() / "kernel.bc").string(), "-o",
+                              (dir.path() / "kernel.spv").string()},
+                             dir.path());
+        r.code != 0)
         throw Error(ErrorKind::build, "opencl", "llvm-spirv", 0, "",
                     "translating " + origin + " to SPIR-V with " + tools.llvm_spirv +
                         " failed; its log follows",
-                    read_text(log));
-    const std::string spv = read_text(dir.path / "kernel.spv");
+                    r.output);
+    const std::string spv = read_whole_file(dir.path() / "kernel.spv");
     return {spv.begin(), spv.end()};
 }
 

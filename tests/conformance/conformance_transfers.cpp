@@ -86,8 +86,9 @@ TEST_CASE("conformance: fills with 1, 2, 4, 8 and 16-byte patterns, including ta
             };
             check_fill(*q, *buf, P16{{1, 2, 3, 4}}, 260);
             check_fill(*q, *buf, std::uint8_t{7}, 4097);
-            check_fill(*q, *buf, 0.f, 1024); // all bytes equal: CUDA's cudaMemset path
-            try {                            // buf->size() floats: four times the buffer
+            check_fill(*q, *buf, 0.f, 1024);         // all bytes equal: CUDA's cudaMemset path
+            check_fill(*q, *buf, 0x9abcdef0u, 1024); // 4096 bytes: OpenCL widens it to 128
+            try {                                    // buf->size() floats: four times the buffer
                 q->fill(*buf, 1.f, buf->size());
                 FAIL("no error");
             } catch (const Error& e) {

@@ -13,4 +13,5 @@
 #include <duet/registry.hpp>
 #include <duet/stats.hpp>
 #include <duet/tile_map.hpp>
+#include <duet/tool_run.hpp>
 #include <duet/version.hpp>
