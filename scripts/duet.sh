@@ -105,6 +105,7 @@ configure_and_build() {
 
 install_packages
 configure_and_build
+echo "duet: set-up and build took $SECONDS s" >&2
 case "$mode" in
     build) ;;
     compare) exec "$build/bin/runapp" compare "$@" ;;
