@@ -268,6 +268,31 @@ TEST_CASE("cuda: every device runs kernels, transfers and reports errors") {
                 }
             }
 
+            SUBCASE("an app's target architecture: PTX of an older one runs, another major's "
+                    "machine code is refused") {
+                try {
+                    const int cc = dev.info().compute_major * 10 + dev.info().compute_minor;
+                    duet::BuildOptions o = user_options();
+                    o.compiler_options["cuda-c++"] = {"-arch=compute_75"};
+                    auto k = dev.load_kernel("scale_add", o);
+                    CHECK(contains(k->build_options(), "-arch=compute_75"));
+                    std::vector<float> x(256, 3.f), y(256);
+                    auto q = dev.create_queue();
+                    auto dx = dev.alloc<float>(256), dy = dev.alloc<float>(256);
+                    q->write(*dx, x);
+                    q->launch(*k, duet::Range(256).local(128), *dx, *dy, 256);
+                    q->read(*dy, y);
+                    CHECK(std::all_of(y.begin(), y.end(), [](float v) { return v == 7.f; }));
+                    o.compiler_options["cuda-c++"] = {cc >= 80 ? "-arch=sm_75" : "-arch=sm_80"};
+                    const auto e = expect_error([&] { dev.load_kernel("scale_add", o); });
+                    CHECK(e.kind() == duet::ErrorKind::usage);
+                    CHECK(contains(e.what(), "this GPU is"));
+                } catch (const duet::Error& e) {
+                    if (!nvrtc_missing(e))
+                        throw;
+                }
+            }
+
             SUBCASE("an NVRTC compile error carries the log, the options and the device") {
                 duet::BuildOptions o;
                 o.sources.cuda = "extern \"C\" __global__ void broken(float* x) { x[0] = nope; }";

@@ -86,6 +86,48 @@ TEST_CASE("nvrtc idioms: the options NVRTC is given") {
     CHECK(out.log.find("followed by") == std::string::npos); // one -std, no warning
 }
 
+TEST_CASE("nvrtc idioms: the target architecture an app chooses") {
+    duet::BuildOptions o;
+    CHECK(duet::cuda::requested_arch(o).empty()); // Duet's choice
+    o.compiler_options["cuda-c++"] = {"-arch=native"};
+    CHECK(duet::cuda::requested_arch(o).empty());
+    o.compiler_options["cuda-c++"] = {"-lineinfo", "--gpu-architecture=sm_80"};
+    CHECK(duet::cuda::requested_arch(o) == "sm_80");
+    // Duet's flags carry the resolved target once; the app's spelling is not passed again.
+    const auto flags = duet::cuda::nvrtc_build_flags("sm_80", o);
+    CHECK(std::count_if(flags.begin(), flags.end(), [](const std::string& f) {
+              return f.find("arch") != std::string::npos;
+          }) == 1);
+    CHECK(std::find(flags.begin(), flags.end(), "-arch=sm_80") != flags.end());
+    // What a GPU runs: machine code of its major from an older minor, PTX of any older one,
+    // an architecture-specific target only on its own.
+    CHECK(duet::cuda::arch_problem("sm_80", 8, 6).empty());
+    CHECK(duet::cuda::arch_problem("sm_86", 8, 6).empty());
+    CHECK(duet::cuda::arch_problem("compute_75", 9, 0).empty());
+    CHECK(duet::cuda::arch_problem("compute_90", 9, 0).empty());
+    CHECK(duet::cuda::arch_problem("sm_90a", 9, 0).empty());
+    CHECK(duet::cuda::arch_problem("sm_100", 10, 0).empty());
+    const std::string newer = duet::cuda::arch_problem("sm_86", 8, 0);
+    INFO(newer);
+    CHECK(newer.find("this GPU is 8.0") != std::string::npos);
+    CHECK(newer.find("choose sm_80") != std::string::npos);
+    CHECK(!duet::cuda::arch_problem("sm_80", 9, 0).empty()); // another major's machine code
+    CHECK(!duet::cuda::arch_problem("compute_100", 9, 0).empty());
+    CHECK(duet::cuda::arch_problem("sm_90a", 10, 0).find("runs only on compute capability 9.0") !=
+          std::string::npos);
+    const auto* nv = nvrtc();
+    if (!nv)
+        return;
+    // NVRTC builds what was chosen: PTX for compute_NN, machine code for sm_NN.
+    o.compiler_options["cuda-c++"] = {"-arch=compute_80"};
+    const auto ptx = nv->compile(
+        idioms::cuda_source, "idioms.cu", duet::cuda::nvrtc_headers(),
+        duet::cuda::nvrtc_build_flags("compute_80", o), false, "building for compute_80",
+        duet::cuda::nvrtc_name_expressions(idioms::triad_float, o, idioms::cuda_source));
+    CHECK(std::string(ptx.image.begin(), ptx.image.end()).find(".target sm_80") !=
+          std::string::npos);
+}
+
 TEST_CASE("nvrtc idioms: a name expression the source does not define is a build error") {
     const auto* nv = nvrtc();
     if (!nv)

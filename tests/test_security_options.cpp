@@ -129,7 +129,7 @@ TEST_CASE("security: compiler options pass by allow-list, per language, in every
         CHECK(why.find("BuildOptions::opencl_options") != std::string::npos);
     }
     for (const std::vector<std::string>& bad :
-         std::vector<std::vector<std::string>>{{"-arch=sm_90"},
+         std::vector<std::vector<std::string>>{{"-arch=x86_64"},
                                                {"--gpu-architecture", "sm_90"},
                                                {"-dlto"},
                                                {"--time=t.csv"},

@@ -129,6 +129,10 @@ TEST_CASE("build options: compiler options are checked tokens, without outputs o
     CHECK_NOTHROW(duet::check_compiler_options(
         "cuda-c++", "cuda_options",
         {"-std=c++20", "-lineinfo", "--use_fast_math", "-I" DUET_SOURCE_DIR "/kernels_cu", "-G"}));
+    // The target an app may choose (the CUDA backend checks it against the GPU).
+    CHECK_NOTHROW(duet::check_compiler_options(
+        "cuda-c++", "cuda_options",
+        {"-arch=sm_80", "--gpu-architecture=compute_90a", "-arch=native", "-arch=sm_100f"}));
     CHECK_NOTHROW(duet::check_compiler_options(
         "opencl-c", "opencl_options", {"-cl-std=CL3.0", "-cl-mad-enable", "-Werror", "-DX=1"}));
     for (const char* bad : {"-o",
@@ -145,8 +149,10 @@ TEST_CASE("build options: compiler options are checked tokens, without outputs o
                             "-ftime-trace",
                             "--pch",
                             "--pch-dir=d",
-                            "-arch=sm_90",
-                            "--gpu-architecture=sm_90",
+                            "-arch=sm_9",
+                            "-arch=sm_90;x",
+                            "--gpu-architecture=compute_",
+                            "-arch=sm_90b",
                             "-dlto",
                             "-Xptxas=--output-file,x",
                             "-mllvm=-load=x.so",

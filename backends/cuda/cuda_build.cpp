@@ -41,7 +41,28 @@ struct Target {
     bool cubin = true;
 };
 
-Target nvrtc_target(const DeviceLimits& l, const Nvrtc& nv, const std::string& device) {
+// The architecture an app chose with -arch (cuda_nvrtc_args.hpp: requested_arch), checked
+// against the GPU and against what this NVRTC can build.
+Target chosen_target(const std::string& arch, const DeviceLimits& l, const Nvrtc& nv,
+                     const std::string& device) {
+    if (const std::string why = arch_problem(arch, l.cc_major, l.cc_minor); !why.empty())
+        throw Error::usage("cuda-c++ option -arch=" + arch + " on " + device + ": " + why);
+    const auto& archs = nv.supported_archs();
+    const int n = std::atoi(arch.c_str() + arch.find('_') + 1);
+    if (!archs.empty() && std::find(archs.begin(), archs.end(), n) == archs.end())
+        throw Error::unavailable(
+            "cuda-c++ option -arch=" + arch + ": NVRTC " + nv.version() + " (" + nv.path() +
+                ") does not build for it (it builds sm_" +
+                std::to_string(*std::min_element(archs.begin(), archs.end())) + " to sm_" +
+                std::to_string(*std::max_element(archs.begin(), archs.end())) + ")",
+            "cuda");
+    return {arch, arch.rfind("sm_", 0) == 0};
+}
+
+Target nvrtc_target(const DeviceLimits& l, const Nvrtc& nv, const std::string& device,
+                    const BuildOptions& options) {
+    if (const std::string arch = requested_arch(options); !arch.empty())
+        return chosen_target(arch, l, nv, device);
     const int cc = l.cc_major * 10 + l.cc_minor;
     const auto& archs = nv.supported_archs();
     if (archs.empty() || std::find(archs.begin(), archs.end(), cc) != archs.end())
@@ -265,7 +286,7 @@ std::shared_ptr<CudaModule> CudaDevice::compiled_module(const ModuleSource& sour
                                                         const BuildOptions& options,
                                                         bool& cache_hit, bool& from_memory) {
     const Nvrtc& nv = Nvrtc::instance();
-    const Target target = nvrtc_target(limits_, nv, label());
+    const Target target = nvrtc_target(limits_, nv, label(), options);
     // The flags the embedded code was built with (cuda_nvrtc_flags.hpp), then the defines and
     // the app's options; the name expressions to lower (cuda_nvrtc_args.hpp).
     const std::vector<std::string> includes = toolkit_include_dirs(nv.path());

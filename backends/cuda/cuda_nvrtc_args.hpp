@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -33,16 +34,61 @@ inline std::vector<SourceFile> nvrtc_headers(std::string* all_text = nullptr) {
     return headers;
 }
 
+// An -arch=/--gpu-architecture= option of the app's cuda-c++ options (check_compiler_options
+// let only "native", sm_NN[a|f] and compute_NN[a|f] through).
+inline bool is_arch_option(const std::string& o) {
+    return o.rfind("-arch=", 0) == 0 || o.rfind("--arch=", 0) == 0 ||
+           o.rfind("-gpu-architecture=", 0) == 0 || o.rfind("--gpu-architecture=", 0) == 0;
+}
+
+// The target architecture the app chose ("sm_80", "compute_90"; the last one given), or "" for
+// Duet's own choice (none given, or "native").
+inline std::string requested_arch(const BuildOptions& options) {
+    std::string arch;
+    for (const auto& o : options.options_for("cuda-c++"))
+        if (is_arch_option(o))
+            arch = o.substr(o.find('=') + 1);
+    return arch == "native" ? "" : arch;
+}
+
+// Why a GPU of compute capability major.minor cannot run code built for `arch` ("" when it
+// can): machine code (sm_XY) runs on GPUs of major X and minor Y or newer, PTX (compute_XY) on
+// every GPU of X.Y or newer (the driver compiles it), and an architecture-specific target
+// (sm_90a, compute_90a) only on X.Y itself.
+inline std::string arch_problem(const std::string& arch, int major, int minor) {
+    const bool sass = arch.rfind("sm_", 0) == 0;
+    std::string digits = arch.substr(arch.find('_') + 1);
+    const bool specific = !digits.empty() && digits.back() == 'a';
+    if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
+        digits.pop_back();
+    const int n = std::atoi(digits.c_str()), want_major = n / 10, want_minor = n % 10;
+    const int cc = major * 10 + minor;
+    const std::string device = std::to_string(major) + "." + std::to_string(minor);
+    if (specific && n != cc)
+        return arch + " runs only on compute capability " + std::to_string(want_major) + "." +
+               std::to_string(want_minor) + " (this GPU is " + device + ")";
+    if (sass && (want_major != major || want_minor > minor))
+        return arch + " is machine code for compute capability " + std::to_string(want_major) +
+               ".x from ." + std::to_string(want_minor) + " (this GPU is " + device +
+               "): choose sm_" + std::to_string(cc) +
+               ", compute_NN with NN <= " + std::to_string(cc) + ", or native";
+    if (!sass && n > cc)
+        return arch + " is newer than this GPU (" + device +
+               "): choose compute_NN with NN <= " + std::to_string(cc) + ", or native";
+    return "";
+}
+
 // Duet's flags, then -I for each of `include_dirs` (the toolkit's headers:
 // cuda_nvrtc_toolkit.hpp), -DNAME=VALUE, fast math and the app's options (checked by
 // Device::load_kernel). An app's -std=... replaces Duet's -std=c++17 (NVRTC takes one).
 inline std::vector<std::string>
 nvrtc_build_flags(const std::string& arch, const BuildOptions& options,
                   const std::vector<std::string>& include_dirs = {}) {
-    std::vector<std::string> args = nvrtc_base_flags(arch);
+    std::vector<std::string> args = nvrtc_base_flags(arch); // Duet's target or the app's
     for (const auto& d : include_dirs)
         args.push_back("-I" + d);
-    const std::vector<std::string> own = options.options_for("cuda-c++"); // NVRTC's dialect
+    std::vector<std::string> own = options.options_for("cuda-c++"); // NVRTC's dialect
+    own.erase(std::remove_if(own.begin(), own.end(), is_arch_option), own.end());
     const auto is_std = [](const std::string& o) {
         return o.rfind("-std=", 0) == 0 || o.rfind("--std=", 0) == 0;
     };

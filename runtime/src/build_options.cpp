@@ -67,16 +67,17 @@ namespace {
 
 // What an option's value must be.
 enum class Arg {
-    none,         // no value
-    boolean,      // true or false
-    number,       // decimal digits
-    numbers,      // decimal digits and commas (diagnostic numbers)
-    word,         // one of `words`
-    define,       // NAME or NAME=VALUE, as check_define
-    identifier,   // a C identifier (-U)
-    directory,    // a directory only the user or root can change
-    warning,      // a warning's name (-Wall, -Werror, -Wno-x, -Werror=x): letters, digits, -, =
-    optional_word // no value, or one of `words` glued on (-O, -O2)
+    none,          // no value
+    boolean,       // true or false
+    number,        // decimal digits
+    numbers,       // decimal digits and commas (diagnostic numbers)
+    word,          // one of `words`
+    define,        // NAME or NAME=VALUE, as check_define
+    identifier,    // a C identifier (-U)
+    directory,     // a directory only the user or root can change
+    warning,       // a warning's name (-Wall, -Werror, -Wno-x, -Werror=x): letters, digits, -, =
+    optional_word, // no value, or one of `words` glued on (-O, -O2)
+    gpu_arch       // native, sm_NN or compute_NN (2 or 3 digits, an a or f suffix)
 };
 
 // One option a compiler may be given: its spellings without their leading dashes ("|"
@@ -93,7 +94,7 @@ struct Allowed {
 // The options a user legitimately passes, per kernel language, keyed like the dialect table
 // ("opencl-c", "cuda-c++"). Everything else is refused: options that write files
 // (-o, -save-temps, -M*, -stats-file, coverage, -header-include-file, --time, PCH), load code
-// (-load, -fplugin, -Xclang), change the target Duet chose (-arch), or crash drivers
+// (-load, -fplugin, -Xclang), or crash drivers
 // (-fsanitize*, -Rpass*, -ftest-coverage) are simply not on these lists.
 struct OptionTable {
     const char* name;  // the dialect (dialects.cpp)
@@ -142,7 +143,9 @@ const OptionTable option_tables[] = {
       {"diag-error|diag-suppress|diag-warn", Arg::numbers},
       {"dopt", Arg::word, "on|off"},
       {"Ofast-compile|Ofc", Arg::word, "0|min|mid|max"},
-      {"optimization-info|opt-info", Arg::word, "inline"}}},
+      {"optimization-info|opt-info", Arg::word, "inline"},
+      // The target: checked by the CUDA backend against the GPU (cuda_nvrtc_args.hpp).
+      {"arch|gpu-architecture", Arg::gpu_arch, "", false, false}}},
 };
 
 // Whether `s` is one of the '|'-separated words of `list`.
@@ -183,6 +186,19 @@ std::string allowed_text(const OptionTable& d) {
     return out;
 }
 
+// native, or sm_/compute_ then 2 or 3 digits and an optional a or f.
+bool gpu_arch_word(const std::string& v) {
+    if (v == "native")
+        return true;
+    const std::size_t at = v.rfind("sm_", 0) == 0 ? 3 : v.rfind("compute_", 0) == 0 ? 8 : 0;
+    std::size_t digits = 0;
+    while (at && at + digits < v.size() && is_digit(v[at + digits]))
+        ++digits;
+    const std::size_t rest = v.size() - at - digits;
+    return at && (digits == 2 || digits == 3) &&
+           (rest == 0 || (rest == 1 && (v.back() == 'a' || v.back() == 'f')));
+}
+
 // Why `value` does not fit `arg` (empty: it fits).
 std::string value_problem(const Allowed& a, const std::string& value) {
     const auto all = [&](auto ok) {
@@ -203,6 +219,8 @@ std::string value_problem(const Allowed& a, const std::string& value) {
         return one_of(value, a.words) ? "" : std::string("give one of ") + a.words;
     case Arg::identifier:
         return all(is_ident) && !is_digit(value[0]) ? "" : "give a macro name";
+    case Arg::gpu_arch:
+        return gpu_arch_word(value) ? "" : "give native, sm_NN or compute_NN (sm_80, compute_90a)";
     case Arg::warning:
         return all([](char c) { return is_ident(c) || c == '-' || c == '='; }) ? ""
                                                                                : "give a warning";
@@ -279,7 +297,7 @@ void check_compiler_options(const std::string& dialect, const std::string& field
         if (!a)
             throw Error::usage(where + " is not allowed: Duet passes " + d.name +
                                " compilers only the options it knows to be safe (nothing that "
-                               "writes files, loads code or picks the target): " +
+                               "writes files or loads code): " +
                                allowed_text(d));
         if (!attached && a->arg != Arg::none && a->arg != Arg::optional_word) {
             if (i + 1 >= options.size() || !a->separate)
