@@ -271,7 +271,8 @@ TEST_CASE("cuda: every device runs kernels, transfers and reports errors") {
             SUBCASE("an app's target architecture: PTX of an older one runs, another major's "
                     "machine code is refused") {
                 try {
-                    const int cc = dev.info().compute_major * 10 + dev.info().compute_minor;
+                    const int cc =
+                        dev.info().caps.compute_major * 10 + dev.info().caps.compute_minor;
                     duet::BuildOptions o = user_options();
                     o.compiler_options["cuda-c++"] = {"-arch=compute_75"};
                     auto k = dev.load_kernel("scale_add", o);
