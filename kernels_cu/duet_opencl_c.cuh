@@ -1,9 +1,11 @@
 // OpenCL C on NVRTC: the dialect table's "opencl-c-on-nvrtc" route. The CUDA backend compiles an
 // app's OpenCL C kernel text with this header included first, so that the OpenCL C 1.2 a portable
 // kernel uses reads as CUDA C++: address-space words, work-item functions, barriers, the
-// unsigned type names, the common built-ins and float2/float4 arithmetic. What is not here (image
-// types, vector literals such as (float4)(a, b, c, d), swizzles, __local pointer parameters, whose
-// memory CUDA passes another way) fails to compile with NVRTC's message, never silently. The bare
+// unsigned type names, the common built-ins, float2/float4 arithmetic and vector literals of
+// float, int and uint vectors of 2 and 4 ((float4)(a, b, c, d), (float4)(s): the translation
+// makes them calls of duet_ocl_make_float4, backends/cuda/cuda_translate.hpp). What is not here
+// (image types, other vector literals, swizzles beyond .x .y .z .w, __local pointer parameters,
+// whose memory CUDA passes another way) fails to compile with NVRTC's message, never silently. The bare
 // words `global` and `constant` are not defined: CUDA's own __global__ and __constant__ expand to
 // attributes of those names, so a kernel spells them __global and __constant.
 #pragma once
@@ -127,3 +129,18 @@ __device__ __forceinline__ float4 vload4(size_t i, const float* p) {
 __device__ __forceinline__ void vstore4(float4 v, size_t i, float* p) {
     p[4 * i] = v.x, p[4 * i + 1] = v.y, p[4 * i + 2] = v.z, p[4 * i + 3] = v.w;
 }
+
+// Vector literals: every element given, one scalar for all, or two halves.
+#define DUET_OCL_LITERALS(V, S)                                                                    \
+    __device__ __forceinline__ V##2 duet_ocl_make_##V##2(S a, S b) { return make_##V##2(a, b); }  \
+    __device__ __forceinline__ V##2 duet_ocl_make_##V##2(S s) { return make_##V##2(s, s); }        \
+    __device__ __forceinline__ V##4 duet_ocl_make_##V##4(S a, S b, S c, S d) {                     \
+        return make_##V##4(a, b, c, d);                                                            \
+    }                                                                                              \
+    __device__ __forceinline__ V##4 duet_ocl_make_##V##4(S s) { return make_##V##4(s, s, s, s); }  \
+    __device__ __forceinline__ V##4 duet_ocl_make_##V##4(V##2 a, V##2 b) {                         \
+        return make_##V##4(a.x, a.y, b.x, b.y);                                                    \
+    }
+DUET_OCL_LITERALS(float, float)
+DUET_OCL_LITERALS(int, int)
+DUET_OCL_LITERALS(uint, unsigned)

@@ -60,9 +60,13 @@ TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_op
         for (const auto& k : duet::scan_kernels(cl, duet::dialect("opencl-c")))
             CHECK_MESSAGE(image.find(k.name) != std::string::npos, k.name);
     }
-    // What the header does not translate fails in NVRTC with its message, never silently.
+    // Vector literals become the header's calls, on their own lines.
+    CHECK(duet::cuda::with_vector_literals("v = (float4)(k);\nw = ( uint2 ) (1, 2); (float4)x;") ==
+          "v = duet_ocl_make_float4(k);\nw = duet_ocl_make_uint2(1, 2); (float4)x;");
+    // What the header does not translate (here a swizzle) fails in NVRTC with its message,
+    // never silently.
     const std::string bad = duet::cuda::translated_source(
-        route, "__kernel void f(__global float* x) { x[0] = (float4)(1.0f).x; }", "bad.cl");
+        route, "__kernel void f(__global float* x) { x[0] = (float4)(1.0f).s3; }", "bad.cl");
     CHECK_THROWS_AS(nv->compile(bad, "bad.cl", duet::cuda::nvrtc_headers(),
                                 duet::cuda::nvrtc_build_flags("sm_90", o), true, "building bad.cl",
                                 {}),

@@ -1,6 +1,7 @@
-// Written only in OpenCL C 1.2: each work-group of GROUP (a power of two) sums its part of `in` through local
-// memory and a barrier; `scale4` reads and writes float4 vectors. Duet runs this one text on
-// OpenCL devices directly and on CUDA devices through NVRTC (kernels_cu/duet_opencl_c.cuh).
+// Written only in OpenCL C 1.2: each work-group of GROUP (a power of two) sums its part of `in`
+// through local memory and a barrier; `scale4` reads and writes float4 vectors and makes them
+// with vector literals. Duet runs this one text on OpenCL devices directly and on CUDA devices
+// through NVRTC (kernels_cu/duet_opencl_c.cuh).
 #ifndef GROUP
 #define GROUP 256
 #endif
@@ -23,6 +24,9 @@ __kernel void group_sums(__global const float* restrict in, __global float* rest
 
 __kernel void scale4(__global float* data, const float k, const uint n4) {
     const uint i = get_global_id(0);
-    if (i < n4)
-        vstore4(vload4(i, data) * k, i, data);
+    if (i >= n4)
+        return;
+    const float4 v = vload4(i, data) * (float4)(k); // one scalar for every element
+    const float4 zero = (float4)((float2)(0.0f), (float2)(0.0f, 0.0f));
+    vstore4((float4)(v.x, v.y, v.z, v.w) + zero, i, data);
 }
