@@ -25,7 +25,9 @@ OpenclHostBuffer::~OpenclHostBuffer() {
 }
 
 OpenclDevice::OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info)
-    : platform_(std::move(platform)), device_(std::move(device)), info_(std::move(info)) {}
+    : platform_(std::move(platform)), device_(std::move(device)), info_(std::move(info)) {
+    opencl::offers_svm(device_, svm_lacks_);
+}
 
 cl::Context& OpenclDevice::context() {
     std::call_once(context_once_, [this] {
@@ -66,6 +68,10 @@ std::unique_ptr<Buffer> OpenclDevice::alloc_bytes(std::size_t bytes) {
                         "allocating " + bytes_text(bytes) + " on " + where() +
                             ": the host has only " + bytes_text(avail) +
                             " available (MemAvailable); use a smaller size");
+    // Where the device has SVM every buffer is SVM: its address may go inside a struct
+    // (PoCL: a 64 MiB write or read takes as long either way).
+    if (offers_svm())
+        return alloc_svm_buffer(*this, bytes);
     try {
         log().debug("clCreateBuffer({} bytes)", bytes);
         return std::make_unique<OpenclBuffer>(cl::Buffer(context(), CL_MEM_READ_WRITE, bytes),
@@ -101,7 +107,9 @@ std::unique_ptr<Buffer> OpenclDevice::view(const Buffer& parent, std::size_t off
     if (err != CL_SUCCESS)
         rethrow(cl::Error(err, "clCreateSubBuffer"),
                 "making a view of " + std::to_string(bytes) + " bytes on " + where());
-    return std::make_unique<OpenclBuffer>(cl::Buffer(sub), bytes, this);
+    SvmPlace place = ob->svm(); // a view of SVM has the address of its first byte
+    place.offset += offset;
+    return std::make_unique<OpenclBuffer>(cl::Buffer(sub), bytes, this, nullptr, place);
 }
 
 std::size_t OpenclDevice::view_alignment() const {

@@ -10,6 +10,7 @@
 #include <duet/device.hpp>
 
 #include "opencl_common.hpp"
+#include "opencl_svm.hpp"
 
 namespace duet::opencl {
 
@@ -17,16 +18,31 @@ struct ProgramEntry;
 class OpenclHostBuffer;
 class TileMapStore;
 
-// Device memory: a cl::Buffer of the device's own context.
+// Where a buffer lies in shared virtual memory (opencl_svm.hpp): its allocation, its offset in it
+// (a view's), and the registry that lists the allocation to kernels once its address is asked.
+struct SvmPlace {
+    void* base = nullptr; // the clSVMAlloc allocation (null: not SVM)
+    std::size_t offset = 0;
+    SvmRegistry* registry = nullptr;
+};
+
+// Device memory: a cl::Buffer of the device's own context (over SVM where the device has it).
 class OpenclBuffer final : public Buffer {
   public:
     // `host`: the pinned host buffer this is the kernel-argument view of (else null).
     OpenclBuffer(cl::Buffer b, std::size_t size, const void* owner,
-                 OpenclHostBuffer* host = nullptr)
-        : buffer_(std::move(b)), size_(size), owner_(owner), host_(host) {}
+                 OpenclHostBuffer* host = nullptr, SvmPlace svm = {})
+        : buffer_(std::move(b)), size_(size), owner_(owner), host_(host), svm_(svm) {}
+    // Takes the allocation off the registry's list (if its address was asked) before the cl_mem
+    // goes, and with it (once the driver deletes it) the allocation.
+    ~OpenclBuffer() override;
     std::size_t size() const override { return size_; }
+    // The SVM address (opencl_svm.cpp), listed from then on to every kernel of the device; a
+    // usage Error saying what is missing where the buffer is not SVM.
+    std::uint64_t device_address() const override;
     const cl::Buffer& get() const { return buffer_; }
     const void* owner() const { return owner_; }
+    const SvmPlace& svm() const { return svm_; }
     // The mapped host buffer behind this view, which a launch unmaps around the kernel.
     OpenclHostBuffer* host() const { return host_; }
     // The buffer's device address once a tile map over it has asked for it (0: not yet).
@@ -37,6 +53,8 @@ class OpenclBuffer final : public Buffer {
     std::size_t size_;
     const void* owner_; // the OpenclDevice that made it, to catch cross-device use
     OpenclHostBuffer* host_;
+    SvmPlace svm_;
+    mutable std::atomic<bool> listed_{false}; // device_address() added it to the registry
 };
 
 // Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped for its lifetime.
@@ -103,6 +121,12 @@ class OpenclDevice final : public Device {
     std::atomic<int> binaries_keep_arg_info{-1};
     // The device's duet::tile_map encodings (opencl_tile_map.cpp), made on first use.
     TileMapStore& tile_maps();
+    // The SVM allocations whose addresses were asked (opencl_svm.hpp); a launch gives them to
+    // the kernel. Used only where the device offers SVM.
+    SvmRegistry& svm_registry() { return svm_registry_; }
+    // Whether buffers are SVM (coarse-grained buffer SVM); else what the device lacks for it.
+    bool offers_svm() const { return svm_lacks_.empty(); }
+    const std::string& svm_lacks() const { return svm_lacks_; }
 
   protected:
     std::unique_ptr<Kernel> do_load_kernel(const std::string& name,
@@ -114,6 +138,8 @@ class OpenclDevice final : public Device {
     DeviceInfo info_;
     std::once_flag context_once_;
     cl::Context context_;
+    std::string svm_lacks_;    // empty: the device offers coarse-grained buffer SVM
+    SvmRegistry svm_registry_; // after context_: its allocation is freed before the context goes
     // The program built under `key`, built by `build` once per device.
     std::shared_ptr<ProgramEntry>
     program_once(const std::string& key, bool& in_memory,

@@ -1,5 +1,6 @@
 #pragma once
 // Building programs (embedded sources, user sources, the binary cache) and kernels.
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -48,6 +49,9 @@ class OpenclKernel final : public Kernel {
     cl::Kernel& get() { return kernel_; }
     const KernelSignature& signature() const { return signature_; }
     std::mutex& launch_mutex() { return launch_mutex_; }
+    // The SvmRegistry generation whose list of SVM allocations the kernel was last given
+    // (CL_KERNEL_EXEC_INFO_SVM_PTRS; 0: none yet). Under launch_mutex().
+    std::uint64_t svm_generation = 0;
 
   private:
     cl::Kernel kernel_;

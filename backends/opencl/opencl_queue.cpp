@@ -277,6 +277,12 @@ Event OpenclQueue::do_launch(Kernel& kernel, const Range& range,
                 break;
             }
         }
+        // The SVM allocations an address inside a by-value argument may reach, where that list
+        // changed since the kernel's last launch (opencl_svm.cpp).
+        if (const cl_int e = dev_.svm_registry().give(*k); e != CL_SUCCESS)
+            fail(e, "clSetKernelExecInfo",
+                 doing() + ": listing the buffers whose device_address() was asked "
+                           "(CL_KERNEL_EXEC_INFO_SVM_PTRS)");
         // Pinned host buffers taken as arguments: unmapped for the kernel, mapped again after.
         for (const auto& a : args)
             if (a.kind == KernelArg::Kind::buffer)

@@ -127,6 +127,10 @@ void check_pair(duet::Device& dev, duet::Queue& q, const duet::BuildOptions& o) 
         MESSAGE("no device addresses on " << dev.label() << ": the Error is checked instead");
         CHECK_THROWS_WITH_AS((void)da->device_address(),
                              doctest::Contains("DeviceInfo::device_addresses"), duet::Error);
+        // What the device lacks (OpenCL: shared virtual memory), not only that it lacks it.
+        if (dev.info().kernel_language == duet::KernelLanguage::opencl_c)
+            CHECK_THROWS_WITH_AS((void)da->device_address(), doctest::Contains("lacks"),
+                                 duet::Error);
         return;
     }
     std::vector<float> a(n), b(n, 0.f);
@@ -141,6 +145,61 @@ void check_pair(duet::Device& dev, duet::Queue& q, const duet::BuildOptions& o) 
     for (int i = 0; i < n; ++i)
         wrong += b[i] != 2.f * a[i];
     CHECK(wrong == 0);
+}
+
+// Twice `a` into `b` through a Pair of their addresses; true where every float is right.
+bool pair_twice(duet::Device& dev, duet::Queue& q, duet::Kernel& k, duet::Buffer& a,
+                duet::Buffer& b, int n) {
+    std::vector<float> x(n), y(n, 0.f);
+    for (int i = 0; i < n; ++i)
+        x[i] = 0.5f * float(i) + 1.f;
+    q.write_bytes(a, x.data(), n * sizeof(float));
+    q.fill(b, 0.f, std::size_t(n));
+    const Pair p{a.device_address(), b.device_address(), n};
+    q.launch(k, Range(duet::round_up(n, 64)).local(64), p);
+    q.read_bytes(b, y.data(), n * sizeof(float));
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+        wrong += y[i] != 2.f * x[i];
+    if (wrong)
+        MESSAGE(dev.label() << ": " << wrong << " of " << n << " floats wrong");
+    return wrong == 0;
+}
+
+// Addresses whose buffers are gone (OpenCL: the SVM allocations a launch lists to the kernel)
+// leave the next launches right; a view's address is its first byte, parent's plus the offset.
+void check_addresses_come_and_go(duet::Device& dev, duet::Queue& q, const duet::BuildOptions& o) {
+    if (!dev.info().device_addresses)
+        return;
+    auto k = dev.load_kernel("pair_twice", o);
+    const int n = 300;
+    auto da = dev.alloc<float>(n), db = dev.alloc<float>(n);
+    {
+        auto gone = dev.alloc<float>(n);
+        CHECK(gone->device_address() != 0);
+        CHECK(pair_twice(dev, q, *k, *da, *db, n));
+        q.finish();
+    }
+    CHECK(pair_twice(dev, q, *k, *da, *db, n));
+    auto other = dev.alloc<float>(n); // swapped in after a launch that listed da and db
+    CHECK(pair_twice(dev, q, *k, *other, *db, n));
+    db.reset(); // the kernel's list loses one, keeps the others
+    auto dc = dev.alloc<float>(n);
+    CHECK(pair_twice(dev, q, *k, *da, *dc, n));
+
+    const std::size_t offset = dev.view_alignment();
+    if (offset % sizeof(float) != 0 || offset + n * sizeof(float) > 4 * n * sizeof(float))
+        return;
+    auto big = dev.alloc<float>(4 * n);
+    std::unique_ptr<duet::Buffer> view;
+    try {
+        view = dev.view(*big, offset, n * sizeof(float));
+    } catch (const duet::Error& e) {
+        MESSAGE(dev.label() << ": no views (" << e.what() << ")");
+        return;
+    }
+    CHECK(view->device_address() == big->device_address() + offset);
+    CHECK(pair_twice(dev, q, *k, *da, *view, n));
 }
 
 // The benchmark pattern: a template kernel over a closure of device pointers (CUDA only: OpenCL
@@ -179,6 +238,7 @@ TEST_CASE("conformance: structs and closures by value, device addresses inside t
             check_weights(*dev, *q, o);
             check_large(*dev, *q, o);
             check_pair(*dev, *q, o);
+            check_addresses_come_and_go(*dev, *q, o);
             check_closure(*dev, *q, o);
         }
     }

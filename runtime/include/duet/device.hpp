@@ -27,8 +27,9 @@ class Buffer {
     // Size in bytes.
     virtual std::size_t size() const = 0;
     // The buffer's address in its device's address space, for structs and closures that hold
-    // pointers (CUDA: the device pointer). A usage Error where the device gives none: ask
-    // DeviceInfo::device_addresses first. Valid while the buffer lives.
+    // pointers (CUDA: the device pointer; OpenCL: the SVM pointer, on devices with coarse-grained
+    // buffer SVM). A usage Error where the device gives none: ask DeviceInfo::device_addresses
+    // first. Valid while the buffer lives.
     virtual std::uint64_t device_address() const {
         throw Error::usage("this device gives no device addresses of its buffers "
                            "(DeviceInfo::device_addresses is false): pass each buffer as a "
