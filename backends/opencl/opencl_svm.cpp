@@ -1,5 +1,6 @@
 // Coarse-grained buffer SVM: buffers with device addresses, and the list a launch gives a kernel.
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <duet/backend/log.hpp>
@@ -28,6 +29,10 @@ void CL_CALLBACK free_allocation(cl_mem, void* user) {
 } // namespace
 
 bool offers_svm(const cl::Device& d, std::string& lacks) {
+    if (const char* off = std::getenv("DUET_OPENCL_SVM"); off && std::string(off) == "0") {
+        lacks = "shared virtual memory: DUET_OPENCL_SVM=0 keeps every buffer a plain cl_mem";
+        return false;
+    }
     // "OpenCL <major>.<minor> <vendor text>"
     std::string version;
     try {
