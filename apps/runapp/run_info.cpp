@@ -9,7 +9,7 @@ namespace {
 using nlohmann::json;
 
 // A string, or a number as its JSON text (a driver version written as a number); else "".
-std::string text(const json& obj, const char* key) {
+std::string lenient_text(const json& obj, const char* key) {
     auto it = obj.find(key);
     if (it == obj.end())
         return {};
@@ -27,14 +27,14 @@ double peak(const json& obj, const char* key) {
 
 DeviceRecord device_from_json(const json& d) {
     DeviceRecord r;
-    r.id = text(d, "id");
-    r.backend = text(d, "backend");
-    r.platform = text(d, "platform");
-    r.platform_version = text(d, "platform_version");
-    r.driver = text(d, "driver");
-    r.library = text(d, "library");
-    r.uuid = text(d, "uuid");
-    r.pci_bus_id = text(d, "pci_bus_id");
+    r.id = lenient_text(d, "id");
+    r.backend = lenient_text(d, "backend");
+    r.platform = lenient_text(d, "platform");
+    r.platform_version = lenient_text(d, "platform_version");
+    r.driver = lenient_text(d, "driver");
+    r.library = lenient_text(d, "library");
+    r.uuid = lenient_text(d, "uuid");
+    r.pci_bus_id = lenient_text(d, "pci_bus_id");
     r.peak_gbs = peak(d, "peak_gbs");
     r.peak_gflops = peak(d, "peak_gflops");
     return r;
@@ -51,13 +51,13 @@ std::string RunInfo::date() const {
 
 RunInfo run_info_from_json(json provenance) {
     RunInfo info;
-    info.time = text(provenance, "time");
-    info.command = text(provenance, "command");
-    info.duet_version = text(provenance, "duet_version");
+    info.time = lenient_text(provenance, "time");
+    info.command = lenient_text(provenance, "command");
+    info.duet_version = lenient_text(provenance, "duet_version");
     if (auto m = provenance.find("machine"); m != provenance.end() && m->is_object()) {
-        info.machine.host = text(*m, "host");
-        info.machine.cpu = text(*m, "cpu");
-        info.machine.os = text(*m, "os");
+        info.machine.host = lenient_text(*m, "host");
+        info.machine.cpu = lenient_text(*m, "cpu");
+        info.machine.os = lenient_text(*m, "os");
     }
     if (auto ds = provenance.find("devices"); ds != provenance.end() && ds->is_array())
         for (const auto& d : *ds)
