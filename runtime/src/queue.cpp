@@ -24,8 +24,10 @@ void check_host_pointer(const Queue& q, const char* op, std::size_t bytes, const
 
 std::string dims_string(const std::array<std::size_t, 3>& v, int dims) {
     std::string s = std::to_string(v[0]);
-    for (int d = 1; d < dims; ++d)
-        s += "x" + std::to_string(v[d]);
+    for (int d = 1; d < dims; ++d) {
+        s += 'x'; // not "x" + ...: GCC 12's -Wrestrict misreads that in Release builds
+        s += std::to_string(v[d]);
+    }
     return s;
 }
 
