@@ -48,7 +48,7 @@ Target chosen_target(const std::string& arch, const DeviceLimits& l, const Nvrtc
     if (const std::string why = arch_problem(arch, l.cc_major, l.cc_minor); !why.empty())
         throw Error::usage("cuda-c++ option -arch=" + arch + " on " + device + ": " + why);
     const auto& archs = nv.supported_archs();
-    const int n = std::atoi(arch.c_str() + arch.find('_') + 1);
+    const int n = arch_number(arch);
     if (!archs.empty() && std::find(archs.begin(), archs.end(), n) == archs.end())
         throw Error::unavailable(
             "cuda-c++ option -arch=" + arch + ": NVRTC " + nv.version() + " (" + nv.path() +

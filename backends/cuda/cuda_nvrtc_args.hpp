@@ -51,17 +51,20 @@ inline std::string requested_arch(const BuildOptions& options) {
     return arch == "native" ? "" : arch;
 }
 
+// The compute capability an architecture names, as NN: 80 for "sm_80", 90 for "compute_90a"
+// (atoi stops at the a or f suffix).
+inline int arch_number(const std::string& arch) {
+    return std::atoi(arch.c_str() + arch.find('_') + 1);
+}
+
 // Why a GPU of compute capability major.minor cannot run code built for `arch` ("" when it
 // can): machine code (sm_XY) runs on GPUs of major X and minor Y or newer, PTX (compute_XY) on
 // every GPU of X.Y or newer (the driver compiles it), and an architecture-specific target
 // (sm_90a, compute_90a) only on X.Y itself.
 inline std::string arch_problem(const std::string& arch, int major, int minor) {
     const bool sass = arch.rfind("sm_", 0) == 0;
-    std::string digits = arch.substr(arch.find('_') + 1);
-    const bool specific = !digits.empty() && digits.back() == 'a';
-    if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f'))
-        digits.pop_back();
-    const int n = std::atoi(digits.c_str()), want_major = n / 10, want_minor = n % 10;
+    const bool specific = arch.back() == 'a';
+    const int n = arch_number(arch), want_major = n / 10, want_minor = n % 10;
     const int cc = major * 10 + minor;
     const std::string device = std::to_string(major) + "." + std::to_string(minor);
     if (specific && n != cc)
