@@ -3,9 +3,11 @@
 // kernel uses reads as CUDA C++: address-space words, work-item functions, barriers, the
 // unsigned type names, the common built-ins, float2/float4 arithmetic and vector literals of
 // float, int and uint vectors of 2 and 4 ((float4)(a, b, c, d), (float4)(s): the translation
-// makes them calls of duet_ocl_make_float4, backends/cuda/cuda_translate.hpp). What is not here
-// (image types, other vector literals, swizzles beyond .x .y .z .w, __local pointer parameters,
-// whose memory CUDA passes another way) fails to compile with NVRTC's message, never silently. The bare
+// makes them calls of duet_ocl_make_float4, and pointers to __local memory plain pointers,
+// backends/cuda/cuda_translate.hpp). What is not here (image types, 8- and 16-wide vectors,
+// other vector literals, swizzles beyond .x .y .z .w) fails to compile with NVRTC's message,
+// never silently. A kernel's parameter of local memory becomes the block's dynamic shared
+// memory (one per kernel; two are a build Error before NVRTC runs). The bare
 // words `global` and `constant` are not defined: CUDA's own __global__ and __constant__ expand to
 // attributes of those names, so a kernel spells them __global and __constant.
 #pragma once
@@ -81,14 +83,23 @@ __device__ __forceinline__ void mem_fence(int flags) {
 #define convert_float(x) static_cast<float>(x)
 #define convert_int(x) static_cast<int>(x)
 #define convert_uint(x) static_cast<unsigned>(x)
-#define atomic_add atomicAdd
-#define atomic_sub atomicSub
-#define atomic_inc(p) atomicAdd((p), 1)
-#define atomic_dec(p) atomicSub((p), 1)
-#define atomic_min atomicMin
-#define atomic_max atomicMax
-#define atomic_xchg atomicExch
-#define atomic_cmpxchg atomicCAS
+// OpenCL's atomics take volatile pointers (CUDA's do not) and convert the value to the
+// pointee's type.
+#define DUET_OCL_ATOMIC(NAME, CUDA)                                                                \
+    template <class T, class U> __device__ __forceinline__ T NAME(volatile T* p, U v) {            \
+        return CUDA(const_cast<T*>(p), static_cast<T>(v));                                         \
+    }
+DUET_OCL_ATOMIC(atomic_add, atomicAdd)
+DUET_OCL_ATOMIC(atomic_sub, atomicSub)
+DUET_OCL_ATOMIC(atomic_min, atomicMin)
+DUET_OCL_ATOMIC(atomic_max, atomicMax)
+DUET_OCL_ATOMIC(atomic_xchg, atomicExch)
+template <class T, class U, class V>
+__device__ __forceinline__ T atomic_cmpxchg(volatile T* p, U expected, V desired) {
+    return atomicCAS(const_cast<T*>(p), static_cast<T>(expected), static_cast<T>(desired));
+}
+#define atomic_inc(p) atomic_add((p), 1)
+#define atomic_dec(p) atomic_sub((p), 1)
 
 __device__ __forceinline__ float clamp(float x, float lo, float hi) {
     return fminf(fmaxf(x, lo), hi);

@@ -250,3 +250,41 @@ TEST_CASE("one kernel text: a kernel written only in OpenCL C runs on every devi
             }
         }
 }
+
+TEST_CASE("one kernel text: own_dialect builds Duet's own kernel from one dialect's file") {
+    for (const char* backend : {"opencl", "cuda"})
+        for (auto* dev : duet_test::devices_of(backend)) {
+            SUBCASE(dev->label().c_str()) {
+                duet::BuildOptions o;
+                o.own_dialect = "opencl-c"; // kernels_cl/vecadd.cl on every device
+                auto k = dev->load_kernel("vecadd_naive", o);
+                MESSAGE("on " << dev->label() << ": built as " << k->build_options());
+                constexpr int n = 1000;
+                std::vector<float> a(n), b(n), c(n);
+                for (int i = 0; i < n; ++i)
+                    a[i] = static_cast<float>(i), b[i] = 0.5f * static_cast<float>(i % 7);
+                auto q = dev->create_queue();
+                auto da = dev->alloc<float>(n), db = dev->alloc<float>(n),
+                     dc = dev->alloc<float>(n);
+                q->write(*da, a);
+                q->write(*db, b);
+                q->launch(*k, duet::Range{1024}.local(256), *da, *db, *dc, n);
+                q->read(*dc, c);
+                q->finish();
+                for (int i = 0; i < n; ++i)
+                    REQUIRE(c[i] == a[i] + b[i]);
+                // A dialect Duet's kernels are not written in, and a kernel the file lacks.
+                o.own_dialect = "ptx";
+                CHECK(has(message_of([&] { dev->load_kernel("vecadd_naive", o); }),
+                          "own_dialect ptx"));
+                o.own_dialect = "opencl-c";
+                try {
+                    dev->load_kernel("no_such_kernel_here", o);
+                    FAIL("no Error");
+                } catch (const duet::Error& e) {
+                    CHECK(e.kind() == duet::ErrorKind::not_found);
+                    CHECK(has(e.what(), "no_such_kernel_here"));
+                }
+            }
+        }
+}

@@ -5,16 +5,20 @@
 // bench/gpu_one_text.sh runs the same text on the GPU.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <duet/backend/kernel_sources.hpp>
 #include <duet/duet.hpp>
 
 #include "cuda_nvrtc.hpp"
 #include "cuda_nvrtc_args.hpp"
 #include "cuda_translate.hpp"
+#include "kernel_text.hpp"
+#include "step_builds.hpp"
 
 namespace {
 
@@ -71,4 +75,59 @@ TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_op
                                 duet::cuda::nvrtc_build_flags("sm_90", o), true, "building bad.cl",
                                 {}),
                     duet::Error);
+}
+
+// Every step's first build with its OpenCL C file (kernels_cl/, headers inlined) in place of its
+// CUDA twin, as `runapp --kernel-text opencl-c` builds it on a CUDA device: which translate. The
+// steps that use only what the header translates must; the rest (sub-group functions, inline
+// PTX, swizzles) fail in NVRTC with its message, and runapp shows them SKIPPED with it.
+TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by step") {
+    const duet::cuda::Nvrtc* nv = nullptr;
+    try {
+        nv = &duet::cuda::Nvrtc::instance();
+    } catch (const duet::Error& e) {
+        MESSAGE("NVRTC not found, checks skipped: " << e.what());
+        return;
+    }
+    const auto info = duet::apps::plain_device(duet::KernelLanguage::cuda);
+    const duet::apps::KernelTextScope scope("opencl-c"); // the text's profile rows (WG, ...)
+    std::vector<std::string> built;
+    std::string refused;
+    for (const auto& b : duet::apps::step_builds(info)) {
+        if (b.extra)
+            continue;
+        const std::string step = b.app + "/" + b.step;
+        const auto file = duet::find_kernel_source(b.kernel, duet::KernelLanguage::opencl_c);
+        if (!file) {
+            refused += "\n  " + step + ": no OpenCL C kernel " + b.kernel;
+            continue;
+        }
+        duet::BuildOptions o;
+        o.defines = b.defines;
+        try {
+            const auto out = nv->compile(
+                duet::cuda::translated_source(route_to_cuda(), file->text, file->name), file->name,
+                duet::cuda::nvrtc_headers(), duet::cuda::nvrtc_build_flags("sm_90", o), true,
+                "building " + file->name, {});
+            const std::string image(out.image.begin(), out.image.end());
+            CHECK_MESSAGE(image.find(b.kernel) != std::string::npos, step);
+            built.push_back(step);
+        } catch (const duet::Error& e) {
+            std::string first = e.what();
+            std::istringstream log(e.build_log());
+            for (std::string line; std::getline(log, line);)
+                if (line.find("error") != std::string::npos) {
+                    first = line;
+                    break;
+                }
+            refused += "\n  " + step + ": " + first;
+        }
+    }
+    std::string list;
+    for (const auto& s : built)
+        list += " " + s;
+    MESSAGE("translated:" << list << "\nnot translated:" << refused);
+    for (const char* must : {"vecadd/naive", "vecadd/vec4", "matmul/naive", "matmul/tiled16",
+                             "conv5x5/naive", "reduction/interleaved_f32"})
+        CHECK_MESSAGE(std::find(built.begin(), built.end(), must) != built.end(), must);
 }

@@ -42,6 +42,9 @@ struct RunConfig {
     // changed on the device after the upload (the host copy the reference uses is untouched),
     // so a test proves that element influences a checked output (the run must FAIL).
     int perturb_input = -1;
+    // The dialect of Duet's kernel files every device builds (BuildOptions::own_dialect:
+    // "opencl-c" runs kernels_cl/ on CUDA through NVRTC); empty: each device's own twin.
+    std::string kernel_text;
 };
 
 // One app: a ladder of variants sharing inputs, reference and checks.

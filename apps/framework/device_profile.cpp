@@ -1,5 +1,6 @@
 // Device profiles (device_profile.hpp): the shipped rows, matched against a device and merged.
 #include "device_profile.hpp"
+#include "kernel_text.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -154,6 +155,13 @@ DeviceProfile profile_from(const std::string& json_text, const DeviceInfo& info)
 DeviceProfile profile_of(const DeviceInfo& info) {
     static const json shipped = parse(shipped_profiles());
     try {
+        // Under --kernel-text, the rows of the text's language (kernel_text.hpp).
+        if (const std::string& text = kernel_text_in_scope(); !text.empty())
+            if (const auto lang = dialect(text).language; lang && *lang != info.kernel_language) {
+                DeviceInfo as = info;
+                as.kernel_language = *lang;
+                return merge(shipped, as);
+            }
         return merge(shipped, info);
     } catch (const json::exception& e) {
         throw Error::runtime(std::string("device profiles (shipped): ") + e.what());

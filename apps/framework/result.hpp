@@ -14,8 +14,11 @@ struct Result {
     std::string app, variant, device_id, device_name, backend;
     std::string size_label;  // "4096x4096x4096"
     std::string local_label; // "16x16"
-    Stats kernel_ms;         // kernel time over the timed runs, from the clock `clock` names
-    Stats host_ms;           // host steady_clock time of the same runs (launch to completion)
+    // The dialect of the kernel text built ("opencl-c" on a CUDA device: one text through both
+    // APIs, runapp --kernel-text); empty: the device's own language (its twin file).
+    std::string kernel_text;
+    Stats kernel_ms; // kernel time over the timed runs, from the clock `clock` names
+    Stats host_ms;   // host steady_clock time of the same runs (launch to completion)
     std::string clock = "device events"; // or "host (events ...)": where kernel_ms came from
     bool implausible = false;      // the figure is above the device's plausible peak; not a result
     double h2d_ms = 0, d2h_ms = 0; // input upload, output download (device events)

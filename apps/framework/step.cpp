@@ -30,6 +30,7 @@ void add_hook_defines(const Step& step, BuildOptions& opts, const DeviceInfo& in
 void add_step_defines(const std::string& app, const Step& step, BuildOptions& opts,
                       const DeviceInfo& info, const RunConfig& cfg) {
     add_hook_defines(step, opts, info, cfg);
+    opts.own_dialect = cfg.kernel_text;
     if (step.hooks && step.hooks->takes_profile && !step.hooks->takes_profile(cfg))
         return;
     for (auto& d : profile_of(info).defines_for(app, step.name)) {

@@ -1,5 +1,6 @@
 // A run's programs built up front, in parallel (step_prebuild.hpp).
 #include "step_prebuild.hpp"
+#include "kernel_text.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -37,6 +38,7 @@ struct Job {
 // would not build it that way (a refused device, no shape rule, no shape that fits).
 bool first_build(const App& app, const Step& step, Device& dev, const RunConfig& cfg, Job& job) {
     const DeviceInfo& info = dev.info();
+    const KernelTextScope scope(cfg.kernel_text);
     if (!step.shapes || (step.needs.refuses && !step.needs.refuses(info).empty()))
         return false;
     BuildOptions opts;

@@ -58,10 +58,10 @@ bool set_flag(Cli& c, const std::string& name, std::vector<std::string>& given) 
     return true;
 }
 
-const std::vector<std::string> valued = {"--backend", "--device", "--devices", "--size",
-                                         "--variant", "--local",  "--reps",    "--warmup",
-                                         "--seed",    "--verify", "--format",  "--output",
-                                         "--html",    "--define", "--timeout", "--target"};
+const std::vector<std::string> valued = {
+    "--backend", "--device", "--devices", "--size",   "--variant",    "--local",
+    "--reps",    "--warmup", "--seed",    "--verify", "--format",     "--output",
+    "--html",    "--define", "--timeout", "--target", "--kernel-text"};
 
 // --local W or WxH, or a list of them.
 void add_locals(Cli& c, const std::string& v) {
@@ -82,6 +82,19 @@ void add_locals(Cli& c, const std::string& v) {
             throw Error::usage("--local '" + s + "': give W or WxH");
         c.locals.push_back({d[0], d.size() > 1 ? d[1] : 1});
     }
+}
+
+// --kernel-text: a dialect Duet's own kernels are written in ("opencl-c", "cuda-c++").
+std::string parse_kernel_text(const std::string& v) {
+    std::string known;
+    for (const auto& d : duet::dialects())
+        if (!d.kernel_dir.empty()) {
+            if (d.name == v)
+                return v;
+            known += (known.empty() ? "" : ", ") + d.name;
+        }
+    throw Error::usage("--kernel-text '" + v + "': Duet's kernels are written in " + known +
+                       "; give one of them (each device builds that file of every step)");
 }
 
 duet::apps::Verify parse_verify(const std::string& v) {
@@ -160,6 +173,8 @@ void set_valued(Cli& c, const std::string& name, const std::string& v) {
         c.output = v;
     else if (name == "--target")
         c.target = v;
+    else if (name == "--kernel-text")
+        c.kernel_text = parse_kernel_text(v);
     else if (name == "--html")
         c.html = v;
     else if (name == "--define") {
@@ -183,9 +198,9 @@ void set_valued(Cli& c, const std::string& name, const std::string& v) {
 // opencl:1` would otherwise run on the default device.
 void check_applies(const std::string& command, const std::vector<std::string>& given) {
     static const std::vector<std::string> run_opts = {
-        "--backend", "--device", "--size",    "--variant",   "--local",
-        "--reps",    "--warmup", "--verify",  "--format",    "--output",
-        "--seed",    "--define", "--timeout", "--reference", "--quiet"};
+        "--backend", "--device",    "--size",   "--variant",    "--local", "--reps",
+        "--warmup",  "--verify",    "--format", "--output",     "--seed",  "--define",
+        "--timeout", "--reference", "--quiet",  "--kernel-text"};
     static const std::vector<std::pair<std::string, std::vector<std::string>>> table = {
         {"list", {"--format", "--timeout"}},
         {"info", {"--backend", "--device", "--format", "--timeout"}},
@@ -193,7 +208,7 @@ void check_applies(const std::string& command, const std::vector<std::string>& g
         {"compare",
          {"--backend", "--devices", "--size", "--variant", "--local", "--reps", "--warmup",
           "--verify", "--format", "--output", "--html", "--seed", "--define", "--timeout",
-          "--reference", "--quiet"}},
+          "--reference", "--quiet", "--kernel-text"}},
         {"tune",
          {"--backend", "--device", "--size", "--variant", "--local", "--reps", "--warmup",
           "--verify", "--format", "--output", "--define", "--timeout", "--quiet"}},
@@ -306,6 +321,10 @@ options:
                             the warm-up after a run of 20 ms or more (long kernels)
   --format table|json|csv   --output FILE        --seed N (42)
   --define NAME=VALUE       --quiet (no progress lines on a terminal)
+  --kernel-text opencl-c|cuda-c++
+                            run, compare: every device builds that file of each step (one text
+                            through both APIs: OpenCL C reaches CUDA through NVRTC); default:
+                            each device its own language's twin
   --timeout SECONDS         end the run after SECONDS in all (0: never); by default it ends
                             when nothing finished for 600 s (DUET_IDLE_TIMEOUT_S)
   --reference               run: add the native CPU reference rows and the "x CPU" speed-ups

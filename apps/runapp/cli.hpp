@@ -30,11 +30,12 @@ struct Cli {
     std::string html;   // --html FILE
     std::uint64_t seed = 42;
     std::vector<std::pair<std::string, std::string>> defines; // --define NAME=VALUE
-    double timeout_s = -1;  // --timeout: -1 not given (the default watchdog), 0 none
-    std::string target;     // --target (compile)
-    bool quiet = false;     // --quiet: no progress lines
-    bool reference = false; // --reference (run): the native CPU reference rows
-    bool strict = false;    // --strict (report): one bad file fails the command
+    double timeout_s = -1;   // --timeout: -1 not given (the default watchdog), 0 none
+    std::string target;      // --target (compile)
+    std::string kernel_text; // --kernel-text DIALECT: one text of Duet's kernels on every device
+    bool quiet = false;      // --quiet: no progress lines
+    bool reference = false;  // --reference (run): the native CPU reference rows
+    bool strict = false;     // --strict (report): one bad file fails the command
 };
 
 // Parses argv; a bad option or value throws duet::Error::usage.

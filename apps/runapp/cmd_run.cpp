@@ -13,6 +13,7 @@
 #include "cmd_compare_ranks.hpp"
 #include "commands.hpp"
 #include "html_page.hpp"
+#include "kernel_text.hpp"
 #include "native/reference.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -41,6 +42,7 @@ RunConfig base_config(const Cli& c) {
     cfg.seed = c.seed;
     cfg.defines = c.defines;
     cfg.verify_explicit = c.verify_given;
+    cfg.kernel_text = c.kernel_text;
     return cfg;
 }
 
@@ -100,6 +102,21 @@ std::vector<std::size_t> twin_size(const App& app, const duet::Device& dev,
     return best == own ? std::vector<std::size_t>{} : best;
 }
 
+// app.run; with --kernel-text, a text the device's translation cannot build is the step's
+// SKIPPED row with the compiler's reason, not the run's end.
+Result run_text(const App& app, duet::Device& dev, const duet::apps::Variant& v,
+                const RunConfig& cfg) {
+    const duet::apps::KernelTextScope scope(cfg.kernel_text);
+    try {
+        return app.run(dev, v, cfg);
+    } catch (const duet::Error& e) {
+        if (e.kind() == duet::ErrorKind::build &&
+            duet::apps::kernel_text_translated(dev, cfg.kernel_text))
+            throw duet::apps::kernel_text_refused(dev, cfg.kernel_text, e);
+        throw;
+    }
+}
+
 // Runs the variants of one app on one device over every size and local size asked for;
 // `shared` (twin_size) replaces the device's own --size auto.
 std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Progress& progress,
@@ -129,8 +146,12 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
                 try {
                     Result r;
                     std::string tuned_note = tuned;
+                    const std::string text_note =
+                        cfg.kernel_text.empty()
+                            ? std::string()
+                            : duet::apps::kernel_text_note(dev, cfg.kernel_text);
                     try {
-                        r = app.run(dev, v, cfg);
+                        r = run_text(app, dev, v, cfg);
                     } catch (const duet::Error& e) {
                         // Stored parameters that no longer build (the kernel changed since the
                         // sweep), or a stored work-group the kernel refuses (a usage error only
@@ -140,7 +161,7 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
                         if (tuned.empty() || !(e.kind() == duet::ErrorKind::build ||
                                                (tuned_local && e.kind() == duet::ErrorKind::usage)))
                             throw;
-                        r = app.run(dev, v, untuned);
+                        r = run_text(app, dev, v, untuned);
                         tuned_note = tuned + " from " + duet::apps::TuningStore::default_path() +
                                      (e.kind() == duet::ErrorKind::build
                                           ? " failed to build"
@@ -150,6 +171,9 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
                     }
                     if (!tuned_note.empty())
                         r.note = tuned_note + (r.note.empty() ? "" : "; " + r.note);
+                    if (!text_note.empty())
+                        r.note = text_note + (r.note.empty() ? "" : "; " + r.note);
+                    r.kernel_text = cfg.kernel_text;
                     if (!shared.empty() && c.sizes.empty())
                         r.note += std::string(r.note.empty() ? "" : "; ") +
                                   "size: the smallest --size auto of this GPU's ways in (it is "
@@ -171,6 +195,7 @@ std::vector<Result> run_app(const App& app, duet::Device& dev, const Cli& c, Pro
                     r.skipped = true;
                     r.pass = false; // no result: never PASS
                     r.seed = cfg.seed;
+                    r.kernel_text = cfg.kernel_text;
                     r.note = std::string("skipped: ") + e.what();
                     progress.row(r);
                     out.push_back(std::move(r));

@@ -212,6 +212,8 @@ nlohmann::json to_json(const Result& r) {
     j["build_ms"] = r.build_ms;
     j["cache_hit"] = r.cache_hit;
     j["provenance"] = r.provenance;
+    if (!r.kernel_text.empty())
+        j["kernel_text"] = r.kernel_text;
     j["build_options"] = r.build_options;
     // An implausible time gives no figure: null, never a number.
     const auto figure = [&](double v) {
@@ -348,7 +350,8 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
         t = Table(header());
     };
     for (const auto& r : results) {
-        const std::string header = r.app + " on " + r.device_id + " (" + r.device_name + ")";
+        const std::string header = r.app + " on " + r.device_id + " (" + r.device_name + ")" +
+                                   (r.kernel_text.empty() ? "" : ", kernel text " + r.kernel_text);
         if (header != last_header) {
             flush();
             out << printable(header) << ", seed " << r.seed << "\n";
@@ -368,8 +371,8 @@ void print_results(std::ostream& out, const std::vector<Result>& results, Format
             r.bytes > 0 && !r.implausible ? fmt("%.1f", r.gbs()) : "-",
             r.h2d_ms > 0 ? fmt("%.2f", r.h2d_bytes / (r.h2d_ms * 1e6)) : "-",
             r.d2h_ms > 0 ? fmt("%.2f", r.d2h_bytes / (r.d2h_ms * 1e6)) : "-",
-            r.backend == "native" ? "-" : fmt("%.1f", r.build_ms),
-            r.backend == "native" ? "-" : r.provenance,
+            r.backend == "native" || r.skipped ? "-" : fmt("%.1f", r.build_ms),
+            r.backend == "native" || r.skipped ? "-" : r.provenance,
             r.verified ? fmt("%.3g", r.max_error) + " " + r.error_kind : "-",
             check_label(r)};
         if (with_ref)

@@ -212,6 +212,8 @@ Result row_from_json(const json& j) {
     r.cache_hit = flag(j, "cache_hit");
     if (j.contains("provenance")) // compiled, memory_cache, disk_cache, ...
         r.provenance = text(j, "provenance");
+    if (j.contains("kernel_text")) // a dialect: one text through both APIs
+        r.kernel_text = text(j, "kernel_text");
     r.x_cpu = number(j, "x_cpu");
     r.native_copy_gbs = number(j, "native_copy_gbs");
     // The amounts per run, back from the figures to_json derived from them.

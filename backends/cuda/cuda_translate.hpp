@@ -4,6 +4,7 @@
 // so that a test can compile translated texts exactly as the plugin does, without a GPU.
 #pragma once
 
+#include <cctype>
 #include <string>
 
 #include <duet/dialect.hpp>
@@ -54,6 +55,118 @@ inline std::string with_vector_literals(const std::string& text) {
     return out;
 }
 
+// OpenCL C's pointers to local memory (`__local float* p`, `(__local const float4*)q`,
+// `__local float (*rows)[33]`) as
+// plain pointers: CUDA addresses shared memory through generic pointers, and __shared__ (what
+// the header makes of __local, for the arrays a kernel declares) applies to no pointer. The
+// keyword becomes spaces, so columns and lines stay.
+inline std::string without_local_pointers(std::string text) {
+    const auto ident = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    for (const std::string word : {"__local", "local"}) {
+        for (std::size_t at = text.find(word); at != std::string::npos;
+             at = text.find(word, at + 1)) {
+            const std::size_t end = at + word.size();
+            if ((at > 0 && ident(text[at - 1])) || (end < text.size() && ident(text[end])))
+                continue;
+            // Up to four words (qualifiers, the type) and then '*': a pointer declaration.
+            std::size_t i = end;
+            int words = 0;
+            for (; words < 4; ++words) {
+                while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+                    ++i;
+                const std::size_t w = i;
+                while (i < text.size() && ident(text[i]))
+                    ++i;
+                if (i == w)
+                    break;
+            }
+            // A pointer to an array: `__local float (*tile)[33]`.
+            std::size_t star = i;
+            if (star < text.size() && text[star] == '(')
+                while (++star < text.size() && (text[star] == ' ' || text[star] == '\t'))
+                    ;
+            if (words > 0 && star < text.size() && text[star] == '*')
+                text.replace(at, word.size(), std::string(word.size(), ' '));
+        }
+    }
+    return text;
+}
+
+// A kernel's parameter of local memory (`__local float* sdata`, the group's memory the host
+// sizes with duet::local) as CUDA has it: the block's dynamic shared memory, one extern
+// __shared__ array that the launch sizes and no parameter carries. The parameter leaves the list
+// (spaces, newlines kept) and the body opens with it as a pointer to that array. A kernel with
+// two such parameters is a build Error: one array has no room for the second's offset.
+inline std::string with_local_parameters(std::string text, const std::string& origin) {
+    const auto ident = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    const auto word_at = [&](std::size_t at, const std::string& w) {
+        return text.compare(at, w.size(), w) == 0 && (at == 0 || !ident(text[at - 1])) &&
+               (at + w.size() >= text.size() || !ident(text[at + w.size()]));
+    };
+    const auto blank = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i)
+            if (text[i] != '\n')
+                text[i] = ' ';
+    };
+    for (std::size_t k = 0; k < text.size(); ++k) {
+        if (!word_at(k, "__kernel") && !word_at(k, "kernel"))
+            continue;
+        const std::size_t open = text.find('(', k);
+        if (open == std::string::npos)
+            break;
+        std::size_t close = open;
+        for (int depth = 0; close < text.size(); ++close)
+            if (text[close] == '(')
+                ++depth;
+            else if (text[close] == ')' && --depth == 0)
+                break;
+        const std::size_t body = text.find_first_of("{;", close);
+        if (close >= text.size() || body == std::string::npos || text[body] != '{')
+            continue;
+        // Each top-level parameter [from, to): the one of local memory, if any.
+        std::string declaration;
+        for (std::size_t from = open + 1, to = from; to <= close; ++to) {
+            if (to < close && text[to] != ',')
+                continue;
+            std::size_t l = from;
+            while (l < to && std::isspace(static_cast<unsigned char>(text[l])))
+                ++l;
+            if (word_at(l, "__local") || word_at(l, "local")) {
+                if (!declaration.empty())
+                    throw Error(ErrorKind::build, "cuda", "translating OpenCL C", 0, "",
+                                origin + ": a kernel takes local memory as two parameters; "
+                                         "CUDA gives a block one dynamic shared array: pass one "
+                                         "and place the others in it");
+                const std::size_t type = text.find_first_of(" \t\n", l);
+                declaration = text.substr(type, to - type);
+                // The parameter and the comma before it (after it, when it is the first).
+                const bool first = from == open + 1;
+                blank(first ? from : from - 1, first && to < close ? to + 1 : to);
+            }
+            from = to + 1;
+        }
+        if (declaration.empty())
+            continue;
+        for (char& c : declaration)
+            if (c == '\n' || c == '\t')
+                c = ' ';
+        while (!declaration.empty() && declaration.back() == ' ')
+            declaration.pop_back();
+        std::size_t name = declaration.size();
+        while (name > 0 && ident(declaration[name - 1]))
+            --name;
+        text.insert(body + 1, " extern __shared__ __align__(16) unsigned char duet_ocl_local[]; " +
+                                  declaration + " = (" + declaration.substr(0, name) +
+                                  ")duet_ocl_local;");
+        k = body;
+    }
+    return text;
+}
+
 // The CUDA C++ text NVRTC compiles for `text` taken through `route`; build logs name `origin`.
 inline std::string translated_source(const DialectRoute& route, const std::string& text,
                                      const std::string& origin) {
@@ -65,7 +178,7 @@ inline std::string translated_source(const DialectRoute& route, const std::strin
         if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20)
             quoted += c;
     return "#include \"duet_opencl_c.cuh\"\n#line 1 \"" + quoted + "\"\n" +
-           with_vector_literals(text);
+           with_vector_literals(without_local_pointers(with_local_parameters(text, origin)));
 }
 
 } // namespace duet::cuda

@@ -26,10 +26,35 @@ void check_options(const BuildOptions& options) {
     check_name_expressions(options.instantiations);
 }
 
+// `given` with Duet's own kernel `name` as a text of `given.own_dialect` (so the dialect table's
+// routes decide how a device takes it).
+BuildOptions own_text(const std::string& name, const BuildOptions& given) {
+    const Dialect& d = dialect(given.own_dialect);
+    if (!d.language)
+        throw Error::usage("own_dialect " + d.name + ": Duet's own kernels are written in " +
+                           dialect_of(KernelLanguage::opencl_c).name + " and " +
+                           dialect_of(KernelLanguage::cuda).name + " only");
+    auto file = find_kernel_source(name, *d.language);
+    if (!file)
+        throw Error::not_found("Duet has no " + d.title + " kernel named " + name +
+                               " (own_dialect " + d.name + ")");
+    BuildOptions out = given;
+    out.sources.add(d.name, std::move(file->text), {}, d.kernel_dir + "/" + file->name);
+    return out;
+}
+
 } // namespace
 
-std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const BuildOptions& options) {
-    check_options(options);
+BuildOptions Device::with_own_text(const std::string& name, const BuildOptions& given) const {
+    if (given.own_dialect.empty() || !given.sources.empty() ||
+        given.own_dialect == dialect_of(info().kernel_language).name)
+        return given;
+    return own_text(name, given);
+}
+
+std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const BuildOptions& given) {
+    check_options(given);
+    const BuildOptions options = with_own_text(name, given);
     std::string kernel_name = name;
     KernelDecl declared{name, {}, {}};
     if (!options.sources.empty()) {

@@ -98,6 +98,10 @@ struct BuildOptions {
     std::vector<std::pair<std::string, std::string>> defines; // -DNAME=VALUE
     bool fast_math = false; // off unless asked for, then on both backends
     KernelSources sources;  // empty: the kernel is looked up among Duet's own kernels
+    // With `sources` empty: the dialect whose files of Duet's own kernels every device builds
+    // ("opencl-c": kernels_cl/, on the CUDA backend through the dialect table's translation), so
+    // one kernel text runs on both backends; empty: each device's own language (its twin file).
+    std::string own_dialect;
     // Compiler options keyed by the dialect of the compiler that takes them ("opencl-c":
     // clBuildProgram, "cuda-c++": NVRTC, also when it builds a translated text), passed after
     // Duet's own (docs/api/reference.md lists both). Each is one token starting with '-' (a value
@@ -304,6 +308,9 @@ class Device {
     // The text of `sources` this device builds and the route it takes, or a usage Error naming
     // every text given and why the device takes none of them.
     std::pair<KernelText, DialectRoute> choose_text(const KernelSources& sources) const;
+    // `options` with BuildOptions::own_dialect applied for kernel `name`: Duet's own file of it in
+    // that dialect as the text, unless it is this device's own language (then as given).
+    BuildOptions with_own_text(const std::string& name, const BuildOptions& options) const;
 
     // Allocates room for `count` elements of T.
     template <class T> std::unique_ptr<Buffer> alloc(std::size_t count) {

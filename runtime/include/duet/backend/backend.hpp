@@ -8,8 +8,9 @@
 #include <duet/registry.hpp>
 
 // Bumped whenever Backend or the public interfaces change in an incompatible way (8: sources
-// and compiler options keyed by dialect, Device::takes, Kernel::declaration).
-#define DUET_BACKEND_ABI 8
+// and compiler options keyed by dialect, Device::takes, Kernel::declaration; 9:
+// BuildOptions::own_dialect).
+#define DUET_BACKEND_ABI 9
 
 namespace duet {
 

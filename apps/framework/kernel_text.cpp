@@ -1,0 +1,79 @@
+// One kernel text through both APIs: the routes come from the dialect table, the device says
+// which it takes (Device::takes).
+#include "kernel_text.hpp"
+
+#include <sstream>
+
+namespace duet::apps {
+
+namespace {
+
+thread_local std::string scope_dialect;
+
+// The route `dev` takes for `d`, or nullptr with `why` naming every refusal.
+const DialectRoute* taken(const Device& dev, const Dialect& d, std::string& why) {
+    for (const auto& r : d.routes) {
+        if (r.backend != dev.info().backend)
+            continue;
+        std::string no;
+        if (dev.takes(d, r, no))
+            return &r;
+        why += (why.empty() ? "" : "; ") + no;
+    }
+    if (why.empty())
+        why = "the dialect table has no route for " + d.title + " to the " + dev.info().backend +
+              " backend";
+    return nullptr;
+}
+
+} // namespace
+
+KernelTextScope::KernelTextScope(const std::string& dialect) : before_(scope_dialect) {
+    scope_dialect = dialect;
+}
+
+KernelTextScope::~KernelTextScope() {
+    scope_dialect = before_;
+}
+
+const std::string& kernel_text_in_scope() {
+    return scope_dialect;
+}
+
+std::string kernel_text_note(const Device& dev, const std::string& dialect_name) {
+    const Dialect& d = dialect(dialect_name);
+    const std::string what = "one text: " + d.title + " (" + d.kernel_dir + "/)";
+    std::string why;
+    const DialectRoute* r = taken(dev, d, why);
+    if (!r)
+        throw Error::unsupported("--kernel-text " + d.name + ": " + why);
+    return r->translation.empty() ? std::string() : what + " through " + r->translation;
+}
+
+bool kernel_text_translated(const Device& dev, const std::string& dialect_name) {
+    if (dialect_name.empty())
+        return false;
+    std::string why;
+    const DialectRoute* r = taken(dev, dialect(dialect_name), why);
+    return r && !r->translation.empty();
+}
+
+Error kernel_text_refused(const Device& dev, const std::string& dialect_name, const Error& e) {
+    const Dialect& d = dialect(dialect_name);
+    std::string first; // the compiler's first error line, else the Error's own message
+    std::istringstream log(e.build_log());
+    for (std::string line; std::getline(log, line);)
+        if (line.find("error") != std::string::npos) {
+            first = line;
+            break;
+        }
+    if (first.empty())
+        first = e.what();
+    std::string why;
+    const DialectRoute* r = taken(dev, d, why);
+    return Error::unsupported("--kernel-text " + d.name + ": its " + d.title +
+                              " text does not build through " +
+                              (r ? r->translation : std::string("its route")) + ": " + first);
+}
+
+} // namespace duet::apps

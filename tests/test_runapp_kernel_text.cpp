@@ -1,0 +1,57 @@
+// runapp --kernel-text: every device builds one dialect's files of Duet's kernels. On an OpenCL
+// device OpenCL C is its own language (the same rows, marked); CUDA C++ reaches it only through
+// SPIR-V, which PoCL does not take: each step is SKIPPED with that reason, never run or PASSed.
+// bench/gpu_one_text.sh runs the OpenCL C text through both APIs of a GPU.
+#include <string>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "runapp_cli.hpp"
+
+TEST_CASE("runapp --kernel-text: one dialect's text on every device, or the reason it cannot") {
+    auto r = runapp("run vecadd --kernel-text spir-v --size 1000");
+    CHECK(r.code == 2);
+    CHECK(r.out.find("--kernel-text 'spir-v'") != std::string::npos);
+    CHECK(r.out.find("opencl-c, cuda-c++") != std::string::npos);
+    r = runapp("report x.json --kernel-text opencl-c");
+    CHECK(r.code == 2); // an option report does not use
+    if (!has_opencl()) {
+        MESSAGE("no OpenCL device");
+        return;
+    }
+    r = runapp("run vecadd --device opencl:0 --kernel-text opencl-c --size 1000 --reps 2 "
+               "--format json");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    auto j = nlohmann::json::parse(r.out);
+    REQUIRE(!j["results"].empty());
+    for (const auto& row : j["results"]) {
+        CHECK(row["status"] == "pass");
+        CHECK(row["kernel_text"] == "opencl-c");
+    }
+    r = runapp("run vecadd --device opencl:0 --kernel-text opencl-c --size 1000 --reps 2");
+    CHECK(r.code == 0);
+    CHECK(r.out.find(", kernel text opencl-c") != std::string::npos);
+    // PoCL takes no SPIR-V (no cl_khr_il_program): CUDA C++ cannot reach it.
+    r = runapp("run vecadd --device opencl:0 --kernel-text cuda-c++ --size 1000 --reps 2 "
+               "--format json");
+    INFO(r.out);
+    const bool il = r.code == 0;
+    if (il) {
+        MESSAGE("opencl:0 takes SPIR-V: CUDA C++ ran through it");
+        j = nlohmann::json::parse(r.out);
+        for (const auto& row : j["results"])
+            CHECK((row["status"] == "pass" || row["status"] == "skipped"));
+        return;
+    }
+    CHECK(r.code == 3); // nothing of the app ran on the device
+    CHECK(r.out.find("nothing ran: every variant of vecadd was skipped") != std::string::npos);
+    j = nlohmann::json::parse(r.out.substr(0, r.out.rfind("\n}") + 2)); // then the error lines
+    REQUIRE(!j["results"].empty());
+    for (const auto& row : j["results"]) {
+        CHECK(row["status"] == "skipped");
+        CHECK(row["kernel_text"] == "cuda-c++");
+        CHECK(row["note"].get<std::string>().find("takes no SPIR-V") != std::string::npos);
+    }
+}
