@@ -1,7 +1,8 @@
 // OpenCL C on NVRTC: the dialect table's "opencl-c-on-nvrtc" route. The CUDA backend compiles an
 // app's OpenCL C kernel text with this header included first, so that the OpenCL C 1.2 a portable
 // kernel uses reads as CUDA C++: address-space words, work-item functions, barriers, the
-// unsigned type names, the common built-ins, float2/float4 arithmetic and vector literals of
+// unsigned type names, the common built-ins, sub-groups as warps, GCC's __asm__ spelling,
+// float2/float4 arithmetic and vector literals of
 // float, int and uint vectors of 2 and 4 ((float4)(a, b, c, d), (float4)(s): the translation
 // makes them calls of duet_ocl_make_float4, and pointers to __local memory plain pointers,
 // backends/cuda/cuda_translate.hpp). What is not here (image types, 8- and 16-wide vectors,
@@ -67,6 +68,46 @@ __device__ __forceinline__ void mem_fence(int flags) {
         __threadfence();
     else
         __threadfence_block();
+}
+
+// Inline assembly as GCC spells it (NVIDIA's OpenCL takes it; NVRTC knows asm and volatile).
+#define __asm__ asm
+#define __volatile__ volatile
+
+// Sub-groups (cl_khr_subgroups) as CUDA's warps: 32 work-items of the group's linear order, the
+// last one partial when the group is not a multiple of 32. The reduction is called by every
+// work-item of a sub-group, as OpenCL requires, so the shuffles' masks name exactly those.
+__device__ __forceinline__ uint duet_ocl_linear_local_id() {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ uint duet_ocl_group_items() {
+    return blockDim.x * blockDim.y * blockDim.z;
+}
+__device__ __forceinline__ uint get_sub_group_id() {
+    return duet_ocl_linear_local_id() / 32u;
+}
+__device__ __forceinline__ uint get_sub_group_local_id() {
+    return duet_ocl_linear_local_id() % 32u;
+}
+__device__ __forceinline__ uint get_num_sub_groups() {
+    return (duet_ocl_group_items() + 31u) / 32u;
+}
+__device__ __forceinline__ uint get_max_sub_group_size() {
+    return 32u;
+}
+__device__ __forceinline__ uint get_sub_group_size() {
+    const uint left = duet_ocl_group_items() - get_sub_group_id() * 32u;
+    return left < 32u ? left : 32u;
+}
+template <class T> __device__ __forceinline__ T sub_group_reduce_add(T v) {
+    const uint lanes = get_sub_group_size(), lane = get_sub_group_local_id();
+    const unsigned mask = lanes == 32u ? 0xffffffffu : (1u << lanes) - 1u;
+    for (uint offset = 16u; offset > 0u; offset >>= 1) {
+        const T other = __shfl_down_sync(mask, v, offset);
+        if (lane + offset < lanes)
+            v += other;
+    }
+    return __shfl_sync(mask, v, 0);
 }
 
 #define mad(a, b, c) ((a) * (b) + (c))

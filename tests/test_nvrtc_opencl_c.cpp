@@ -17,6 +17,7 @@
 #include "cuda_nvrtc.hpp"
 #include "cuda_nvrtc_args.hpp"
 #include "cuda_translate.hpp"
+#include "device_profile.hpp"
 #include "kernel_text.hpp"
 #include "step_builds.hpp"
 
@@ -78,18 +79,12 @@ TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_op
 }
 
 // Every step's first build with its OpenCL C file (kernels_cl/, headers inlined) in place of its
-// CUDA twin, as `runapp --kernel-text opencl-c` builds it on a CUDA device: which translate. The
-// steps that use only what the header translates must; the rest (sub-group functions, inline
-// PTX, swizzles) fail in NVRTC with its message, and runapp shows them SKIPPED with it.
-TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by step") {
-    const duet::cuda::Nvrtc* nv = nullptr;
-    try {
-        nv = &duet::cuda::Nvrtc::instance();
-    } catch (const duet::Error& e) {
-        MESSAGE("NVRTC not found, checks skipped: " << e.what());
-        return;
-    }
-    const auto info = duet::apps::plain_device(duet::KernelLanguage::cuda);
+// CUDA twin, as `runapp --kernel-text opencl-c` builds it on a CUDA device (with the OpenCL C
+// profile rows: plain, and NVIDIA's, whose switches add inline PTX and sub-groups): which
+// translate. The steps that use only what the header translates must; the rest (8-wide vectors,
+// swizzles) fail in NVRTC with its message, and runapp shows them SKIPPED with it.
+static void translate_steps(const duet::cuda::Nvrtc& nv, const duet::DeviceInfo& info,
+                     const std::vector<std::string>& must) {
     const duet::apps::KernelTextScope scope("opencl-c"); // the text's profile rows (WG, ...)
     std::vector<std::string> built;
     std::string refused;
@@ -104,8 +99,12 @@ TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by s
         }
         duet::BuildOptions o;
         o.defines = b.defines;
+        for (auto& d : duet::apps::profile_of(info).defines_for(b.app, b.step))
+            if (std::none_of(o.defines.begin(), o.defines.end(),
+                             [&](const auto& x) { return x.first == d.first; }))
+                o.defines.push_back(d);
         try {
-            const auto out = nv->compile(
+            const auto out = nv.compile(
                 duet::cuda::translated_source(route_to_cuda(), file->text, file->name), file->name,
                 duet::cuda::nvrtc_headers(), duet::cuda::nvrtc_build_flags("sm_90", o), true,
                 "building " + file->name, {});
@@ -126,8 +125,32 @@ TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by s
     std::string list;
     for (const auto& s : built)
         list += " " + s;
-    MESSAGE("translated:" << list << "\nnot translated:" << refused);
-    for (const char* must : {"vecadd/naive", "vecadd/vec4", "matmul/naive", "matmul/tiled16",
-                             "conv5x5/naive", "reduction/interleaved_f32"})
-        CHECK_MESSAGE(std::find(built.begin(), built.end(), must) != built.end(), must);
+    MESSAGE(info.vendor << " translated:" << list << "\nnot translated:" << refused);
+    for (const auto& m : must)
+        CHECK_MESSAGE(std::find(built.begin(), built.end(), m) != built.end(), m);
+}
+
+TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by step") {
+    const duet::cuda::Nvrtc* nv = nullptr;
+    try {
+        nv = &duet::cuda::Nvrtc::instance();
+    } catch (const duet::Error& e) {
+        MESSAGE("NVRTC not found, checks skipped: " << e.what());
+        return;
+    }
+    std::vector<std::string> must = {"vecadd/naive",  "vecadd/vec4",       "matmul/naive",
+                                     "matmul/tiled16", "matmul/reg8x8",     "conv5x5/naive",
+                                     "conv5x5/best",   "reduction/det_f32", "matmul/tc3"};
+    for (const char* r : {"interleaved", "unroll_last", "unroll_all", "grid_stride", "shuffle",
+                          "atomic"})
+        for (const char* t : {"_i32", "_f32"})
+            must.push_back(std::string("reduction/") + r + t);
+    auto info = duet::apps::plain_device(duet::KernelLanguage::cuda);
+    translate_steps(*nv, info, must);
+    // An NVIDIA GPU: the profile rows of NVIDIA's OpenCL (inline PTX, 32-wide sub-groups).
+    info.vendor = "NVIDIA Corporation";
+    info.caps.inline_asm = true;
+    info.subgroup_width = 32;
+    must.push_back("conv5x5/rows");
+    translate_steps(*nv, info, must);
 }

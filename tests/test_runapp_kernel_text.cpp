@@ -33,6 +33,12 @@ TEST_CASE("runapp --kernel-text: one dialect's text on every device, or the reas
     r = runapp("run vecadd --device opencl:0 --kernel-text opencl-c --size 1000 --reps 2");
     CHECK(r.code == 0);
     CHECK(r.out.find(", kernel text opencl-c") != std::string::npos);
+    // compare's table and the page keep one text's rows apart from the twins' of the same step.
+    r = runapp("compare vecadd --devices opencl:0 --kernel-text opencl-c --size 1000 --reps 2 "
+               "--quiet");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("naive [opencl-c]") != std::string::npos);
+    CHECK(r.out.find("every device built the step's opencl-c text") != std::string::npos);
     // PoCL takes no SPIR-V (no cl_khr_il_program): CUDA C++ cannot reach it.
     r = runapp("run vecadd --device opencl:0 --kernel-text cuda-c++ --size 1000 --reps 2 "
                "--format json");

@@ -193,6 +193,12 @@ void print_legend(std::ostream& out, const Group& g, bool twins, bool x_cpu) {
         host_clock = host_clock || (!r->skipped && r->clock != "device events");
     if (host_clock)
         out << "; (host): timed on the host clock, the device's events disagreed (JSON: clock)";
+    for (const auto& [key, r] : g.cell)
+        if (!r->kernel_text.empty()) {
+            out << "; [" << r->kernel_text << "]: every device built the step's " << r->kernel_text
+                << " text (--kernel-text), so a ratio compares the compilers";
+            break;
+        }
     if (twins)
         out << "; A/B: OpenCL time over CUDA time on the same GPU";
     if (x_cpu)
@@ -226,6 +232,11 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
     std::vector<Result> results, natives;
     for (const auto& r : all)
         (r.backend == "native" ? natives : results).push_back(r);
+    // A step run from one dialect's text on every device (--kernel-text) is a row of its own
+    // beside the twins' row of the same step.
+    for (auto& r : results)
+        if (!r.kernel_text.empty())
+            r.variant += " [" + r.kernel_text + "]";
     for (const auto& g : group(results)) {
         out << printable(g.app + ", size " + g.size) << "\n";
         if (print_if_sparse(out, g))

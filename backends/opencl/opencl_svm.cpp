@@ -129,9 +129,19 @@ std::unique_ptr<OpenclBuffer> alloc_svm_buffer(OpenclDevice& dev, std::size_t by
     const cl_context context = dev.context()();
     log().debug("clSVMAlloc({} bytes) + clCreateBuffer(CL_MEM_USE_HOST_PTR)", bytes);
     void* base = clSVMAlloc(context, CL_MEM_READ_WRITE, bytes, 0);
-    if (!base) // clSVMAlloc gives no code
+    if (!base) { // clSVMAlloc gives no code
+        // Seen on NVIDIA's OpenCL (driver 580, H100): coarse-grained buffer SVM advertised,
+        // every clSVMAlloc NULL.
+        const char* env = std::getenv("DUET_OPENCL_SVM");
+        const bool asked = env && std::string(env) == "1";
         throw Error(ErrorKind::runtime, "opencl", "clSVMAlloc", CL_MEM_OBJECT_ALLOCATION_FAILURE,
-                    "CL_MEM_OBJECT_ALLOCATION_FAILURE", doing() + ": the driver returned NULL");
+                    "CL_MEM_OBJECT_ALLOCATION_FAILURE",
+                    doing() + ": the driver returned NULL" +
+                        (asked ? std::string("; DUET_OPENCL_SVM=1 asked for SVM buffers, which "
+                                             "this driver advertises but does not give: unset "
+                                             "it (or set 0) to use plain buffers")
+                               : std::string()));
+    }
     cl_int err = CL_SUCCESS;
     cl_mem mem =
         clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, base, &err);

@@ -30,10 +30,14 @@ void check_options(const BuildOptions& options) {
 // routes decide how a device takes it).
 BuildOptions own_text(const std::string& name, const BuildOptions& given) {
     const Dialect& d = dialect(given.own_dialect);
-    if (!d.language)
+    if (d.kernel_dir.empty() || !d.language) {
+        std::string written;
+        for (const auto& row : dialects())
+            if (!row.kernel_dir.empty())
+                written += (written.empty() ? "" : ", ") + row.name;
         throw Error::usage("own_dialect " + d.name + ": Duet's own kernels are written in " +
-                           dialect_of(KernelLanguage::opencl_c).name + " and " +
-                           dialect_of(KernelLanguage::cuda).name + " only");
+                           written + " only");
+    }
     auto file = find_kernel_source(name, *d.language);
     if (!file)
         throw Error::not_found("Duet has no " + d.title + " kernel named " + name +
