@@ -84,7 +84,7 @@ TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_op
 // translate. The steps that use only what the header translates must; the rest (8-wide vectors,
 // swizzles) fail in NVRTC with its message, and runapp shows them SKIPPED with it.
 static void translate_steps(const duet::cuda::Nvrtc& nv, const duet::DeviceInfo& info,
-                     const std::vector<std::string>& must) {
+                            const std::vector<std::string>& must) {
     const duet::apps::KernelTextScope scope("opencl-c"); // the text's profile rows (WG, ...)
     std::vector<std::string> built;
     std::string refused;
@@ -138,11 +138,11 @@ TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by s
         MESSAGE("NVRTC not found, checks skipped: " << e.what());
         return;
     }
-    std::vector<std::string> must = {"vecadd/naive",  "vecadd/vec4",       "matmul/naive",
+    std::vector<std::string> must = {"vecadd/naive",   "vecadd/vec4",       "matmul/naive",
                                      "matmul/tiled16", "matmul/reg8x8",     "conv5x5/naive",
                                      "conv5x5/best",   "reduction/det_f32", "matmul/tc3"};
-    for (const char* r : {"interleaved", "unroll_last", "unroll_all", "grid_stride", "shuffle",
-                          "atomic"})
+    for (const char* r :
+         {"interleaved", "unroll_last", "unroll_all", "grid_stride", "shuffle", "atomic"})
         for (const char* t : {"_i32", "_f32"})
             must.push_back(std::string("reduction/") + r + t);
     auto info = duet::apps::plain_device(duet::KernelLanguage::cuda);
