@@ -32,6 +32,13 @@ if [ -x "$conformance" ]; then
     done
     rm -rf "$cache"
 fi
+# One kernel text: tests/data/one_text/tile_sums.cu, written only in CUDA C++, must build here
+# through SPIR-V (clang -> llvm-spirv; this runtime takes IL) and pass, as group_sums.cl (OpenCL
+# C only) and Duet's own kernels built from one dialect's files (BuildOptions::own_dialect).
+dialects=$(dirname "$runapp")/test_dialects
+if [ -x "$dialects" ]; then
+    "$dialects" -tc="one kernel text*" | tee /dev/stderr | grep "built as spir-v" >/dev/null
+fi
 for local in 16 64; do
     "$runapp" reduction --variant shuffle_i32,shuffle_f32,atomic_f32 --size 1M --reps 1 \
         --warmup 0 --local "$local" --define DUET_HAS_SUBGROUPS=1 | tee /dev/stderr |
