@@ -8,8 +8,10 @@
 // parameter for its local arguments and declare `extern __shared__` memory: the backend then
 // makes them that array, laid out the same way (the first at byte 0).
 typedef unsigned int duet_local_t;
+#ifndef __OPENCL_CPP_VERSION__
 extern __shared__ __align__(16) unsigned char duet_dynamic_smem[];
 #define DUET_LOCAL(type, arg) (reinterpret_cast<type*>(duet_dynamic_smem + (arg)))
+#endif // C++ for OpenCL (the SPIR-V route, kernels_cl/duet_cuda_c.clh) has no such array
 
 __device__ __forceinline__ int duet_global_id(int d) {
     return d == 0 ? blockIdx.x * blockDim.x + threadIdx.x

@@ -32,6 +32,13 @@ if [ -x "$conformance" ]; then
     done
     rm -rf "$cache"
 fi
+# Duet's own CUDA C++ kernels (kernels_cu/) on this runtime through SPIR-V, checked like every
+# row; the steps the route cannot build (warp intrinsics, 8-wide vectors) are SKIPPED with the
+# compiler's reason.
+"$runapp" compare vecadd --devices opencl --kernel-text cuda-c++ --size 65536 --reps 2 --warmup 1
+"$runapp" compare conv5x5 --devices opencl --kernel-text cuda-c++ --size 512x384 --reps 2 --warmup 1
+"$runapp" compare matmul --devices opencl --kernel-text cuda-c++ --size 256 --reps 2 --warmup 1 |
+    tee /dev/stderr | grep "reg4x4 \[cuda-c++\].*PASS" >/dev/null
 # One kernel text: tests/data/one_text/tile_sums.cu, written only in CUDA C++, must build here
 # through SPIR-V (clang -> llvm-spirv; this runtime takes IL) and pass, as group_sums.cl (OpenCL
 # C only) and Duet's own kernels built from one dialect's files (BuildOptions::own_dialect).

@@ -112,14 +112,8 @@ static void translate_steps(const duet::cuda::Nvrtc& nv, const duet::DeviceInfo&
             CHECK_MESSAGE(image.find(b.kernel) != std::string::npos, step);
             built.push_back(step);
         } catch (const duet::Error& e) {
-            std::string first = e.what();
-            std::istringstream log(e.build_log());
-            for (std::string line; std::getline(log, line);)
-                if (line.find("error") != std::string::npos) {
-                    first = line;
-                    break;
-                }
-            refused += "\n  " + step + ": " + first;
+            const std::string first = duet::apps::first_error_line(e.build_log());
+            refused += "\n  " + step + ": " + (first.empty() ? std::string(e.what()) : first);
         }
     }
     std::string list;

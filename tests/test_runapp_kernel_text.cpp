@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "kernel_text.hpp"
 #include "runapp_cli.hpp"
 
 TEST_CASE("runapp --kernel-text: one dialect's text on every device, or the reason it cannot") {
@@ -60,4 +61,15 @@ TEST_CASE("runapp --kernel-text: one dialect's text on every device, or the reas
         CHECK(row["kernel_text"] == "cuda-c++");
         CHECK(row["note"].get<std::string>().find("takes no SPIR-V") != std::string::npos);
     }
+}
+
+TEST_CASE("runapp --kernel-text: a refused step names the compiler's line that says why") {
+    using duet::apps::first_error_line;
+    CHECK(first_error_line("warning: unused\nk.cl:3:1: error: no float8\n1 error\n") ==
+          "k.cl:3:1: error: no float8");
+    // A crashing tool's stack trace names report_fatal_error long before its message.
+    CHECK(first_error_line(" #7 0x7f llvm::report_fatal_error(llvm::Twine const&, bool)\n"
+                           "LLVM ERROR: unsupported type\n") == "LLVM ERROR: unsupported type");
+    CHECK(first_error_line("\n  \nsomething failed\n") == "something failed");
+    CHECK(first_error_line("").empty());
 }

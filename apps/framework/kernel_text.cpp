@@ -58,15 +58,24 @@ bool kernel_text_translated(const Device& dev, const std::string& dialect_name) 
     return r && !r->translation.empty();
 }
 
+std::string first_error_line(const std::string& log) {
+    std::string fallback;
+    for (const char* mark : {"error:", "LLVM ERROR"}) {
+        std::istringstream in(log);
+        for (std::string line; std::getline(in, line);) {
+            if (line.find(mark) != std::string::npos)
+                return line;
+            if (fallback.empty() && line.find_first_not_of(" \t\r") != std::string::npos)
+                fallback = line;
+        }
+    }
+    return fallback;
+}
+
 Error kernel_text_refused(const Device& dev, const std::string& dialect_name, const Error& e) {
     const Dialect& d = dialect(dialect_name);
-    std::string first; // the compiler's first error line, else the Error's own message
-    std::istringstream log(e.build_log());
-    for (std::string line; std::getline(log, line);)
-        if (line.find("error") != std::string::npos) {
-            first = line;
-            break;
-        }
+    // The compiler's line that says why, else the Error's own message.
+    std::string first = first_error_line(e.build_log());
     if (first.empty())
         first = e.what();
     std::string why;

@@ -32,6 +32,10 @@ class KernelTextScope {
 // The innermost KernelTextScope's dialect on this thread, "" outside any.
 const std::string& kernel_text_in_scope();
 
+// The line of a compiler's log that says what went wrong: the first "error:" line, else an
+// "LLVM ERROR" line (a crashing tool's), else the log's first non-empty line; "" for none.
+std::string first_error_line(const std::string& log);
+
 // `e` (a build Error of a translated text) as an unsupported Error: the step's text does not
 // build through the route, with the compiler's first error line.
 Error kernel_text_refused(const Device& dev, const std::string& dialect, const Error& e);

@@ -223,6 +223,20 @@ void label_repeated_rows(std::vector<Result>& rows) {
     }
 }
 
+// Why each skipped cell did not run, one line each (the JSON's note in full).
+void print_skip_reasons(std::ostream& out, const Group& g) {
+    for (const auto& v : g.variants)
+        for (const auto& d : g.devices)
+            if (auto it = g.cell.find({v, d}); it != g.cell.end() && it->second->skipped) {
+                std::string why = it->second->note;
+                if (why.rfind("skipped: ", 0) == 0)
+                    why.erase(0, 9);
+                if (why.size() > 200)
+                    why = why.substr(0, 197) + "...";
+                out << printable("skipped (" + v + " on " + d + "): " + why) << "\n";
+            }
+}
+
 void print_comparison(std::ostream& out, const std::vector<Result>& results) {
     print_comparison(out, results, nullptr);
 }
@@ -270,6 +284,7 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
         }
         t.print(out);
         print_legend(out, g, !twins.empty(), !refs.empty());
+        print_skip_reasons(out, g);
         for (const Result* r : refs)
             out << printable("native CPU reference " + r->variant + ": " + r->device_name + ": " +
                              (r->kernel_ms.median > 0 ? fmt("%.4f ms", r->kernel_ms.median) : "-") +

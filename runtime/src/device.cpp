@@ -38,7 +38,7 @@ BuildOptions own_text(const std::string& name, const BuildOptions& given) {
         throw Error::usage("own_dialect " + d.name + ": Duet's own kernels are written in " +
                            written + " only");
     }
-    auto file = find_kernel_source(name, *d.language);
+    auto file = find_kernel_source(name, *d.language, true); // headers inlined: it leaves home
     if (!file)
         throw Error::not_found("Duet has no " + d.title + " kernel named " + name +
                                " (own_dialect " + d.name + ")");

@@ -152,14 +152,15 @@ void check_cu_includes(const std::string& name, const std::string& text,
             check_cu_includes(d.quoted, *file_text(files, d.quoted, ".cuh"), files, seen);
 }
 
-SourceFile finished(FileRef& f, std::vector<FileRef>& files, KernelLanguage lang) {
+SourceFile finished(FileRef& f, std::vector<FileRef>& files, KernelLanguage lang,
+                    bool self_contained) {
     SourceFile out{f.name, f.contents()};
     // A program built from one string has no directory to search: its includes are replaced by
     // the headers (among the same kernel files), bounded in depth and size. Otherwise each include
     // must name one of those headers (include_expand.hpp).
     const Dialect& d = dialect_of(lang);
     const char* header_ext = d.headers.empty() ? "" : d.headers.front().c_str();
-    if (d.inline_headers) {
+    if (d.inline_headers || self_contained) {
         out.text = expand_includes(f.name, f.contents(), [&](const std::string& h) {
             return file_text(files, h, header_ext);
         });
@@ -180,20 +181,21 @@ std::vector<SourceFile> kernel_files(KernelLanguage lang) {
     return out;
 }
 
-std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang) {
+std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang,
+                                             bool self_contained) {
     auto files = kernel_refs(lang);
     for (auto& f : files)
         if (is_main_file(f.name, lang)) {
             const auto names = kernels_defined_in(f.contents(), lang);
             if (std::find(names.begin(), names.end(), kernel) != names.end())
-                return finished(f, files, lang);
+                return finished(f, files, lang, self_contained);
         }
     // Kernels stamped out by macros are invisible to the scan above; such files name their
     // kernels after the file ("reduction.cl" defines "reduction_*").
     for (auto& f : files)
         if (is_main_file(f.name, lang) &&
             kernel.rfind(fs::path(f.name).stem().string() + "_", 0) == 0)
-            return finished(f, files, lang);
+            return finished(f, files, lang, self_contained);
     return std::nullopt;
 }
 

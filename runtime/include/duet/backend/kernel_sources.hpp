@@ -11,8 +11,10 @@
 namespace duet {
 
 // The file of Duet's own kernels that defines `kernel` in `lang`, or nothing. An OpenCL file's
-// #include "NAME.clh" lines come back replaced by the header's text (OpenCL builds one string).
-std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang);
+// #include "NAME.clh" lines come back replaced by the header's text (OpenCL builds one string);
+// with `self_contained`, any language's (a text that leaves for another compiler: own_dialect).
+std::optional<SourceFile> find_kernel_source(const std::string& kernel, KernelLanguage lang,
+                                             bool self_contained = false);
 // Kernel names defined in a language's files, sorted.
 std::vector<std::string> kernel_names(KernelLanguage lang);
 // The longest kernel name a program may define (a file system's name limit).
