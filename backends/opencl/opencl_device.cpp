@@ -26,7 +26,10 @@ OpenclHostBuffer::~OpenclHostBuffer() {
 
 OpenclDevice::OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info)
     : platform_(std::move(platform)), device_(std::move(device)), info_(std::move(info)) {
-    opencl::offers_svm(device_, svm_lacks_);
+    info_.device_addresses = opencl::offers_svm(device_, svm_lacks_); // buffers are SVM
+    info_.details.emplace_back("Device addresses (Buffer::device_address)",
+                               info_.device_addresses ? "yes: coarse-grained buffer SVM"
+                                                      : "no: the device lacks " + svm_lacks_);
 }
 
 cl::Context& OpenclDevice::context() {

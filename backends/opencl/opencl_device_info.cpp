@@ -294,11 +294,7 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
     }
     if (query(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, u))
         i.details.emplace_back("Base address alignment", std::to_string(u / 8) + " bytes");
-    std::string svm_lacks;
-    i.device_addresses = offers_svm(d, svm_lacks); // buffers are SVM (opencl_svm.cpp)
-    i.details.emplace_back("Device addresses (Buffer::device_address)",
-                           i.device_addresses ? "yes: coarse-grained buffer SVM"
-                                              : "no: the device lacks " + svm_lacks);
+    // device_addresses and its detail line: the OpenclDevice, which asks once (opencl_svm.cpp).
     i.details.emplace_back("Sub-groups (cl_khr_subgroups)", has("cl_khr_subgroups") ? "yes" : "no");
     i.details.emplace_back("Extensions", ext);
     return i;
