@@ -5,8 +5,9 @@
 // float2/float4 arithmetic and vector literals of
 // float, int and uint vectors of 2 and 4 ((float4)(a, b, c, d), (float4)(s): the translation
 // makes them calls of duet_ocl_make_float4, and pointers to __local memory plain pointers,
-// backends/cuda/cuda_translate.hpp). What is not here (image types, 8- and 16-wide vectors,
-// other vector literals, swizzles beyond .x .y .z .w) fails to compile with NVRTC's message,
+// swizzles read from a name or an indexed name (v.yx, p[i].yxwz), backends/cuda/
+// cuda_translate.hpp). What is not here (image types, 8- and 16-wide vectors, other vector
+// literals, .s0-style and written swizzles) fails to compile with NVRTC's message,
 // never silently. A kernel's parameter of local memory becomes the block's dynamic shared
 // memory (one per kernel; two are a build Error before NVRTC runs). The bare
 // words `global` and `constant` are not defined: CUDA's own __global__ and __constant__ expand to
@@ -180,6 +181,42 @@ __device__ __forceinline__ float4 vload4(size_t i, const float* p) {
 }
 __device__ __forceinline__ void vstore4(float4 v, size_t i, float* p) {
     p[4 * i] = v.x, p[4 * i + 1] = v.y, p[4 * i + 2] = v.z, p[4 * i + 3] = v.w;
+}
+
+// Swizzles: the translation makes v.yxwz duet_ocl_swizzle<1, 0, 3, 2>(v), a read of 2 to 4
+// lanes of a 2- or 4-wide float, int or uint vector (a lane the vector lacks fails to compile).
+template <class V> struct duet_ocl_vec;
+template <class S> struct duet_ocl_make;
+#define DUET_OCL_SWIZZLE_TYPES(S, M)                                                               \
+    template <> struct duet_ocl_vec<M##2> {                                                        \
+        using scalar = S;                                                                          \
+    };                                                                                             \
+    template <> struct duet_ocl_vec<M##4> {                                                        \
+        using scalar = S;                                                                          \
+    };                                                                                             \
+    template <> struct duet_ocl_make<S> {                                                          \
+        static __device__ __forceinline__ M##2 of(S a, S b) { return make_##M##2(a, b); }          \
+        static __device__ __forceinline__ M##3 of(S a, S b, S c) { return make_##M##3(a, b, c); }  \
+        static __device__ __forceinline__ M##4 of(S a, S b, S c, S d) {                            \
+            return make_##M##4(a, b, c, d);                                                        \
+        }                                                                                          \
+    };
+DUET_OCL_SWIZZLE_TYPES(float, float)
+DUET_OCL_SWIZZLE_TYPES(int, int)
+DUET_OCL_SWIZZLE_TYPES(unsigned, uint)
+template <int I, class V>
+__device__ __forceinline__ typename duet_ocl_vec<V>::scalar duet_ocl_lane(const V& v) {
+    if constexpr (I == 0)
+        return v.x;
+    else if constexpr (I == 1)
+        return v.y;
+    else if constexpr (I == 2)
+        return v.z;
+    else
+        return v.w;
+}
+template <int... L, class V> __device__ __forceinline__ auto duet_ocl_swizzle(const V& v) {
+    return duet_ocl_make<typename duet_ocl_vec<V>::scalar>::of(duet_ocl_lane<L>(v)...);
 }
 
 // Vector literals: every element given, one scalar for all, or two halves.

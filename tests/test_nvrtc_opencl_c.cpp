@@ -68,6 +68,19 @@ TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_op
     // Vector literals become the header's calls, on their own lines.
     CHECK(duet::cuda::with_vector_literals("v = (float4)(k);\nw = ( uint2 ) (1, 2); (float4)x;") ==
           "v = duet_ocl_make_float4(k);\nw = duet_ocl_make_uint2(1, 2); (float4)x;");
+    // Swizzles read from a name or an indexed name become the header's calls; written ones, and
+    // members that are not swizzles, stay.
+    CHECK(duet::cuda::with_swizzles("a = pb[l].yxwz; b = v.xy == w.yx; v.xy = b; s.x; p.xyz1;") ==
+          "a = duet_ocl_swizzle<1, 0, 3, 2>(pb[l]); b = duet_ocl_swizzle<0, 1>(v) == "
+          "duet_ocl_swizzle<1, 0>(w); v.xy = b; s.x; p.xyz1;");
+    const std::string swz = duet::cuda::translated_source(
+        route,
+        "__kernel void f(__global float4* v, __global int2* w) { v[1] = v[0].wzyx; "
+        "w[1] = w[0].yx; v[2].x = v[0].zw.y; }",
+        "swizzle.cl");
+    CHECK_NOTHROW(nv->compile(swz, "swizzle.cl", duet::cuda::nvrtc_headers(),
+                              duet::cuda::nvrtc_build_flags("sm_90", o), true,
+                              "building swizzle.cl", {}));
     // What the header does not translate (here a swizzle) fails in NVRTC with its message,
     // never silently.
     const std::string bad = duet::cuda::translated_source(
@@ -132,9 +145,9 @@ TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by s
         MESSAGE("NVRTC not found, checks skipped: " << e.what());
         return;
     }
-    std::vector<std::string> must = {"vecadd/naive",   "vecadd/vec4",       "matmul/naive",
-                                     "matmul/tiled16", "matmul/reg8x8",     "conv5x5/naive",
-                                     "conv5x5/best",   "reduction/det_f32", "matmul/tc3"};
+    std::vector<std::string> must = {
+        "vecadd/naive",  "vecadd/vec4",  "matmul/naive",      "matmul/tiled16", "matmul/reg8x8",
+        "conv5x5/naive", "conv5x5/best", "reduction/det_f32", "matmul/tc3",     "matmul/best"};
     for (const char* r :
          {"interleaved", "unroll_last", "unroll_all", "grid_stride", "shuffle", "atomic"})
         for (const char* t : {"_i32", "_f32"})

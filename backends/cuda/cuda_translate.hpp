@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <string>
+#include <string_view>
 
 #include <duet/dialect.hpp>
 #include <duet/error.hpp>
@@ -167,6 +168,60 @@ inline std::string with_local_parameters(std::string text, const std::string& or
     return text;
 }
 
+// OpenCL C's swizzles of two to four of x, y, z, w read from a name or an indexed name
+// (`v.yx`, `pb[l].yxwz`) as calls of the header's duet_ocl_swizzle<1, 0, 3, 2>(pb[l]). A
+// swizzle written to, or read from another expression, is left as it is and fails in NVRTC.
+inline std::string with_swizzles(const std::string& text) {
+    const auto ident = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    std::string out;
+    std::size_t copied = 0;
+    for (std::size_t dot = text.find('.'); dot != std::string::npos;
+         dot = text.find('.', dot + 1)) {
+        std::size_t end = dot + 1;
+        while (end < text.size() && std::string_view("xyzw").find(text[end]) != std::string::npos)
+            ++end;
+        const std::size_t n = end - dot - 1;
+        if (n < 2 || n > 4 || (end < text.size() && ident(text[end])))
+            continue;
+        // The expression before the dot: [name] followed by any [index] groups.
+        std::size_t start = dot;
+        while (start > 0 && text[start - 1] == ']') {
+            int depth = 0;
+            std::size_t i = start - 1;
+            for (; i > 0; --i)
+                if (text[i] == ']')
+                    ++depth;
+                else if (text[i] == '[' && --depth == 0)
+                    break;
+            if (depth != 0)
+                break;
+            start = i;
+        }
+        std::size_t name = start;
+        while (name > 0 && ident(text[name - 1]))
+            --name;
+        if (name == start || std::isdigit(static_cast<unsigned char>(text[name])) || name < copied)
+            continue;
+        // Assigned to (`v.xy = ...`, not `==`): left for NVRTC to refuse.
+        std::size_t after = end;
+        while (after < text.size() && (text[after] == ' ' || text[after] == '\t'))
+            ++after;
+        if (after < text.size() && text[after] == '=' &&
+            (after + 1 >= text.size() || text[after + 1] != '='))
+            continue;
+        std::string lanes;
+        for (std::size_t i = dot + 1; i < end; ++i)
+            lanes += std::string(lanes.empty() ? "" : ", ") +
+                     std::to_string(std::string_view("xyzw").find(text[i]));
+        out.append(text, copied, name - copied);
+        out += "duet_ocl_swizzle<" + lanes + ">(" + text.substr(name, dot - name) + ")";
+        copied = end;
+    }
+    return out + text.substr(copied);
+}
+
 // The CUDA C++ text NVRTC compiles for `text` taken through `route`; build logs name `origin`.
 inline std::string translated_source(const DialectRoute& route, const std::string& text,
                                      const std::string& origin) {
@@ -178,7 +233,8 @@ inline std::string translated_source(const DialectRoute& route, const std::strin
         if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20)
             quoted += c;
     return "#include \"duet_opencl_c.cuh\"\n#line 1 \"" + quoted + "\"\n" +
-           with_vector_literals(without_local_pointers(with_local_parameters(text, origin)));
+           with_swizzles(
+               with_vector_literals(without_local_pointers(with_local_parameters(text, origin))));
 }
 
 } // namespace duet::cuda
