@@ -39,16 +39,22 @@ const duet::DialectRoute& route_to_cuda() {
     throw 0;
 }
 
+// NVRTC, or null with a message that the checks are skipped (NVRTC cannot be opened).
+const duet::cuda::Nvrtc* nvrtc_or_skip() {
+    try {
+        return &duet::cuda::Nvrtc::instance();
+    } catch (const duet::Error& e) {
+        MESSAGE("NVRTC not found, checks skipped: " << e.what());
+        return nullptr;
+    }
+}
+
 } // namespace
 
 TEST_CASE("one kernel text: OpenCL C compiles for CUDA through NVRTC and duet_opencl_c.cuh") {
-    const duet::cuda::Nvrtc* nv = nullptr;
-    try {
-        nv = &duet::cuda::Nvrtc::instance();
-    } catch (const duet::Error& e) {
-        MESSAGE("NVRTC not found, checks skipped: " << e.what());
+    const duet::cuda::Nvrtc* nv = nvrtc_or_skip();
+    if (!nv)
         return;
-    }
     const std::string cl =
         read(std::string(DUET_SOURCE_DIR) + "/tests/data/one_text/group_sums.cl");
     const auto route = route_to_cuda();
@@ -138,13 +144,9 @@ static void translate_steps(const duet::cuda::Nvrtc& nv, const duet::DeviceInfo&
 }
 
 TEST_CASE("one kernel text: Duet's own OpenCL C kernels through NVRTC, step by step") {
-    const duet::cuda::Nvrtc* nv = nullptr;
-    try {
-        nv = &duet::cuda::Nvrtc::instance();
-    } catch (const duet::Error& e) {
-        MESSAGE("NVRTC not found, checks skipped: " << e.what());
+    const duet::cuda::Nvrtc* nv = nvrtc_or_skip();
+    if (!nv)
         return;
-    }
     std::vector<std::string> must = {
         "vecadd/naive",  "vecadd/vec4",  "matmul/naive",      "matmul/tiled16", "matmul/reg8x8",
         "conv5x5/naive", "conv5x5/best", "reduction/det_f32", "matmul/tc3",     "matmul/best"};

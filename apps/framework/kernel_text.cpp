@@ -1,5 +1,5 @@
 // One kernel text through both APIs: the routes come from the dialect table, the device says
-// which it takes (Device::takes).
+// which it takes (Device::route_for).
 #include "kernel_text.hpp"
 
 #include <sstream>
@@ -9,22 +9,6 @@ namespace duet::apps {
 namespace {
 
 thread_local std::string scope_dialect;
-
-// The route `dev` takes for `d`, or nullptr with `why` naming every refusal.
-const DialectRoute* taken(const Device& dev, const Dialect& d, std::string& why) {
-    for (const auto& r : d.routes) {
-        if (r.backend != dev.info().backend)
-            continue;
-        std::string no;
-        if (dev.takes(d, r, no))
-            return &r;
-        why += (why.empty() ? "" : "; ") + no;
-    }
-    if (why.empty())
-        why = "the dialect table has no route for " + d.title + " to the " + dev.info().backend +
-              " backend";
-    return nullptr;
-}
 
 } // namespace
 
@@ -44,7 +28,7 @@ std::string kernel_text_note(const Device& dev, const std::string& dialect_name)
     const Dialect& d = dialect(dialect_name);
     const std::string what = "one text: " + d.title + " (" + d.kernel_dir + "/)";
     std::string why;
-    const DialectRoute* r = taken(dev, d, why);
+    const DialectRoute* r = dev.route_for(d, why);
     if (!r)
         throw Error::unsupported("--kernel-text " + d.name + ": " + why);
     return r->translation.empty() ? std::string() : what + " through " + r->translation;
@@ -54,7 +38,7 @@ bool kernel_text_translated(const Device& dev, const std::string& dialect_name) 
     if (dialect_name.empty())
         return false;
     std::string why;
-    const DialectRoute* r = taken(dev, dialect(dialect_name), why);
+    const DialectRoute* r = dev.route_for(dialect(dialect_name), why);
     return r && !r->translation.empty();
 }
 
@@ -79,7 +63,7 @@ Error kernel_text_refused(const Device& dev, const std::string& dialect_name, co
     if (first.empty())
         first = e.what();
     std::string why;
-    const DialectRoute* r = taken(dev, d, why);
+    const DialectRoute* r = dev.route_for(d, why);
     return Error::unsupported("--kernel-text " + d.name + ": its " + d.title +
                               " text does not build through " +
                               (r ? r->translation : std::string("its route")) + ": " + first);

@@ -17,6 +17,11 @@ struct Result {
     // The dialect of the kernel text built ("opencl-c" on a CUDA device: one text through both
     // APIs, runapp --kernel-text); empty: the device's own language (its twin file).
     std::string kernel_text;
+    // The step as tables and pages name its row: "naive", or "naive [opencl-c]" for one text
+    // on every device, a row beside the twins' of the same step.
+    std::string step_label() const {
+        return kernel_text.empty() ? variant : variant + " [" + kernel_text + "]";
+    }
     Stats kernel_ms; // kernel time over the timed runs, from the clock `clock` names
     Stats host_ms;   // host steady_clock time of the same runs (launch to completion)
     std::string clock = "device events"; // or "host (events ...)": where kernel_ms came from

@@ -83,8 +83,9 @@ void check_needs(const Step& step, const DeviceInfo& info);
 void add_hook_defines(const Step& step, BuildOptions& opts, const DeviceInfo& info,
                       const RunConfig& cfg);
 // What every app's run adds to its build of `step` of `app`, once: the step's own defines
-// (add_hook_defines), then the device profile's for app/step (device_profile.hpp) whose names
-// neither the user's --define nor `opts` set (unless the hooks' takes_profile says no).
+// (add_hook_defines), RunConfig::kernel_text as BuildOptions::own_dialect, then the device
+// profile's for app/step (device_profile.hpp) whose names neither the user's --define nor `opts`
+// set (unless the hooks' takes_profile says no).
 void add_step_defines(const std::string& app, const Step& step, BuildOptions& opts,
                       const DeviceInfo& info, const RunConfig& cfg);
 

@@ -44,9 +44,7 @@ Grid grid_of(const Sheet& sheet, const std::string& app) {
     for (const auto& r : sheet.rows) {
         if (r.app != app)
             continue;
-        // One kernel text on every device (--kernel-text): a row beside the twins' (report.cpp).
-        const std::string v =
-            r.kernel_text.empty() ? r.variant : r.variant + " [" + r.kernel_text + "]";
+        const std::string v = r.step_label();
         const auto vi = index(variant_at, g.variants, v, [&] { return v; });
         const bool several = sizes[r.device_id].size() > 1;
         const Series s{several ? r.device_id + " (" + r.size_label + ")" : r.device_id, r.device_id,

@@ -249,8 +249,7 @@ void print_comparison(std::ostream& out, const std::vector<Result>& all, const T
     // A step run from one dialect's text on every device (--kernel-text) is a row of its own
     // beside the twins' row of the same step.
     for (auto& r : results)
-        if (!r.kernel_text.empty())
-            r.variant += " [" + r.kernel_text + "]";
+        r.variant = r.step_label();
     for (const auto& g : group(results)) {
         out << printable(g.app + ", size " + g.size) << "\n";
         if (print_if_sparse(out, g))

@@ -15,6 +15,17 @@ namespace duet::cuda {
 
 inline constexpr const char* opencl_c_on_nvrtc = "opencl-c-on-nvrtc";
 
+// A character of a C identifier (or of a number: the translations skip both alike).
+inline bool ident_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+// True when `word` stands at `at` of `text` as a whole word.
+inline bool word_at(const std::string& text, std::size_t at, const std::string& word) {
+    const std::size_t end = at + word.size();
+    return text.compare(at, word.size(), word) == 0 && (at == 0 || !ident_char(text[at - 1])) &&
+           (end >= text.size() || !ident_char(text[end]));
+}
+
 // OpenCL C's vector literals, (float4)(a, b, c, d) and (float4)(s), as calls of the header's
 // duet_ocl_make_float4(...) (kernels_cu/duet_opencl_c.cuh), for float, int and uint vectors of 2
 // and 4: a C++ cast of a parenthesised list would be a comma expression. Lines stay as they are,
@@ -62,23 +73,19 @@ inline std::string with_vector_literals(const std::string& text) {
 // the header makes of __local, for the arrays a kernel declares) applies to no pointer. The
 // keyword becomes spaces, so columns and lines stay.
 inline std::string without_local_pointers(std::string text) {
-    const auto ident = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    };
     for (const std::string word : {"__local", "local"}) {
         for (std::size_t at = text.find(word); at != std::string::npos;
              at = text.find(word, at + 1)) {
-            const std::size_t end = at + word.size();
-            if ((at > 0 && ident(text[at - 1])) || (end < text.size() && ident(text[end])))
+            if (!word_at(text, at, word))
                 continue;
             // Up to four words (qualifiers, the type) and then '*': a pointer declaration.
-            std::size_t i = end;
+            std::size_t i = at + word.size();
             int words = 0;
             for (; words < 4; ++words) {
                 while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
                     ++i;
                 const std::size_t w = i;
-                while (i < text.size() && ident(text[i]))
+                while (i < text.size() && ident_char(text[i]))
                     ++i;
                 if (i == w)
                     break;
@@ -101,20 +108,13 @@ inline std::string without_local_pointers(std::string text) {
 // (spaces, newlines kept) and the body opens with it as a pointer to that array. A kernel with
 // two such parameters is a build Error: one array has no room for the second's offset.
 inline std::string with_local_parameters(std::string text, const std::string& origin) {
-    const auto ident = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    };
-    const auto word_at = [&](std::size_t at, const std::string& w) {
-        return text.compare(at, w.size(), w) == 0 && (at == 0 || !ident(text[at - 1])) &&
-               (at + w.size() >= text.size() || !ident(text[at + w.size()]));
-    };
     const auto blank = [&](std::size_t from, std::size_t to) {
         for (std::size_t i = from; i < to; ++i)
             if (text[i] != '\n')
                 text[i] = ' ';
     };
     for (std::size_t k = 0; k < text.size(); ++k) {
-        if (!word_at(k, "__kernel") && !word_at(k, "kernel"))
+        if (!word_at(text, k, "__kernel") && !word_at(text, k, "kernel"))
             continue;
         const std::size_t open = text.find('(', k);
         if (open == std::string::npos)
@@ -136,7 +136,7 @@ inline std::string with_local_parameters(std::string text, const std::string& or
             std::size_t l = from;
             while (l < to && std::isspace(static_cast<unsigned char>(text[l])))
                 ++l;
-            if (word_at(l, "__local") || word_at(l, "local")) {
+            if (word_at(text, l, "__local") || word_at(text, l, "local")) {
                 if (!declaration.empty())
                     throw Error(ErrorKind::build, "cuda", "translating OpenCL C", 0, "",
                                 origin + ": a kernel takes local memory as two parameters; "
@@ -158,7 +158,7 @@ inline std::string with_local_parameters(std::string text, const std::string& or
         while (!declaration.empty() && declaration.back() == ' ')
             declaration.pop_back();
         std::size_t name = declaration.size();
-        while (name > 0 && ident(declaration[name - 1]))
+        while (name > 0 && ident_char(declaration[name - 1]))
             --name;
         text.insert(body + 1, " extern __shared__ __align__(16) unsigned char duet_ocl_local[]; " +
                                   declaration + " = (" + declaration.substr(0, name) +
@@ -172,9 +172,6 @@ inline std::string with_local_parameters(std::string text, const std::string& or
 // (`v.yx`, `pb[l].yxwz`) as calls of the header's duet_ocl_swizzle<1, 0, 3, 2>(pb[l]). A
 // swizzle written to, or read from another expression, is left as it is and fails in NVRTC.
 inline std::string with_swizzles(const std::string& text) {
-    const auto ident = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    };
     std::string out;
     std::size_t copied = 0;
     for (std::size_t dot = text.find('.'); dot != std::string::npos;
@@ -183,7 +180,7 @@ inline std::string with_swizzles(const std::string& text) {
         while (end < text.size() && std::string_view("xyzw").find(text[end]) != std::string::npos)
             ++end;
         const std::size_t n = end - dot - 1;
-        if (n < 2 || n > 4 || (end < text.size() && ident(text[end])))
+        if (n < 2 || n > 4 || (end < text.size() && ident_char(text[end])))
             continue;
         // The expression before the dot: [name] followed by any [index] groups.
         std::size_t start = dot;
@@ -200,7 +197,7 @@ inline std::string with_swizzles(const std::string& text) {
             start = i;
         }
         std::size_t name = start;
-        while (name > 0 && ident(text[name - 1]))
+        while (name > 0 && ident_char(text[name - 1]))
             --name;
         if (name == start || std::isdigit(static_cast<unsigned char>(text[name])) || name < copied)
             continue;

@@ -86,6 +86,21 @@ bool Device::takes(const Dialect& d, const DialectRoute& route, std::string& why
     return false;
 }
 
+const DialectRoute* Device::route_for(const Dialect& d, std::string& why) const {
+    why.clear();
+    for (const auto& r : d.routes) {
+        if (r.backend != info().backend)
+            continue;
+        std::string no;
+        if (takes(d, r, no))
+            return &r;
+        why += (why.empty() ? "" : "; ") + no;
+    }
+    if (why.empty())
+        why = "the dialect table has no route for it to the " + info().backend + " backend";
+    return nullptr;
+}
+
 std::pair<KernelText, DialectRoute> Device::choose_text(const KernelSources& sources) const {
     auto texts = sources.all();
     const std::string own = dialect_of(info().kernel_language).name;
@@ -94,19 +109,10 @@ std::pair<KernelText, DialectRoute> Device::choose_text(const KernelSources& sou
     std::string why_not;
     for (const auto& t : texts) {
         const Dialect& d = dialect(t.dialect);
-        bool any = false;
-        for (const auto& r : d.routes) {
-            if (r.backend != info().backend)
-                continue;
-            any = true;
-            std::string why;
-            if (takes(d, r, why))
-                return {t, r};
-            why_not += "; " + d.title + " (" + t.origin + "): " + why;
-        }
-        if (!any)
-            why_not += "; " + d.title + " (" + t.origin + "): the dialect table has no route " +
-                       "for it to the " + info().backend + " backend";
+        std::string why;
+        if (const DialectRoute* r = route_for(d, why))
+            return {t, *r};
+        why_not += "; " + d.title + " (" + t.origin + "): " + why;
     }
     throw Error::usage("no kernel text given can be built for " + label() + why_not +
                        ". Give the kernel in a dialect this device takes");

@@ -305,6 +305,9 @@ class Device {
     // for this backend): true, or false with `why` set. The default takes only the direct route
     // of the device's own language; a backend that implements a translation says so here.
     virtual bool takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const;
+    // The first route of `dialect` this device takes, or null with `why` naming each refusal
+    // (or that the table has none for this backend).
+    const DialectRoute* route_for(const Dialect& dialect, std::string& why) const;
     // The text of `sources` this device builds and the route it takes, or a usage Error naming
     // every text given and why the device takes none of them.
     std::pair<KernelText, DialectRoute> choose_text(const KernelSources& sources) const;
