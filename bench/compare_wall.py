@@ -120,6 +120,9 @@ def main():
                 print(f"  {x['app']} {x['variant']} on {x['device']} at {x['size']}: host "
                       f"{x['host_ms']:.0f} ms, device {x['device_ms']:.1f} ms, build {x['build_ms']:.0f} ms "
                       f"({x['provenance']}); wall parts ms: {parts}")
+            poison = sum(x["parts"].get("poison", 0) for x in rows) / 1e3
+            print(f"outputs poisoned again and probed between timed runs (outside the timed spans): "
+                  f"{poison:.2f} s of the whole run's {wall:.1f} s ({poison / wall:.1%})")
             setups = [x for x in rows if x["setup_ms"] > 0]
             print(f"problem set-up (inputs, references, first upload), made once per problem and "
                   f"device: {sum(x['setup_ms'] for x in setups) / 1e3:.1f} s in {len(setups)} rows")

@@ -200,9 +200,11 @@ TEST_CASE("wall parts: a problem's first row carries its set-up, the others none
             INFO(r.variant);
             CHECK(r.pass);
             const auto& w = r.wall_parts;
-            const double sum = w.setup + w.build + w.buffers + w.runs + w.download + w.check;
+            const double sum =
+                w.setup + w.build + w.buffers + w.runs + w.download + w.check + w.poison;
             CHECK(sum == doctest::Approx(r.wall_ms).epsilon(1e-9));
             CHECK(w.runs > 0);
+            CHECK(w.poison > 0); // each timed run's output poisoned again, timed apart
         }
         CHECK(rows[0].wall_parts.setup > 0);  // the inputs were made and uploaded here
         CHECK(rows[1].wall_parts.setup == 0); // and found made

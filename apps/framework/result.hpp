@@ -35,14 +35,18 @@ struct Result {
     // when it found them made.
     struct WallParts {
         double setup = 0, build = 0, buffers = 0, runs = 0, download = 0, check = 0;
+        // Outputs poisoned again before each timed run and probed after it (outside the timed
+        // spans; not in `runs`): what honest timing costs the row.
+        double poison = 0;
         // Every part with its name in JSON, in order: what writes and reads them.
-        static constexpr std::array<std::pair<const char*, double WallParts::*>, 6> named = {{
+        static constexpr std::array<std::pair<const char*, double WallParts::*>, 7> named = {{
             {"setup", &WallParts::setup},
             {"build", &WallParts::build},
             {"buffers", &WallParts::buffers},
             {"runs", &WallParts::runs},
             {"download", &WallParts::download},
             {"check", &WallParts::check},
+            {"poison", &WallParts::poison},
         }};
         double total() const {
             double t = 0;

@@ -186,11 +186,14 @@ void StepRun::mark(double Result::WallParts::*part) {
     const auto now = std::chrono::steady_clock::now();
     const double setup = setup_ms_so_far();
     const double made = setup - setup_at_mark_;
-    r.wall_parts.*part +=
-        std::max(0.0, std::chrono::duration<double, std::milli>(now - last_mark_).count() - made);
+    // The re-poisoning between timed runs is a part of its own (time_runs adds it).
+    const double poisoned = r.wall_parts.poison - poison_at_mark_;
+    r.wall_parts.*part += std::max(
+        0.0, std::chrono::duration<double, std::milli>(now - last_mark_).count() - made - poisoned);
     r.wall_parts.setup += made;
     last_mark_ = now;
     setup_at_mark_ = setup;
+    poison_at_mark_ = r.wall_parts.poison;
 }
 
 void StepRun::check_guards() {

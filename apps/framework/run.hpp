@@ -152,7 +152,8 @@ class StepRun {
     const Step& step_;
     const RunConfig& cfg_;
     std::chrono::steady_clock::time_point t0_, last_mark_;
-    double setup_at_mark_ = 0; // setup_ms_so_far() at the last mark
+    double setup_at_mark_ = 0;  // setup_ms_so_far() at the last mark
+    double poison_at_mark_ = 0; // r.wall_parts.poison at the last mark
     std::unique_ptr<Queue> queue_;
     Fitted fit_;
     int inputs_ = 0;

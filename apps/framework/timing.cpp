@@ -89,6 +89,7 @@ void time_runs(Result& r, Queue& q, const RunConfig& cfg,
     const int launches = 2; // a run here is one launch or two (matmul's split K): allow for two
     double spent = 0;
     while (another_run(cfg, int(host.size()), spent)) {
+        const auto p0 = std::chrono::steady_clock::now();
         if (around.before) { // outside the timed span: done before the clock starts
             around.before();
             q.finish();
@@ -100,6 +101,8 @@ void time_runs(Result& r, Queue& q, const RunConfig& cfg,
         heartbeat();
         if (around.after)
             around.after(int(host.size()));
+        r.wall_parts.poison +=
+            since_ms(p0) - std::chrono::duration<double, std::milli>(t1 - t0).count();
         host.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         spent += host.back();
         double d = std::nan("");
