@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 
 namespace duet::cuda {
 
@@ -142,9 +141,53 @@ bool is_function_head(const std::string& head) {
     return eq == std::string::npos || eq > paren;
 }
 
-// The identifier just before the last top-level parenthesised group of a function's head:
-// its name (`__launch_bounds__(256) k(...)` gives k).
-std::string function_name(const std::string& head) {
+// The part of a function's head before a constructor's member initialisers (`X::X(int n) :
+// n_(n)`): a ':' after the parameters that is not part of '::'.
+std::string without_initialisers(const std::string& head) {
+    int depth = 0;
+    bool params = false;
+    for (std::size_t i = 0; i < head.size(); ++i) {
+        depth += head[i] == '(' ? 1 : head[i] == ')' ? -1 : 0;
+        params = params || (depth == 0 && head[i] == ')');
+        if (params && depth == 0 && head[i] == ':' &&
+            (i + 1 >= head.size() || head[i + 1] != ':') && (i == 0 || head[i - 1] != ':'))
+            return head.substr(0, i);
+    }
+    return head;
+}
+
+// The identifier ending just before `e` in `head`, over a template argument list
+// (`reduce<int>` gives reduce); `e` moves to its first character.
+std::string identifier_before(const std::string& head, std::size_t& e) {
+    while (e > 0 && std::isspace(static_cast<unsigned char>(head[e - 1])))
+        --e;
+    if (e > 0 && head[e - 1] == '>')
+        for (int depth = 0; e > 0; --e) {
+            depth += head[e - 1] == '>' ? 1 : head[e - 1] == '<' ? -1 : 0;
+            if (depth == 0) {
+                --e;
+                break;
+            }
+        }
+    while (e > 0 && std::isspace(static_cast<unsigned char>(head[e - 1])))
+        --e;
+    std::size_t b = e;
+    while (b > 0 && ident_char(head[b - 1]))
+        --b;
+    std::string name = head.substr(b, e - b);
+    e = b;
+    return name;
+}
+
+// A function head's name: the identifier just before its last top-level parenthesised group
+// (`__launch_bounds__(256) k(...)` gives k), and the class or namespace it is qualified by
+// (`CUDAStream<T>::copy()` gives CUDAStream), or empty.
+struct FunctionName {
+    std::string name, qualifier;
+};
+
+FunctionName function_name(const std::string& whole) {
+    const std::string head = without_initialisers(whole);
     const std::size_t close = head.rfind(')');
     if (close == std::string::npos)
         return {};
@@ -157,17 +200,48 @@ std::string function_name(const std::string& head) {
             break;
         }
     }
+    FunctionName out;
     std::size_t e = open;
-    while (e > 0 && std::isspace(static_cast<unsigned char>(head[e - 1])))
-        --e;
-    std::size_t b = e;
-    while (b > 0 && ident_char(head[b - 1]))
-        --b;
-    return head.substr(b, e - b);
+    out.name = identifier_before(head, e);
+    if (e > 0 && head[e - 1] == '~') // a destructor
+        out.name = head.substr(--e, 1) + out.name;
+    if (e >= 2 && head.compare(e - 2, 2, "::") == 0) {
+        e -= 2;
+        out.qualifier = identifier_before(head, e);
+    }
+    return out;
 }
 
 std::size_t line_of(const std::string& text, std::size_t at) {
     return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+// A lambda annotated for the device (`[=] __device__ (int i) {...}`): an extended lambda, which
+// only nvcc's --extended-lambda makes in host code (NVRTC has no such option).
+bool makes_device_lambda(const std::string& body) {
+    for (auto at = body.find(']'); at != std::string::npos; at = body.find(']', at + 1)) {
+        std::size_t k = at + 1;
+        while (k < body.size() && std::isspace(static_cast<unsigned char>(body[k])))
+            ++k;
+        if (body.compare(k, 10, "__device__") == 0 || body.compare(k, 8, "__host__") == 0)
+            return true;
+    }
+    return false;
+}
+
+// `name` called or instantiated in `body` (followed by '(' or '<').
+bool calls(const std::string& body, const std::string& name) {
+    for (auto at = body.find(name); at != std::string::npos; at = body.find(name, at + 1)) {
+        if ((at > 0 && ident_char(body[at - 1])) ||
+            (at + name.size() < body.size() && ident_char(body[at + name.size()])))
+            continue;
+        std::size_t k = at + name.size();
+        while (k < body.size() && std::isspace(static_cast<unsigned char>(body[k])))
+            ++k;
+        if (k < body.size() && (body[k] == '(' || body[k] == '<'))
+            return true;
+    }
+    return false;
 }
 
 class Scanner {
@@ -178,6 +252,8 @@ class Scanner {
     void scope(std::size_t begin, std::size_t end) {
         std::size_t head_start = begin;
         for (std::size_t i = begin; i < end; ++i) {
+            if (m_[i] == ';')
+                instantiation(head_start, i);
             if (m_[i] == ';' || m_[i] == '}') {
                 head_start = i + 1;
                 continue;
@@ -198,78 +274,110 @@ class Scanner {
         }
     }
 
+    // Decides what is left out (a host function, then what calls it or instantiates it, until
+    // nothing changes) and blanks it.
+    void finish() {
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (auto& f : parts_)
+                for (const auto& g : parts_)
+                    if (f.why.empty() && !g.why.empty() && &f != &g && !g.instantiation &&
+                        !g.name.empty() &&
+                        (f.instantiation ? (f.name == g.name || f.name == g.qualifier)
+                                         : calls(f.body, g.name))) {
+                        f.why =
+                            (f.instantiation ? "instantiates " : "calls ") + g.name + ", left out";
+                        changed = true;
+                    }
+        }
+        std::sort(parts_.begin(), parts_.end(),
+                  [](const Part& a, const Part& b) { return a.start < b.start; });
+        for (const auto& f : parts_) {
+            if (f.why.empty())
+                continue;
+            out_.left_out.push_back(f.label + " (line " + std::to_string(line_of(text_, f.start)) +
+                                    ", " + f.why + ")");
+            for (std::size_t k = f.start; k <= f.end; ++k)
+                if (out_.text[k] != '\n')
+                    out_.text[k] = ' ';
+        }
+    }
+
   private:
+    // A host function or an explicit instantiation: what it names, and why it is left out
+    // (empty: kept, unless it calls or instantiates what is left out).
+    struct Part {
+        std::size_t start = 0, end = 0; // its first and last character
+        std::string label, name, qualifier, body, why;
+        bool instantiation = false;
+    };
+
+    // The first character of what starts at `start`: comments and preprocessor lines before
+    // it (blank in the masked text) belong to what comes before, and #defines stay.
+    std::size_t first_token(std::size_t start, std::size_t end) const {
+        while (start < end && std::isspace(static_cast<unsigned char>(m_[start])))
+            ++start;
+        return start;
+    }
+
     void function(std::size_t start, const std::string& head, std::size_t open, std::size_t close) {
         if (has_word(head, "__global__") || has_word(head, "__device__"))
             return;
-        const std::string name = function_name(head);
+        const FunctionName fn = function_name(head);
         const std::string body = m_.substr(open, close + 1 - open);
-        const char* why = name == "main"                          ? "main"
+        const char* why = fn.name == "main"                       ? "main"
                           : body.find("<<<") != std::string::npos ? "launches with <<<>>>"
                           : has_word(head, "__host__")            ? "__host__"
                           : calls_host_api(body)                  ? "calls the host API"
                           : uses_std(body)                        ? "uses the C++ standard library"
-                                                                  : nullptr;
-        if (!why)
+                          : makes_device_lambda(body)
+                              ? "makes a __device__ lambda: nvcc's --extended-lambda, not in NVRTC"
+                              : "";
+        parts_.push_back({first_token(start, open), close,
+                          fn.name.empty() ? std::string("a function") : fn.name, fn.name,
+                          fn.qualifier, body, why, false});
+    }
+
+    // `template class X<float>;` or `template void f<int>(int);`: an explicit instantiation,
+    // left out with the template it instantiates.
+    void instantiation(std::size_t head_start, std::size_t semicolon) {
+        const std::size_t start = first_token(head_start, semicolon);
+        if (m_.compare(start, 8, "template") != 0 ||
+            (start + 8 < m_.size() && ident_char(m_[start + 8])))
             return;
-        while (start < open && std::isspace(static_cast<unsigned char>(text_[start])))
-            ++start;
-        out_.left_out.push_back((name.empty() ? std::string("a function") : name) + " (line " +
-                                std::to_string(line_of(text_, start)) + ", " + why + ")");
-        for (std::size_t k = start; k <= close; ++k)
-            if (out_.text[k] != '\n')
-                out_.text[k] = ' ';
+        std::size_t k = first_token(start + 8, semicolon);
+        if (k >= semicolon || m_[k] == '<')
+            return; // a template declaration, not an instantiation
+        const std::string stmt = m_.substr(start, semicolon - start);
+        std::string name;
+        if (has_word(stmt, "class") || has_word(stmt, "struct")) {
+            std::size_t e = stmt.find('<');
+            e = e == std::string::npos ? stmt.size() : e;
+            name = identifier_before(stmt, e);
+        } else {
+            name = function_name(stmt).name;
+        }
+        std::string label = text_.substr(start, std::min(semicolon, m_.find('(', start)) - start);
+        std::replace(label.begin(), label.end(), '\n', ' ');
+        while (!label.empty() && std::isspace(static_cast<unsigned char>(label.back())))
+            label.pop_back();
+        parts_.push_back({start, semicolon, label.substr(0, 80), name, {}, {}, {}, true});
     }
 
     const std::string& text_;
     const std::string m_;
     DeviceCode& out_;
+    std::vector<Part> parts_;
 };
-
-// Blanks each #include <name> that NVRTC cannot open.
-void drop_includes(DeviceCode& out, const std::vector<std::string>& dirs,
-                   const std::vector<std::string>& header_names) {
-    std::size_t line_start = 0, line = 1;
-    while (line_start < out.text.size()) {
-        std::size_t end = out.text.find('\n', line_start);
-        if (end == std::string::npos)
-            end = out.text.size();
-        const std::string l = out.text.substr(line_start, end - line_start);
-        std::size_t p = l.find_first_not_of(" \t");
-        if (p != std::string::npos && l[p] == '#') {
-            p = l.find_first_not_of(" \t", p + 1);
-            const std::size_t lt = p == std::string::npos || l.compare(p, 7, "include") != 0
-                                       ? std::string::npos
-                                       : l.find('<', p + 7);
-            const std::size_t gt = lt == std::string::npos ? lt : l.find('>', lt);
-            if (gt != std::string::npos) {
-                const std::string name = l.substr(lt + 1, gt - lt - 1);
-                bool found = name != "cuda.h" &&
-                             std::count(header_names.begin(), header_names.end(), name) > 0;
-                for (const auto& d : dirs) {
-                    std::error_code ec;
-                    found = found || (name != "cuda.h" && std::filesystem::is_regular_file(
-                                                              std::filesystem::path(d) / name, ec));
-                }
-                if (!found) {
-                    out.left_out.push_back("#include <" + name + "> (line " + std::to_string(line) +
-                                           ")");
-                    std::fill(out.text.begin() + static_cast<std::ptrdiff_t>(line_start),
-                              out.text.begin() + static_cast<std::ptrdiff_t>(end), ' ');
-                }
-            }
-        }
-        line_start = end + 1;
-        ++line;
-    }
-}
 
 } // namespace
 
 DeviceCode device_code(const std::string& source, const std::vector<std::string>& include_dirs,
                        const std::vector<std::string>& header_names) {
     DeviceCode out{source, {}};
-    Scanner(source, out).scope(0, source.size());
+    Scanner scanner(source, out);
+    scanner.scope(0, source.size());
+    scanner.finish();
     drop_includes(out, include_dirs, header_names);
     return out;
 }
