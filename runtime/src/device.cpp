@@ -26,6 +26,16 @@ void check_options(const BuildOptions& options) {
     check_name_expressions(options.instantiations);
 }
 
+// The name a kernel scanner gives the kernel a CUDA C++ name expression names (the scanners
+// read no namespaces nor template arguments): `ns::dot_kernel<double>` is dot_kernel.
+std::string declared_name(const std::string& expression) {
+    std::string base = expression.substr(0, expression.find('<'));
+    while (!base.empty() && base.back() == ' ')
+        base.pop_back();
+    const auto colons = base.rfind("::");
+    return colons == std::string::npos ? base : base.substr(colons + 2);
+}
+
 // `given` with Duet's own kernel `name` as a text of `given.own_dialect` (so the dialect table's
 // routes decide how a device takes it).
 BuildOptions own_text(const std::string& name, const BuildOptions& given) {
@@ -68,8 +78,10 @@ std::unique_ptr<Kernel> Device::load_kernel(const std::string& name, const Build
         if (!text.kernel.empty())
             kernel_name = declared.name = text.kernel;
         for (auto& d : scan_kernels(text.text, dialect(text.dialect)))
-            if (d.name == kernel_name)
+            if (d.name == kernel_name || d.name == declared_name(kernel_name)) {
                 declared = std::move(d);
+                break;
+            }
     }
     auto kernel = do_load_kernel(kernel_name, options);
     kernel->declaration_ = std::move(declared);
