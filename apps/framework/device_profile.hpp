@@ -3,7 +3,10 @@
 // stream speeds, the build switches a kernel dialect takes, a step's defines for a device), as
 // data: apps/profiles/device_profiles.json, embedded at build time. Every row whose match holds
 // applies, in order, over the rows before it; the first is the plain default. Apps ask the
-// profile and DeviceCapabilities, never a backend's, language's or vendor's name.
+// profile, DeviceCapabilities and DeviceInfo::has_extension, never a backend's, language's or
+// vendor's name. A row's match keys: vendor (a substring of DeviceInfo::vendor), language,
+// architecture (DeviceInfo::architecture, "sm_90"), type, caps (DeviceCapabilities' named
+// booleans), extensions (DeviceInfo::extensions), subgroup_width, min_local_mem_bytes.
 #include <cstddef>
 #include <string>
 #include <vector>
