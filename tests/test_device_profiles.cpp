@@ -74,6 +74,11 @@ TEST_CASE("profiles: the H100 through CUDA and through NVIDIA's OpenCL get their
           with_nv({{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}}));
     CHECK(wg.defines_for("matmul", "tc3") ==
           with_nv({{"DUET_TF32_PTX", "1"}, {"DUET_TF32_WGMMA", "1"}}));
+    // ... and the launch of the kernel those defines build, as data (matmul_tf32.cpp reads it).
+    CHECK(wg.launch_for("matmul", "tf32") == "wgmma_from_source");
+    CHECK(wg.launch_for("matmul", "tc3") == "wgmma_from_source");
+    CHECK(cl.launch_for("matmul", "tf32").empty()); // no sm_90a PTX: the plain launch
+    CHECK(cuda.launch_for("matmul", "tf32").empty());
 }
 
 TEST_CASE("profiles: rows match a vendor's architecture and extensions, not a version number") {
@@ -88,14 +93,17 @@ TEST_CASE("profiles: rows match a vendor's architecture and extensions, not a ve
     CHECK(duet::apps::profile_of(no_ext).rows.back() == "NVIDIA Hopper (sm_90), OpenCL");
     const std::string text = R"({"format": 1, "rows": [
         {"name": "base", "match": {}},
-        {"name": "ext", "match": {"extensions": ["x.one"]}},
-        {"name": "arch", "match": {"architecture": "a_1"}}]})";
+        {"name": "ext", "match": {"extensions": ["x.one"]}, "step_launch": {"app/*": "wide"}},
+        {"name": "arch", "match": {"architecture": "a_1"}, "step_launch": {"app/s": "narrow"}}]})";
     duet::DeviceInfo dev;
     CHECK(duet::apps::profile_from(text, dev).rows == Rows{"base"});
     dev.extensions = {"x.one", "x.two"};
     dev.architecture = "a_1";
     const auto p = duet::apps::profile_from(text, dev);
     CHECK(p.rows == Rows{"base", "ext", "arch"});
+    CHECK(p.launch_for("app", "s") == "narrow"); // the step's own over app/*'s
+    CHECK(p.launch_for("app", "t") == "wide");
+    CHECK(p.launch_for("other", "s").empty());
     // The old key "compute" (a compute capability) is no match key: an error, not a row that
     // matches every device.
     CHECK_THROWS_AS(

@@ -115,6 +115,11 @@ void apply_row(const json& row, DeviceProfile& p) {
             it->second.emplace_back(std::move(name), std::move(value));
         }
     }
+    const json launches = row.value("step_launch", json::object());
+    for (const auto& [step, launch] : launches.items()) {
+        std::erase_if(p.step_launch, [&](const auto& s) { return s.first == step; });
+        p.step_launch.emplace_back(step, launch.get<std::string>());
+    }
     if (row.contains("best"))
         apply_best(row["best"], p.best);
 }
@@ -154,6 +159,15 @@ Defines DeviceProfile::defines_for(const std::string& app, const std::string& st
                     std::erase_if(out, [&](const auto& o) { return o.first == d.first; });
                     out.push_back(d);
                 }
+    return out;
+}
+
+std::string DeviceProfile::launch_for(const std::string& app, const std::string& step) const {
+    std::string out;
+    for (const std::string& key : {app + "/*", app + "/" + step})
+        for (const auto& [name, launch] : step_launch)
+            if (name == key)
+                out = launch;
     return out;
 }
 
