@@ -39,7 +39,7 @@ matmul_tc3(__global const float* restrict A, __global const float* restrict B,
 
 // tc3 on Hopper as CUDA's kernel (matmul_tc3_tma.clh): A and B^T split (matmul_tc3_bt) as tile
 // maps, a 128 x 128 block by two warpgroups, on devices whose OpenCL backend takes tile maps
-// (sm90a_ptx). Built elsewhere, it does nothing and the host does not run it.
+// (nv.sm90a_ptx). Built elsewhere, it does nothing and the host does not run it.
 __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
 matmul_tc3_tma(__global const DuetTileMap* map_a, __global const DuetTileMap* map_bt,
                __global float* restrict C, const int M, const int N, const int K) {

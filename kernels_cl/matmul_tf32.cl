@@ -56,7 +56,7 @@ matmul_tf32(__global const float* restrict A, __global const float* restrict B,
 }
 
 // tf32 on Hopper as CUDA's kernel (matmul_wgmma_tma.clh): A and B as tile maps, a 256 x 128
-// block by two warpgroups, on devices whose OpenCL backend takes tile maps (sm90a_ptx). Built
+// block by two warpgroups, on devices whose OpenCL backend takes tile maps (nv.sm90a_ptx). Built
 // elsewhere, it does nothing and the host does not run it.
 __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
 matmul_tf32_tma(__global const DuetTileMap* map_a, __global const DuetTileMap* map_b,

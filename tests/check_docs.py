@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks that the docs stay true to the tree (ctest docs_paths, docs_run_numbers,
-apps_public_api).
+apps_public_api, portable_facts).
 
     check_docs.py paths SRC        every repository path a doc names exists: paths in backticks
                                    (`apps/framework/shape.cpp`, `tests/conformance/`; a bare file
@@ -16,6 +16,12 @@ apps_public_api).
                                    (duet/backend/), no single public header, no path into
                                    runtime/ or backends/ (the API docs say an app needs that one
                                    include)
+    check_docs.py portable-facts SRC  DeviceInfo's portable facts (the <portable-facts> blocks
+                                   of runtime/include/duet/device_info.hpp: DeviceCapabilities
+                                   and the limits) name no vendor, architecture or API, in code
+                                   or comments; every vendor extension name ("nv.wgmma") that
+                                   the code uses is in docs/api/devices.md's table, and every
+                                   name there is one a backend reports
 
 The docs are README.md, CHANGELOG*.md and every .md under docs/. Fenced code blocks are skipped
 (they show commands and code, not claims about the tree); so are tokens with placeholders
@@ -179,10 +185,58 @@ def check_public_api(src):
     return errors
 
 
+# A vendor's, an architecture's or an API's word: what the portable facts never name.
+VENDOR_WORD = re.compile(
+    r"\b(nvidia|amd|intel|arm|apple|qualcomm|hopper|ampere|volta|turing|blackwell|cuda|opencl"
+    r"|ptx|spir-?v|nvrtc|sm_\d+\w*|compute capabilit\w*|warp\w*|wavefronts?|tensor cores?"
+    r"|cl_\w+|nv_\w+|oclgrind|pocl|rusticl|llvmpipe|mesa|hip|rocm|level zero|vulkan|metal)\b"
+    r"|\bSMs?\b", re.IGNORECASE)
+PORTABLE = re.compile(r"// <portable-facts>\n(.*?)// </portable-facts>", re.DOTALL)
+EXTENSION = re.compile(r'"((?:nv|amd|intel|khr|ext)\.[a-z][a-z0-9_]*)"')
+
+
+def check_portable_facts(src):
+    header = "runtime/include/duet/device_info.hpp"
+    text = (src / header).read_text()
+    errors = []
+    blocks = list(PORTABLE.finditer(text))
+    if len(blocks) < 2:
+        errors.append(f"{header}: fewer than two <portable-facts> blocks (DeviceCapabilities, "
+                      "DeviceInfo's facts)")
+    for b in blocks:
+        first = text.count("\n", 0, b.start(1)) + 1
+        for n, line in enumerate(b.group(1).split("\n"), first):
+            if m := VENDOR_WORD.search(line):
+                errors.append(f"{header}:{n}: a portable fact names \"{m.group(0)}\": "
+                              f"{line.strip()}")
+    doc = (src / "docs/api/devices.md").read_text()
+    table = doc.split("#### Vendor extensions", 1)[-1].split("\n#", 1)[0]
+    documented = set(re.findall(r"^\| `([a-z]+\.[a-z0-9_]+)` \|", table, re.MULTILINE))
+    used, reported = {}, set()
+    for rel in tracked_files(src):
+        if not rel.startswith(("apps/", "backends/", "runtime/", "tests/", "examples/")) or \
+                pathlib.Path(rel).suffix not in (".cpp", ".hpp", ".json"):
+            continue
+        # A name on a line about extensions (has_extension, extensions = {...}, a constant).
+        for line in (src / rel).read_text().split("\n"):
+            for name in EXTENSION.findall(line) if "extension" in line.lower() else ():
+                used.setdefault(name, rel)
+                if rel.startswith("backends/"):
+                    reported.add(name)
+    errors += [f"{rel}: uses the extension \"{name}\", which docs/api/devices.md's table of "
+               "vendor extensions lacks" for name, rel in sorted(used.items())
+               if name not in documented]
+    errors += [f"docs/api/devices.md lists the extension {name}, which no backend reports"
+               for name in sorted(documented - reported)]
+    return errors
+
+
 CHECKS = {"paths": (check_paths, "paths the docs name that do not exist"),
           "run-numbers": (check_run_numbers,
                           "internal run numbers (say what was measured, when and how instead)"),
-          "public-api": (check_public_api, "includes of Duet other than <duet/duet.hpp> in apps")}
+          "public-api": (check_public_api, "includes of Duet other than <duet/duet.hpp> in apps"),
+          "portable-facts": (check_portable_facts,
+                             "vendor names in portable facts or undocumented extensions")}
 
 
 def main():

@@ -152,38 +152,39 @@ TEST_CASE("apps: matmul's register steps refuse no OpenCL device, PoCL 5 include
     CHECK(seen == 2);
 }
 
-TEST_CASE(
-    "apps: matmul tf32 runs where tensor cores are (compute capability 8.0+), else says why") {
+TEST_CASE("apps: matmul tf32 runs where the device has nv.mma_sync, else says why") {
     duet::DeviceInfo info;
     info.backend = "cuda";
     info.kernel_language = duet::KernelLanguage::cuda;
     info.name = "NVIDIA H100 80GB HBM3";
-    info.caps.compute_major = 9;
-    info.caps.compute_minor = 0;
+    info.architecture = "sm_90";
+    info.extensions = {"nv.mma_sync", "nv.wgmma"};
     info.caps.matrix_units = info.caps.inline_asm = true;
     CHECK(duet::apps::tf32_unsupported(info).empty());
-    info.caps.compute_major = 7; // tensor cores, but no TF32
-    info.caps.compute_minor = 5;
-    CHECK(duet::apps::tf32_unsupported(info).find("compute capability 7.5") != std::string::npos);
+    info.architecture = "sm_75"; // tensor cores, but no TF32: no nv.mma_sync
+    info.extensions.clear();
+    CHECK(duet::apps::tf32_unsupported(info).find("sm_75") != std::string::npos);
     info.backend = "opencl"; // NVIDIA's OpenCL: cl_nv_device_attribute_query's capability
     info.kernel_language = duet::KernelLanguage::opencl_c;
     info.device_version = "OpenCL 3.0 CUDA";
-    info.caps.compute_major = info.caps.compute_minor = 0; // none reported
+    info.architecture.clear(); // none reported
     CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
-    info.caps.compute_major = 8;
-    info.caps.compute_minor = 6;
+    info.architecture = "sm_86";
+    info.extensions = {"nv.mma_sync"};
     CHECK(duet::apps::tf32_unsupported(info).empty());
-    info.caps.inline_asm = false; // a compiler that takes no PTX
-    CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
-    info.caps.inline_asm = true;
-    info.caps.compute_major = 7;
-    info.caps.compute_minor = 0;
-    CHECK_FALSE(duet::apps::tf32_unsupported(info).empty());
-    info.details.clear(); // PoCL, AMD, Intel: no capability, the reason names the device
-    info.caps = {};
+    // Another vendor's GPU with matrix units, inline assembly and an architecture that reads
+    // like a 9.x: no NVIDIA extension, so no tf32 (a version number no longer opens the gate).
+    info = {};
+    info.name = "AMD Instinct MI250X";
+    info.vendor = "Advanced Micro Devices, Inc.";
+    info.architecture = "gfx90a";
+    info.caps.matrix_units = info.caps.inline_asm = true;
+    CHECK(duet::apps::tf32_unsupported(info).find("gfx90a") != std::string::npos);
+    info = {}; // PoCL, Intel: no architecture, the reason names the device and its vendor
     info.name = "pthread-haswell";
     info.vendor = "AuthenticAMD";
     CHECK(duet::apps::tf32_unsupported(info).find("pthread-haswell") != std::string::npos);
+    CHECK(duet::apps::tf32_unsupported(info).find("AuthenticAMD") != std::string::npos);
 }
 
 TEST_CASE("apps: the cpu steps' streamed stores write what the ordinary ones do") {

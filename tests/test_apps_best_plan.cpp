@@ -14,14 +14,13 @@
 
 namespace {
 
-// NVIDIA's OpenCL on an H100 as best's rules see it: `info` as an OpenCL GPU of compute
-// capability 9.0 with inline PTX (and its device-scope fence), 32-wide warps and 48 KiB of local
+// NVIDIA's OpenCL on an H100 as best's rules see it: `info` as an OpenCL GPU of architecture
+// sm_90 with inline PTX (and its device-scope fence), 32-wide warps and 48 KiB of local
 // memory (the profile row apps/profiles/device_profiles.json gives it).
 duet::DeviceInfo nvidia_opencl(duet::DeviceInfo info) {
     info.kernel_language = duet::KernelLanguage::opencl_c;
     info.vendor = "NVIDIA Corporation";
-    info.caps.compute_major = 9;
-    info.caps.compute_minor = 0;
+    info.architecture = "sm_90";
     info.device_type = duet::DeviceType::gpu;
     info.caps.inline_asm = true;
     info.caps.device_scope_fence = true;
@@ -145,7 +144,7 @@ TEST_CASE("apps: matmul best gives C's thin edges to matmul_best_edge where that
     CHECK(copies(gpu, 4096, 4096, 4097) == Copies{true, true, 4096, 4100});
     gpu.kernel_language = duet::KernelLanguage::cuda; // the H100 through CUDA
     gpu.vendor = "NVIDIA Corporation";
-    gpu.caps.compute_major = 9;
+    gpu.architecture = "sm_90";
     CHECK(copies(gpu, 4096, 4097, 4096) == Copies{false, true, 4100, 4096});
     CHECK(copies(gpu, 4096, 4096, 4097) == Copies{true, true, 4096, 4100});
     CHECK(copies(gpu, 4097, 4097, 4097) == Copies{true, true, 4100, 4100});
@@ -215,7 +214,7 @@ TEST_CASE("apps: matmul best spreads its blocks over the compute units where ker
     gpu.device_type = duet::DeviceType::gpu;
     gpu.kernel_language = duet::KernelLanguage::cuda;
     gpu.vendor = "NVIDIA Corporation";
-    gpu.caps.compute_major = 9;
+    gpu.architecture = "sm_90";
     gpu.compute_units = 132;
     gpu.max_work_group_size = 1024;
     gpu.caps.inline_asm = true;

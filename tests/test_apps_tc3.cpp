@@ -31,20 +31,21 @@ TEST_CASE("apps: matmul tc3 runs where tf32 does and says why elsewhere") {
     info.backend = "cuda";
     info.kernel_language = duet::KernelLanguage::cuda;
     info.name = "NVIDIA H100 80GB HBM3";
-    info.caps.compute_major = 9;
-    info.caps.compute_minor = 0;
+    info.architecture = "sm_90";
+    info.extensions = {"nv.mma_sync", "nv.wgmma"};
     info.caps.matrix_units = info.caps.inline_asm = true;
     CHECK(duet::apps::tc3_unsupported(info).empty());
-    info.caps.compute_major = 7; // tensor cores, but no TF32
-    info.caps.compute_minor = 5;
+    info.architecture = "sm_75"; // tensor cores, but no TF32: no nv.mma_sync
+    info.extensions.clear();
     const std::string why = duet::apps::tc3_unsupported(info);
     CHECK(why.find("tc3") != std::string::npos);
     CHECK(why.find("NVIDIA H100") != std::string::npos);
     info.backend = "opencl";
     info.kernel_language = duet::KernelLanguage::opencl_c;
-    info.caps.compute_major = 8; // NVIDIA's OpenCL, capability 8.6
-    info.caps.compute_minor = 6;
+    info.architecture = "sm_86"; // NVIDIA's OpenCL, capability 8.6
+    info.extensions = {"nv.mma_sync"};
     CHECK(duet::apps::tc3_unsupported(info).empty());
+    info.extensions.clear();
     info.caps = {};
     info.name = "pthread-haswell";
     CHECK(duet::apps::tc3_unsupported(info).find("pthread-haswell") != std::string::npos);

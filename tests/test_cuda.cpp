@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -146,6 +147,7 @@ TEST_CASE("cuda: the plugin loads and explains when it has no devices") {
         CHECK(i.vendor == "NVIDIA Corporation");
         CHECK(i.type == "GPU");
         CHECK(contains(i.device_version, "compute capability "));
+        CHECK(i.architecture.rfind("sm_", 0) == 0);
         CHECK((i.uuid.empty() || i.uuid.size() == 32));
         CHECK(i.pci_bus_id.size() == 12);
         CHECK(i.compute_units > 0);
@@ -271,8 +273,7 @@ TEST_CASE("cuda: every device runs kernels, transfers and reports errors") {
             SUBCASE("an app's target architecture: PTX of an older one runs, another major's "
                     "machine code is refused") {
                 try {
-                    const int cc =
-                        dev.info().caps.compute_major * 10 + dev.info().caps.compute_minor;
+                    const int cc = std::atoi(dev.info().architecture.c_str() + 3); // sm_NN
                     duet::BuildOptions o = user_options();
                     o.compiler_options["cuda-c++"] = {"-arch=compute_75"};
                     auto k = dev.load_kernel("scale_add", o);

@@ -64,15 +64,15 @@ duet::DeviceInfo h100() {
     return i;
 }
 
-// The H100 as the CUDA backend describes it: compute capability 9.0, tensor cores, wgmma (tf32
-// and tc3 start with their wgmma kernels there), the NVIDIA Hopper profile rows.
+// The H100 as the CUDA backend describes it: sm_90, tensor cores, nv.wgmma (tf32 and tc3 start
+// with their wgmma kernels there), the NVIDIA Hopper profile rows.
 duet::DeviceInfo hopper() {
     auto i = h100();
     i.vendor = "NVIDIA Corporation";
     i.name = "NVIDIA H100 80GB HBM3";
-    i.caps.compute_major = 9;
-    i.caps.compute_minor = 0;
-    i.caps.inline_asm = i.caps.matrix_units = i.caps.warpgroup_mma = true;
+    i.architecture = "sm_90";
+    i.extensions = {"nv.mma_sync", "nv.wgmma"};
+    i.caps.inline_asm = i.caps.matrix_units = true;
     i.max_work_group_size = 1024;
     i.local_mem_bytes = 48 * 1024;
     i.local_mem_optin_bytes = 227 * 1024;
@@ -228,7 +228,7 @@ TEST_CASE("step builds: every shape carries its kernel's tile macros, the first 
 TEST_CASE("step builds: the CUDA plugin embeds every step's first build (cold start)") {
     // A run's first build of a step is embedded when the plugin holds an image of its file with
     // exactly its defines (backends/cuda/cuda_build.cpp). The images are the builds of a plain
-    // CUDA device (duet_step_builds); on the H100 (compute capability 9.0: its profile rows) and
+    // CUDA device (duet_step_builds); on the H100 (sm_90: its profile rows) and
     // on the plain device every step whose defines are not the device's own is among them.
 #ifndef DUET_STEP_BUILDS
     MESSAGE("the CUDA plugin is not built here: nothing embedded to check");
@@ -247,8 +247,7 @@ TEST_CASE("step builds: the CUDA plugin embeds every step's first build (cold st
                 continue;
             const std::string line =
                 b.file + (b.defines.empty() ? "" : " " + defines_text(b.defines));
-            INFO(b.app << " " << b.step << " (compute " << info.caps.compute_major
-                       << "): " << line);
+            INFO(b.app << " " << b.step << " (" << info.architecture << "): " << line);
             CHECK(std::find(images.begin(), images.end(), line) != images.end());
             ++covered;
         }

@@ -1,5 +1,5 @@
 // The OpenCL backend's sm_90a path on every OpenCL device: a kernel with marked sm_90a lines
-// (kernels_cl/sm90a.clh) runs them where the device has sm90a_ptx, and is built with
+// (kernels_cl/sm90a.clh) runs them where the device has nv.sm90a_ptx, and is built with
 // DUET_SM90A_FALLBACK (its other path) everywhere else.
 #include <doctest/doctest.h>
 
@@ -30,13 +30,13 @@ __kernel __attribute__((reqd_work_group_size(128, 1, 1))) void sm90a_probe(__glo
 
 } // namespace
 
-TEST_CASE("sm_90a lines: raised where the device has sm90a_ptx, the fallback path elsewhere") {
+TEST_CASE("sm_90a lines: raised where the device has nv.sm90a_ptx, the fallback path elsewhere") {
     const auto devices = duet_test::devices_of("opencl");
     if (devices.empty())
         MESSAGE("no OpenCL device: nothing to run");
     for (auto* dev : devices) {
         SUBCASE(dev->label().c_str()) {
-            const bool raised = dev->info().caps.sm90a_ptx;
+            const bool raised = dev->info().has_extension("nv.sm90a_ptx");
             duet::BuildOptions o;
             o.sources.opencl = probe_cl;
             o.sources.origin = "sm90a_probe.cl";

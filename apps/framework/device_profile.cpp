@@ -24,31 +24,44 @@ bool has_cap(const DeviceCapabilities& c, const std::string& name) {
         return c.device_scope_fence;
     if (name == "matrix_units")
         return c.matrix_units;
-    if (name == "warpgroup_mma")
-        return c.warpgroup_mma;
-    if (name == "sm90a_ptx")
-        return c.sm90a_ptx;
     throw Error::runtime(
         "device profiles: a row's match names the capability \"" + name +
-        "\", which DeviceCapabilities has not (apps/framework/device_profile.cpp)");
+        "\", which DeviceCapabilities has not (apps/framework/device_profile.cpp; a vendor's "
+        "feature is an extension: \"extensions\")");
+}
+
+// The keys a row's match may give; any other is an error, not a row that matches more widely.
+constexpr const char* match_keys[] = {
+    "vendor", "language",   "architecture",   "type",
+    "caps",   "extensions", "subgroup_width", "min_local_mem_bytes"};
+
+void check_keys(const json& m) {
+    for (const auto& [key, value] : m.items())
+        if (std::find_if(std::begin(match_keys), std::end(match_keys),
+                         [&](const char* k) { return key == k; }) == std::end(match_keys))
+            throw Error::runtime(
+                "device profiles: a row's match gives \"" + key +
+                "\", which is not a match key (apps/framework/device_profile.hpp)");
 }
 
 // Whether the row's match holds for `info`: every key it gives.
 bool matches(const json& m, const DeviceInfo& info) {
+    check_keys(m);
     if (m.contains("vendor") &&
         info.vendor.find(m["vendor"].get<std::string>()) == std::string::npos)
         return false;
     if (m.contains("language") &&
         m["language"].get<std::string>() != kernel_language_name(info.kernel_language))
         return false;
-    if (m.contains("compute") &&
-        m["compute"].get<std::string>() !=
-            std::to_string(info.caps.compute_major) + "." + std::to_string(info.caps.compute_minor))
+    if (m.contains("architecture") && m["architecture"].get<std::string>() != info.architecture)
         return false;
     if (m.contains("type") && m["type"].get<std::string>() != device_type_name(info.device_type))
         return false;
     for (const auto& c : m.value("caps", json::array()))
         if (!has_cap(info.caps, c.get<std::string>()))
+            return false;
+    for (const auto& e : m.value("extensions", json::array()))
+        if (!info.has_extension(e.get<std::string>()))
             return false;
     if (m.contains("subgroup_width") && m["subgroup_width"].get<int>() != info.subgroup_width)
         return false;
@@ -102,6 +115,11 @@ void apply_row(const json& row, DeviceProfile& p) {
             it->second.emplace_back(std::move(name), std::move(value));
         }
     }
+    const json launches = row.value("step_launch", json::object());
+    for (const auto& [step, launch] : launches.items()) {
+        std::erase_if(p.step_launch, [&](const auto& s) { return s.first == step; });
+        p.step_launch.emplace_back(step, launch.get<std::string>());
+    }
     if (row.contains("best"))
         apply_best(row["best"], p.best);
 }
@@ -141,6 +159,15 @@ Defines DeviceProfile::defines_for(const std::string& app, const std::string& st
                     std::erase_if(out, [&](const auto& o) { return o.first == d.first; });
                     out.push_back(d);
                 }
+    return out;
+}
+
+std::string DeviceProfile::launch_for(const std::string& app, const std::string& step) const {
+    std::string out;
+    for (const std::string& key : {app + "/*", app + "/" + step})
+        for (const auto& [name, launch] : step_launch)
+            if (name == key)
+                out = launch;
     return out;
 }
 

@@ -3,7 +3,10 @@
 // stream speeds, the build switches a kernel dialect takes, a step's defines for a device), as
 // data: apps/profiles/device_profiles.json, embedded at build time. Every row whose match holds
 // applies, in order, over the rows before it; the first is the plain default. Apps ask the
-// profile and DeviceCapabilities, never a backend's, language's or vendor's name.
+// profile, DeviceCapabilities and DeviceInfo::has_extension, never a backend's, language's or
+// vendor's name. A row's match keys: vendor (a substring of DeviceInfo::vendor), language,
+// architecture (DeviceInfo::architecture, "sm_90"), type, caps (DeviceCapabilities' named
+// booleans), extensions (DeviceInfo::extensions), subgroup_width, min_local_mem_bytes.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -40,6 +43,9 @@ struct DeviceProfile {
     std::vector<std::string> takes; // build switches its kernel dialect has (WG, CPU_VW, ...)
     // Defines per step ("matmul/best"), the device's own, under the user's and tuned.json's.
     std::vector<std::pair<std::string, Defines>> step_defines;
+    // The launch a step's host code takes on this device ("matmul/tf32" -> "wgmma_from_source"),
+    // named as data beside the defines that build its kernel for it; the step knows the names.
+    std::vector<std::pair<std::string, std::string>> step_launch;
     BestProfile best;
 
     // The kernels this device builds honour the switch `macro`.
@@ -48,6 +54,9 @@ struct DeviceProfile {
     // app), then the step's own over them; a copy, so that it outlives a temporary profile
     // (profile_of(info).defines_for(...) in a range-for).
     Defines defines_for(const std::string& app, const std::string& step) const;
+    // The launch the profile names for app/step: the step's own, else "app/*"'s; "" (the step's
+    // plain launch) where no row names one.
+    std::string launch_for(const std::string& app, const std::string& step) const;
 };
 
 // The profile of `info`'s device from the shipped rows.

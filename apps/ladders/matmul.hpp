@@ -17,8 +17,8 @@ namespace duet::apps {
 
 // matmul's ladder, in order: one record per step (step.hpp).
 const std::vector<Step>& matmul_steps();
-// "" when the device runs the tf32 step (NVIDIA tensor cores with TF32, compute capability 8.0+,
-// in a language that reaches them), else why it is skipped ("is skipped on X: ...").
+// "" when the device runs the tf32 step (NVIDIA tensor cores with TF32: the extension
+// nv.mma_sync), else why it is skipped ("is skipped on X: ...").
 std::string tf32_unsupported(const DeviceInfo& info);
 // The tf32 step's launch shapes (matmul_steps.cpp), which tc3's follow (matmul_tc3.cpp).
 std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info);

@@ -16,19 +16,16 @@
 
 namespace duet::apps {
 
-// Tensor cores for the tf32 step: "" when the device has them with TF32 (compute capability 8.0
-// or newer: mma.sync with .tf32 operands) and its kernels can reach them through inline PTX (CUDA;
-// NVIDIA's OpenCL), else "is skipped on X: why".
+// Tensor cores for the tf32 step: "" when the device's kernels can reach them with TF32
+// operands (the extension nv.mma_sync: mma.sync in inline PTX, compute capability 8.0 or newer,
+// through CUDA or NVIDIA's OpenCL), else "is skipped on X: why".
 std::string tf32_unsupported(const DeviceInfo& info) {
-    const int major = info.caps.compute_major;
-    const std::string cc =
-        major > 0 ? std::to_string(major) + "." + std::to_string(info.caps.compute_minor) : "";
-    if (major >= 8 && info.caps.inline_asm && info.caps.matrix_units)
+    if (info.has_extension("nv.mma_sync"))
         return "";
-    return "is skipped on " + info.name + " (" + info.id() +
-           (cc.empty() ? ", " + info.vendor : ", compute capability " + cc) +
-           "): tf32 runs on NVIDIA tensor cores with TF32 (compute capability 8.0 or newer), "
-           "through mma.sync PTX, which in OpenCL only NVIDIA's compiler takes";
+    return "is skipped on " + info.name + " (" + info.id() + ", " +
+           (info.architecture.empty() ? info.vendor : info.architecture) +
+           "): tf32 runs on NVIDIA tensor cores with TF32 through mma.sync PTX (the extension "
+           "nv.mma_sync: compute capability 8.0 or newer, through CUDA or NVIDIA's OpenCL)";
 }
 
 namespace {
@@ -161,13 +158,13 @@ std::vector<Shape> best_shapes(const RunConfig& cfg, const DeviceInfo& info) {
 // to one warp (the small devices of the tests, which run the emulated mma: 192 floats per warp).
 std::vector<Shape> tf32_shapes(const RunConfig& cfg, const DeviceInfo& info) {
     std::vector<Shape> out;
-    // Hopper through CUDA (compute capability 9.0) with no --define (a define builds through
+    // Hopper through CUDA (the extension nv.wgmma) with no --define (a define builds through
     // NVRTC for plain sm_90, which has no wgmma): matmul_tf32_wgmma first, a 256x128 block by
     // two warpgroups fed by a third through the tile copy engine (32x12 threads), in clusters of
     // two blocks sharing A's tiles by multicast, its 4 stages of 48 KiB plus 1 KiB to align them
     // passed as the launch's duet::local argument, beyond 48 KiB by opt-in
     // (kernels_cu/matmul_tf32_wgmma.cu).
-    if (info.caps.warpgroup_mma && cfg.defines.empty()) {
+    if (info.has_extension("nv.wgmma") && cfg.defines.empty()) {
         Shape w = make({32, 12}, 256, 128, 4 * 48 * 1024 + 1024, {},
                        "256x128 block, 2 warpgroups of 128 + a copy warpgroup (wgmma, C^T = B^T "
                        "A^T with B from registers, TMA, pairs sharing A by multicast, sm_90a)");
@@ -289,7 +286,7 @@ std::vector<Shape> cpu_shapes(const RunConfig& c, const DeviceInfo& info) {
 }
 
 constexpr const char* tf32_note =
-    "NVIDIA tensor cores with TF32 (compute capability 8.0+; OpenCL: NVIDIA's, inline PTX)";
+    "NVIDIA tensor cores with TF32 (nv.mma_sync: compute capability 8.0+, CUDA or NVIDIA's OpenCL)";
 
 // naive: --local is its work-group, as given (or an error), never another one.
 std::shared_ptr<const StepHooks> naive_hooks() {

@@ -34,7 +34,7 @@ std::vector<Shape> tc3_shapes(const RunConfig& cfg, const DeviceInfo& info) {
 }
 
 constexpr const char* tc3_note =
-    "NVIDIA tensor cores with TF32 (compute capability 8.0+; OpenCL: NVIDIA's, inline PTX)";
+    "NVIDIA tensor cores with TF32 (nv.mma_sync: compute capability 8.0+, CUDA or NVIDIA's OpenCL)";
 
 } // namespace
 
@@ -42,8 +42,9 @@ std::string tc3_unsupported(const DeviceInfo& info) {
     if (tf32_unsupported(info).empty())
         return "";
     return "is skipped on " + info.name + " (" + info.id() +
-           "): tc3 splits float32 over NVIDIA tensor cores with TF32 (compute capability 8.0 "
-           "or newer), through mma.sync PTX, which in OpenCL only NVIDIA's compiler takes";
+           "): tc3 splits float32 over NVIDIA tensor cores with TF32 through mma.sync PTX (the "
+           "extension nv.mma_sync: compute capability 8.0 or newer, through CUDA or NVIDIA's "
+           "OpenCL)";
 }
 
 Step tc3_step() {

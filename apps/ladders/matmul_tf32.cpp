@@ -23,14 +23,30 @@ namespace {
 
 using namespace matmul_ref;
 
+// The launches the device profile may name for tf32 and tc3 (step_launch): the plain one, or
+// the wgmma kernel built from the kernel's source (its defines in the same row).
+enum class Tf32Launch { plain, wgmma_from_source };
+
+Tf32Launch launch_named(const std::string& name) {
+    if (name.empty())
+        return Tf32Launch::plain;
+    if (name == "wgmma_from_source")
+        return Tf32Launch::wgmma_from_source;
+    throw Error::runtime("device profiles: matmul's tf32 and tc3 have no launch \"" + name +
+                         "\" (apps/ladders/matmul_tf32.cpp)");
+}
+
 class Tf32Work final : public MatmulWork {
   public:
     // DUET_TF32_EMULATE (OpenCL, tests): tf32's mma done by the work-group in local memory, on
     // any device; it checks the kernel's fragment arithmetic, not tensor cores.
     // `split`: tc3's work (the same launches; tc3's kernels split each input in two), else tf32's.
+    // The profile's launch, as its defines, only where the profile applies (not emulated).
     Tf32Work(MatmulProblem& p, bool split)
         : MatmulWork(p), split_(split), emulated_(emulated(p.cfg)),
-          profile_(profile_of(p.dev.info())) {
+          profile_(profile_of(p.dev.info())),
+          launch_(emulated_ ? Tf32Launch::plain
+                            : launch_named(profile_.launch_for("matmul", split ? "tc3" : "tf32"))) {
         if (emulated_ && !profile_.takes_define("DUET_TF32_EMULATE"))
             throw Error::usage("DUET_TF32_EMULATE is for OpenCL devices (the CUDA kernel has no "
                                "emulation); leave it out on " +
@@ -44,6 +60,9 @@ class Tf32Work final : public MatmulWork {
 
     Timed launch(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                  const Buffer& a, const Buffer& b, Buffer& c) override;
+    std::optional<Timed> launch_from_source(Kernel& kernel, const Shape& g, const Range& range,
+                                            const BuildOptions& opts, const Buffer& a,
+                                            const Buffer& b, Buffer& c);
     Timed launch_split(Kernel& kernel, const Shape& g, const Range& range, const BuildOptions& opts,
                        const Buffer& a, const Buffer& b, Buffer& c, bool opencl = false);
     Timed launch_swapped(Kernel& kernel, const Shape& g, const Range& range,
@@ -87,6 +106,7 @@ class Tf32Work final : public MatmulWork {
     bool split_; // tc3
     bool emulated_;
     DeviceProfile profile_;
+    Tf32Launch launch_;      // the profile's for the step
     bool wgmma_ = false;     // CUDA's Hopper kernels (their own launch)
     bool truncated_ = false; // inputs cut to TF32 by wgmma, not rounded (the check's bound)
     std::unique_ptr<Kernel> transpose_, pad_, tma_; // tma_: OpenCL's tf32 or tc3 on tile maps
@@ -95,45 +115,50 @@ class Tf32Work final : public MatmulWork {
 
 // On Hopper (matmul_steps.cpp's tf32 shapes) CUDA's wgmma kernels take their own launch: tile
 // maps over their operands, their stages as the duet::local argument (g.local_bytes, over 48
-// KiB); OpenCL's tf32 through sm_90a PTX takes CUDA's design where the backend takes tile maps
-// (launch_tma), else B^T, written first (launch_bt). Elsewhere the plain launch.
+// KiB). Where the device profile names the wgmma kernel built from source, launch_from_source.
+// Elsewhere the plain launch.
 MatmulWork::Timed Tf32Work::launch(Kernel& kernel, const Shape& g, const Range& range,
                                    const BuildOptions& opts, const Buffer& a, const Buffer& b,
                                    Buffer& c) {
     wgmma_ = g.own_launch;
-    // The device profile's wgmma from OpenCL C (sm90a_ptx: kernels_cl/matmul_wgmma.clh), unless
-    // the backend fell back to the kernel's mma.sync path (its build options say so).
-    const bool from_source =
-        std::any_of(opts.defines.begin(), opts.defines.end(),
-                    [](const auto& d) { return d.first == "DUET_TF32_WGMMA"; });
-    const bool fell_back = kernel.build_options().find("DUET_SM90A_FALLBACK") != std::string::npos;
-    // The wgmma build (TF_WGMMA in kernels_cl/matmul_wgmma.clh: the 128x128 block of 8 warps,
-    // built with the PTX mma): matmul_tf32_tma or matmul_tc3_tma where the backend takes tile
-    // maps, else matmul_tf32 with B^T in B's place, or matmul_tc3 as it is.
-    const bool ocl_wgmma = from_source && !fell_back && g.rows == 128 && g.cols == 128 &&
-                           g.items() == 256 &&
-                           std::any_of(opts.defines.begin(), opts.defines.end(),
-                                       [](const auto& d) { return d.first == "DUET_TF32_PTX"; });
-    if (from_source)
-        p_.s.note(fell_back ? "mma.sync: the sm_90a build of the wgmma kernel fell back "
-                              "(DUET_LOG_LEVEL=warn says why)"
-                            : "wgmma (sm_90a PTX built from the kernel's source)" +
-                                  std::string(ocl_wgmma ? "" : ", tiles copied by cp.async") +
-                                  std::string(split_ ? "" : "; inputs truncated to TF32"));
-    truncated_ = wgmma_ || (from_source && !fell_back);
-    if (ocl_wgmma) {
-        if (auto timed = launch_tma(g, opts, a, b, c))
+    truncated_ = wgmma_;
+    if (launch_ == Tf32Launch::wgmma_from_source)
+        if (auto timed = launch_from_source(kernel, g, range, opts, a, b, c))
             return std::move(*timed);
-        if (!split_)
-            return launch_bt(kernel, g, range, opts, a, b, c);
-        p_.s.note("tiles copied by cp.async");
-        return MatmulWork::launch(kernel, g, range, opts, a, b, c);
-    }
     if (!wgmma_)
         return MatmulWork::launch(kernel, g, range, opts, a, b, c);
     if (!split_)
         return launch_swapped(kernel, g, range, opts, a, b, c);
     return launch_split(kernel, g, range, opts, a, b, c);
+}
+
+// The device profile's wgmma from OpenCL C (nv.sm90a_ptx: kernels_cl/matmul_wgmma.clh), unless
+// the backend fell back to the kernel's mma.sync path (its build options say so). The wgmma
+// build (TF_WGMMA in kernels_cl/matmul_wgmma.clh: the 128x128 block of 8 warps): CUDA's design,
+// matmul_tf32_tma or matmul_tc3_tma, where the backend takes tile maps (launch_tma), else
+// matmul_tf32 with B^T in B's place (launch_bt), or matmul_tc3 as it is; nullopt (launch()'s
+// other paths) for the kernel's other shapes and where the build fell back.
+std::optional<MatmulWork::Timed> Tf32Work::launch_from_source(Kernel& kernel, const Shape& g,
+                                                              const Range& range,
+                                                              const BuildOptions& opts,
+                                                              const Buffer& a, const Buffer& b,
+                                                              Buffer& c) {
+    const bool fell_back = kernel.build_options().find("DUET_SM90A_FALLBACK") != std::string::npos;
+    const bool wgmma_shape = !fell_back && g.rows == 128 && g.cols == 128 && g.items() == 256;
+    p_.s.note(fell_back ? "mma.sync: the sm_90a build of the wgmma kernel fell back "
+                          "(DUET_LOG_LEVEL=warn says why)"
+                        : "wgmma (sm_90a PTX built from the kernel's source)" +
+                              std::string(wgmma_shape ? "" : ", tiles copied by cp.async") +
+                              std::string(split_ ? "" : "; inputs truncated to TF32"));
+    truncated_ = wgmma_ || !fell_back;
+    if (!wgmma_shape)
+        return std::nullopt;
+    if (auto timed = launch_tma(g, opts, a, b, c))
+        return timed;
+    if (!split_)
+        return launch_bt(kernel, g, range, opts, a, b, c);
+    p_.s.note("tiles copied by cp.async");
+    return MatmulWork::launch(kernel, g, range, opts, a, b, c);
 }
 
 // matmul_tc3_wgmma, or NVIDIA OpenCL's matmul_tc3_tma where `opencl`: wgmma takes its
@@ -250,7 +275,7 @@ MatmulWork::Timed Tf32Work::launch_swapped(Kernel& kernel, const Shape& g, const
 // CUDA's tf32 design, a 256x128 block by 32 x 8 work-items; matmul_tc3_tma.clh: CUDA's tc3 on a
 // 128x128 block; the grid in the same block order), once launched (C written again by the timed
 // launches); nullopt with the reason in the note where the launch fails (a usage Error where the
-// backend refuses tile maps: no sm90a_ptx, or no CUDA driver library beside NVIDIA's OpenCL).
+// backend refuses tile maps: no nv.sm90a_ptx, or no CUDA driver library beside NVIDIA's OpenCL).
 std::optional<MatmulWork::Timed> Tf32Work::launch_tma(const Shape& g, const BuildOptions& opts,
                                                       const Buffer& a, const Buffer& b, Buffer& c) {
     const std::size_t M = p_.M, N = p_.N;

@@ -49,8 +49,6 @@ std::string capability_list(const duet::DeviceCapabilities& c) {
     add(c.inline_asm, "inline assembly");
     add(c.matrix_units, "matrix units");
     add(c.device_scope_fence, "device-scope fence");
-    add(c.warpgroup_mma, "warpgroup mma");
-    add(c.sm90a_ptx, "sm_90a PTX from source");
     add(c.simulator, "simulator");
     return s.empty() ? "-" : s;
 }
@@ -61,6 +59,14 @@ std::string profile_rows(const duet::DeviceInfo& info) {
     for (const auto& r : duet::apps::profile_of(info).rows)
         s += (s.empty() ? "" : " + ") + r;
     return s;
+}
+
+// "nv.mma_sync, nv.wgmma", or "-".
+std::string joined(const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names)
+        s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? "-" : s;
 }
 
 std::string subgroup_sizes(const duet::DeviceCapabilities& c) {
@@ -262,10 +268,8 @@ int cmd_info(const Cli& c) {
                           : i.caps.timer_resolution_ns > 0
                               ? fmt("yes, %g ns resolution", i.caps.timer_resolution_ns)
                               : "yes"},
-        {"Compute capability",
-         i.caps.compute_major > 0
-             ? std::to_string(i.caps.compute_major) + "." + std::to_string(i.caps.compute_minor)
-             : "-"},
+        {"Architecture", i.architecture.empty() ? "-" : i.architecture},
+        {"Extensions", joined(i.extensions)},
         {"Device profile", profile_rows(i)},
     };
     if (i.memory_clock_mhz)

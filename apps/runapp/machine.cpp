@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -49,9 +50,14 @@ nlohmann::json machine_info() {
 }
 
 double peak_gflops(const duet::DeviceInfo& info) {
-    // FP32 lanes per SM by NVIDIA compute capability, from NVIDIA's programming guide table.
-    const int major = info.caps.compute_major, minor = info.caps.compute_minor;
-    if (major <= 0 || info.compute_units <= 0 || info.clock_mhz <= 0)
+    // FP32 lanes per SM by NVIDIA compute capability, from NVIDIA's programming guide table;
+    // the architecture names it, "sm_" and major and minor ("sm_90", "sm_120").
+    const std::string& arch = info.architecture;
+    if (arch.size() < 5 || arch.rfind("sm_", 0) != 0 || info.compute_units <= 0 ||
+        info.clock_mhz <= 0)
+        return 0;
+    const int sm = std::atoi(arch.c_str() + 3), major = sm / 10, minor = sm % 10;
+    if (major <= 0)
         return 0;
     int lanes = 0;
     if (major == 5 || (major == 6 && minor != 0) || (major == 8 && minor != 0) || major >= 9)

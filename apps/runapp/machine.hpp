@@ -11,7 +11,7 @@ namespace runapp {
 // a fact that cannot be read is "" (never guessed).
 nlohmann::json machine_info();
 // The device's peak FP32 arithmetic in GFLOP/s where the device says enough to know it (CUDA:
-// SMs x FP32 lanes of its compute capability x 2 x clock); 0 when unknown.
+// SMs x FP32 lanes of its architecture x 2 x clock); 0 when unknown.
 double peak_gflops(const duet::DeviceInfo& info);
 
 } // namespace runapp

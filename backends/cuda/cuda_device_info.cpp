@@ -188,11 +188,15 @@ DeviceFacts query_device(int ordinal, int driver_version, int runtime_version,
     c.matrix_units = prop.major >= 7; // tensor cores: Volta and later
     c.device_timers = true;           // cudaEvent timestamps
     c.timer_resolution_ns = 500;      // cudaEventElapsedTime: "around 0.5 microseconds"
-    c.compute_major = prop.major;
-    c.compute_minor = prop.minor;
-    c.device_scope_fence = true; // __threadfence()
-    // The embedded fat binary holds sm_90a code (wgmma, TMA) for compute capability 9.0 only.
-    c.warpgroup_mma = prop.major == 9 && prop.minor == 0;
+    c.device_scope_fence = true;      // __threadfence()
+    i.architecture = l.sm();
+    // NVIDIA's features by name (docs/api/devices.md's table), sorted: mma.sync with TF32
+    // operands from compute capability 8.0; the embedded fat binary's sm_90a code (wgmma, TMA)
+    // for compute capability 9.0 only.
+    if (prop.major >= 8)
+        i.extensions.push_back("nv.mma_sync");
+    if (prop.major == 9 && prop.minor == 0)
+        i.extensions.push_back("nv.wgmma");
 
     auto& d = i.details;
     d.emplace_back("compute capability",

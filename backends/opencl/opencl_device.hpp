@@ -18,6 +18,10 @@ struct ProgramEntry;
 class OpenclHostBuffer;
 class TileMapStore;
 
+// The extension (DeviceInfo::extensions) of NVIDIA's OpenCL on Hopper: kernels built at run time
+// may hold sm_90a-only PTX lines (opencl_program_sm90a.cpp), and the device takes tile maps.
+inline constexpr const char* sm90a_extension = "nv.sm90a_ptx";
+
 // Where a buffer lies in shared virtual memory (opencl_svm.hpp): its allocation, its offset in it
 // (a view's), and the registry that lists the allocation to kernels once its address is asked.
 struct SvmPlace {

@@ -197,11 +197,15 @@ DeviceInfo describe_device(const cl::Platform& platform, const cl::Device& d, in
             i.caps.inline_asm = true;
             i.caps.matrix_units = major >= 7;
             i.caps.device_scope_fence = true;
-            i.caps.compute_major = int(major);
-            i.caps.compute_minor = int(minor);
-            // Hopper (9.0): its compiler targets sm_90, where wgmma is refused, but the driver
-            // builds its own PTX raised to sm_90a (opencl_program_sm90a.cpp).
-            i.caps.sm90a_ptx = major == 9 && minor == 0;
+            i.architecture = "sm_" + std::to_string(major * 10 + minor);
+            // NVIDIA's features by name (docs/api/devices.md's table), sorted: mma.sync with
+            // TF32 operands from 8.0; on Hopper (9.0) its compiler targets sm_90, where wgmma is
+            // refused, but the driver builds its own PTX raised to sm_90a
+            // (opencl_program_sm90a.cpp).
+            if (major >= 8)
+                i.extensions.push_back("nv.mma_sync");
+            if (major == 9 && minor == 0)
+                i.extensions.push_back(sm90a_extension);
         }
         if (query(d, warp_size_nv, warp)) {
             i.subgroup_width = int(warp);

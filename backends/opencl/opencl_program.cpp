@@ -248,7 +248,7 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
     // Marked sm_90a lines (opencl_program_sm90a.cpp): raised where the device can take them,
     // else the kernel's other path from the start.
     const bool marked = may_hold_sm90a(source);
-    const bool raise = marked && info.caps.sm90a_ptx;
+    const bool raise = marked && info.has_extension(sm90a_extension);
     std::string options = given_options;
     if (marked && !raise)
         options += std::string(" -D") + sm90a_fallback_define + "=1";

@@ -74,7 +74,7 @@ std::shared_ptr<ProgramEntry> build_program(OpenclDevice& dev, const std::string
 
 // ---- Hopper's sm_90a-only PTX in OpenCL C (opencl_program_sm90a.cpp, opencl_ptx.hpp) ----
 // Defined for the source build of a kernel that holds marked sm_90a lines where they cannot be
-// raised (the device lacks DeviceCapabilities::sm90a_ptx, or the raised build failed): the
+// raised (the device lacks the nv.sm90a_ptx extension, or the raised build failed): the
 // kernel then takes another path (kernels_cl/sm90a.clh).
 inline constexpr const char* sm90a_fallback_define = "DUET_SM90A_FALLBACK";
 // Whether `source` names the marker at all (then the sm_90a path applies to its builds).

@@ -126,11 +126,12 @@ constexpr const char* addr_of_source =
 } // namespace
 
 std::string tile_map_refusal(const OpenclDevice& dev) {
-    if (dev.info().caps.sm90a_ptx)
+    if (dev.info().has_extension(sm90a_extension))
         return {};
-    return dev.label() + " has no tile copy engine that OpenCL reaches: a duet::tile_map needs "
-                         "NVIDIA's OpenCL on compute capability 9.0 (the device capability "
-                         "sm90a_ptx); pass the buffer itself to a kernel that copies without it";
+    return dev.label() +
+           " has no tile copy engine that OpenCL reaches: a duet::tile_map needs "
+           "NVIDIA's OpenCL on compute capability 9.0 (the device extension " +
+           sm90a_extension + "); pass the buffer itself to a kernel that copies without it";
 }
 
 std::uint64_t TileMapStore::device_address(OpenclDevice& dev, cl::CommandQueue& q,

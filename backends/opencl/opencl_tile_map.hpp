@@ -3,7 +3,7 @@
 // tile copy engine (TMA) reads, encoded on the host by the CUDA driver's cuTensorMapEncodeTiled
 // (libcuda.so.1, the driver NVIDIA's OpenCL runs on, opened with dlopen: nothing is linked) over
 // the OpenCL buffer's device address, and handed to the kernel in a 128-byte device buffer (a
-// `global const DuetTileMap*` parameter). Devices without the sm90a_ptx capability refuse it.
+// `global const DuetTileMap*` parameter). Devices without the nv.sm90a_ptx extension refuse it.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -30,7 +30,7 @@ class TileMapStore {
   public:
     // The device buffer holding `map` encoded over `buf` for parameter `param` (null when the
     // kernel's parameters are unknown), the work enqueued on `q`. Usage Errors where the device
-    // has no sm90a_ptx, the parameter is not a `global const DuetTileMap*`, or libcuda.so.1 is
+    // has no nv.sm90a_ptx, the parameter is not a `global const DuetTileMap*`, or libcuda.so.1 is
     // missing; `where` names the argument (called only to build an error).
     cl::Buffer map_buffer(OpenclDevice& dev, cl::CommandQueue& q, const TileMap& map,
                           const OpenclBuffer& buf, const KernelParam* param,
@@ -44,7 +44,7 @@ class TileMapStore {
     std::map<std::array<unsigned char, tile_map_param_size>, cl::Buffer> maps_;
 };
 
-// Why a device refuses tile maps ("" when it takes them): the sm90a_ptx capability.
+// Why a device refuses tile maps ("" when it takes them): the nv.sm90a_ptx extension.
 std::string tile_map_refusal(const OpenclDevice& dev);
 
 } // namespace duet::opencl

@@ -1,6 +1,8 @@
 // Conformance, on every device of every backend: the architecture facts a backend reports
-// (DeviceCapabilities' compute capability, device-scope fence, warpgroup MMA, simulator) hold
-// together, so apps that ask them instead of a backend's name get consistent answers.
+// (DeviceInfo's architecture and vendor extensions, DeviceCapabilities' device-scope fence and
+// simulator) hold together, so apps that ask them instead of a backend's name get consistent
+// answers.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -14,18 +16,27 @@ TEST_CASE("conformance: a device's architecture facts are consistent") {
             const auto& i = dev->info();
             const auto& c = i.caps;
             CHECK(c.simulator == under_oclgrind);
-            CHECK(c.compute_major >= 0);
-            CHECK(c.compute_minor >= 0);
-            if (c.compute_major > 0) // only NVIDIA reports a compute capability
+            // Extensions: sorted, each once, each "vendor.feature".
+            CHECK(std::is_sorted(i.extensions.begin(), i.extensions.end()));
+            CHECK(std::adjacent_find(i.extensions.begin(), i.extensions.end()) ==
+                  i.extensions.end());
+            for (const auto& e : i.extensions) {
+                INFO(e);
+                CHECK(e.find('.') != std::string::npos);
+                CHECK(i.has_extension(e));
+            }
+            CHECK_FALSE(i.has_extension("no.such_extension"));
+            const bool nvidia_arch = i.architecture.rfind("sm_", 0) == 0;
+            if (nvidia_arch) // only NVIDIA reports an sm_ architecture
                 CHECK(i.vendor.find("NVIDIA") != std::string::npos);
-            else
-                CHECK(c.compute_minor == 0);
-            if (c.warpgroup_mma) // sm_90a: Hopper only
-                CHECK((c.compute_major == 9 && c.compute_minor == 0));
-            if (c.sm90a_ptx) // NVIDIA's OpenCL on Hopper
-                CHECK((c.compute_major == 9 && c.compute_minor == 0 && i.backend == "opencl"));
+            if (i.has_extension("nv.mma_sync")) // mma.sync .tf32: sm_80+, through inline PTX
+                CHECK((nvidia_arch && c.inline_asm && c.matrix_units));
+            if (i.has_extension("nv.wgmma")) // sm_90a: Hopper only
+                CHECK(i.architecture == "sm_90");
+            if (i.has_extension("nv.sm90a_ptx")) // NVIDIA's OpenCL on Hopper
+                CHECK((i.architecture == "sm_90" && i.backend == "opencl"));
             if (c.device_scope_fence) // CUDA, or an OpenCL compiler that takes PTX
-                CHECK(c.compute_major > 0);
+                CHECK(nvidia_arch);
         }
     }
 }

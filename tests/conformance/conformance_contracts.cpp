@@ -129,16 +129,16 @@ TEST_CASE("conformance: a tile map's shape is checked, and a buffer parameter ta
             CHECK(contains(e, "empty"));
             // A good shape where the kernel wants the buffer itself, named: CUDA by its size (a
             // 128-byte CUtensorMap for an 8-byte pointer); OpenCL by the device where it has no
-            // tile copy engine (the sm90a_ptx capability), else by the parameter's type.
+            // tile copy engine (the nv.sm90a_ptx extension), else by the parameter's type.
             e = launch(duet::tile_map(*dx, 8, 32, 8, 32));
             CHECK(contains(e, "argument 0"));
             CHECK(contains(e, "duet::tile_map"));
             if (conformance::runs_cuda(*dev))
                 CHECK(contains(e, "128 bytes"));
             else
-                CHECK(contains(e, dev->info().caps.sm90a_ptx
+                CHECK(contains(e, dev->info().has_extension("nv.sm90a_ptx")
                                       ? "global const DuetTileMap*"
-                                      : "(the device capability sm90a_ptx)"));
+                                      : "(the device extension nv.sm90a_ptx)"));
         }
     }
 }

@@ -1,4 +1,4 @@
-// Conformance: duet::tile_map on NVIDIA's OpenCL (devices with the sm90a_ptx capability). Each
+// Conformance: duet::tile_map on NVIDIA's OpenCL (devices with the nv.sm90a_ptx extension). Each
 // work-group copies one box of a matrix with the tile copy engine (one work-item arms an
 // mbarrier with the box's bytes and issues cp.async.bulk.tensor; every work-item waits on the
 // mbarrier) and writes the box out as it landed in local memory; the host checks every word
@@ -78,9 +78,9 @@ std::uint32_t expected(const std::vector<float>& m, unsigned g, unsigned box_row
 
 } // namespace
 
-TEST_CASE("conformance: a tile map feeds the tile copy engine on NVIDIA's OpenCL (sm90a_ptx)") {
+TEST_CASE("conformance: a tile map feeds the tile copy engine on NVIDIA's OpenCL (nv.sm90a_ptx)") {
     for (auto* dev : conformance::every_device()) {
-        if (conformance::runs_cuda(*dev) || !dev->info().caps.sm90a_ptx)
+        if (conformance::runs_cuda(*dev) || !dev->info().has_extension("nv.sm90a_ptx"))
             continue;
         SUBCASE(dev->label().c_str()) {
             auto k = conformance::load_or_skip(

@@ -1,7 +1,7 @@
 #pragma once
 // duet::tile_map: a kernel argument that hands a kernel a 2-D view of a buffer of floats for
 // the tile copy engine of NVIDIA's Hopper GPUs (TMA), on the CUDA backend and on NVIDIA's OpenCL
-// where the device has the sm90a_ptx capability. An ExtensionArg: the runtime checks its shape
+// where the device has the nv.sm90a_ptx extension. An ExtensionArg: the runtime checks its shape
 // without knowing what a backend makes of it, and a backend or device that has no tile copy
 // engine refuses it at launch, by name.
 #include <cstddef>

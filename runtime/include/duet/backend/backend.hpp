@@ -9,8 +9,9 @@
 
 // Bumped whenever Backend or the public interfaces change in an incompatible way (8: sources
 // and compiler options keyed by dialect, Device::takes, Kernel::declaration; 9:
-// BuildOptions::own_dialect).
-#define DUET_BACKEND_ABI 9
+// BuildOptions::own_dialect; 10: DeviceInfo's architecture and extensions in place of the
+// vendor's fields of DeviceCapabilities).
+#define DUET_BACKEND_ABI 10
 
 namespace duet {
 
