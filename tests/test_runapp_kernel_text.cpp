@@ -1,6 +1,7 @@
 // runapp --kernel-text: every device builds one dialect's files of Duet's kernels. On an OpenCL
 // device OpenCL C is its own language (the same rows, marked); CUDA C++ reaches it only through
-// SPIR-V, which PoCL does not take: each step is SKIPPED with that reason, never run or PASSed.
+// SPIR-V or (NVIDIA's OpenCL) PTX, which PoCL takes neither of: each step is SKIPPED with those
+// reasons, never run or PASSed.
 // bench/gpu_one_text.sh runs the OpenCL C text through both APIs of a GPU.
 #include <string>
 
@@ -60,6 +61,7 @@ TEST_CASE("runapp --kernel-text: one dialect's text on every device, or the reas
         CHECK(row["status"] == "skipped");
         CHECK(row["kernel_text"] == "cuda-c++");
         CHECK(row["note"].get<std::string>().find("takes no SPIR-V") != std::string::npos);
+        CHECK(row["note"].get<std::string>().find("takes no PTX") != std::string::npos);
     }
 }
 
