@@ -92,8 +92,9 @@ TEST_CASE("dialects: the table names each dialect, its files and its routes") {
             to_opencl.push_back(r.translation);
     CHECK(to_opencl == std::vector<std::string>{"cuda-c++-via-spir-v", "cuda-c++-via-ptx"});
     const auto& ptx_routes = duet::dialect("ptx").routes;
-    REQUIRE(ptx_routes.size() == 1);
-    CHECK((ptx_routes[0].backend == "opencl" && has(ptx_routes[0].needs, "NVIDIA")));
+    REQUIRE(ptx_routes.size() == 2);
+    CHECK((ptx_routes[0].backend == "cuda" && ptx_routes[0].translation.empty()));
+    CHECK((ptx_routes[1].backend == "opencl" && has(ptx_routes[1].needs, "NVIDIA")));
     CHECK(has(message_of([] { duet::dialect("fortran"); }), "opencl-c"));
     for (const auto& d : duet::dialects()) {
         INFO(d.name);
@@ -261,7 +262,7 @@ TEST_CASE("one kernel text: a kernel written only in OpenCL C runs on every devi
         }
 }
 
-TEST_CASE("one kernel text: an app's PTX runs on NVIDIA's OpenCL, elsewhere says why") {
+TEST_CASE("one kernel text: an app's PTX runs on CUDA and NVIDIA's OpenCL, elsewhere says why") {
     constexpr int n = 1000;
     std::vector<float> in(n), out(n, -1.0f);
     for (int i = 0; i < n; ++i)
@@ -277,6 +278,7 @@ TEST_CASE("one kernel text: an app's PTX runs on NVIDIA's OpenCL, elsewhere says
                 } catch (const duet::Error& e) {
                     MESSAGE("on " << dev->label() << ": " << std::string(e.what()));
                     CHECK(e.kind() == duet::ErrorKind::usage);
+                    CHECK(dev->info().backend == "opencl"); // the CUDA driver takes PTX
                     CHECK(has(e.what(), "takes no PTX (only NVIDIA's OpenCL"));
                     continue;
                 }
