@@ -2,11 +2,13 @@
 # On the GPU machine: one kernel text through both APIs of the GPU. test_dialects runs a kernel
 # written only in OpenCL C (tests/data/one_text/group_sums.cl) on CUDA (NVRTC with
 # duet_opencl_c.cuh) and NVIDIA's OpenCL, a kernel written only in CUDA C++ (tile_sums.cu) on
-# CUDA (and on OpenCL devices that take SPIR-V; NVIDIA's does not: its load must name why), and
-# the separately written twins bound by parameter name, each on every device, checked against the
-# host. Then runapp runs Duet's own ladders through both APIs of the GPU twice in one call: each
-# device its twin file, and every device kernels_cl/ (--kernel-text opencl-c, the same defines),
-# and `runapp report` puts the two side by side (steps marked [opencl-c]). Prints each test's
+# CUDA and NVIDIA's OpenCL (clang to PTX with libclc: needs clang-15 and libclc-15 on the
+# machine, else its load names what is missing), a PTX text (scale.ptx) on both, and the
+# separately written twins bound by parameter name, each on every device, checked against the
+# host. Then runapp runs Duet's own ladders through both APIs of the GPU three times in one call:
+# each device its twin file, and every device kernels_cl/ (--kernel-text opencl-c), then
+# kernels_cu/ (--kernel-text cuda-c++), with the same defines, and `runapp report` puts them side
+# by side (steps marked [opencl-c], [cuda-c++]). Prints each test's
 # doctest summary, the devices it ran on and the report; the output is in $OUT (one archive,
 # one_text.tgz, as the device machine returns few files).
 #   bash bench/gpu_one_text.sh        (with the relocatable build in .gpu/build, as gpu_env.sh)
@@ -20,7 +22,7 @@ for t in test_dialects test_nvrtc_opencl_c; do
 done
 [ -n "$NVCL" ] || { echo "no NVIDIA OpenCL device: the ladders through both APIs are not run"; exit 0; }
 R=$(mktemp -d)
-for text in twins opencl-c; do
+for text in twins opencl-c cuda-c++; do
     for app in vecadd reduction conv5x5 matmul; do
         opt=""
         [ "$text" = twins ] || opt="--kernel-text $text"

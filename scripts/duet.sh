@@ -26,8 +26,10 @@ packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1
 # What only the tests and `runapp compile` add.
 test_packages=(oclgrind
           # runapp compile's vendor compilers (ocloc; clang amdgcn + ROCm's device libraries;
-          # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv.
+          # SPIR-V translator and validator); the Intel CPU runtime needs python3-venv; libclc's
+          # builtins for CUDA C++ on NVIDIA's OpenCL (the cuda-c++-via-ptx route, with clang-15).
           intel-opencl-icd clang-15 rocm-device-libs llvm-spirv-15 spirv-tools python3-venv
+          libclc-15
           # scripts/check_format.sh (the ctest `format`)
           clang-format
           # the API docs' checks (scripts/check_api_docs.py); examples/ and the .deb test.

@@ -85,6 +85,16 @@ TEST_CASE("dialects: the table names each dialect, its files and its routes") {
     CHECK(duet::dialect_of_file("b.cu")->name == "cuda-c++");
     CHECK(duet::dialect_of_file("c.ptx")->name == "ptx");
     CHECK(duet::dialect_of_file("notes.txt") == nullptr);
+    // CUDA C++ reaches OpenCL devices as SPIR-V where they take IL, else as PTX (NVIDIA's).
+    std::vector<std::string> to_opencl;
+    for (const auto& r : duet::dialect("cuda-c++").routes)
+        if (r.backend == "opencl")
+            to_opencl.push_back(r.translation);
+    CHECK(to_opencl == std::vector<std::string>{"cuda-c++-via-spir-v", "cuda-c++-via-ptx"});
+    const auto& ptx_routes = duet::dialect("ptx").routes;
+    REQUIRE(ptx_routes.size() == 2);
+    CHECK((ptx_routes[0].backend == "cuda" && ptx_routes[0].translation.empty()));
+    CHECK((ptx_routes[1].backend == "opencl" && has(ptx_routes[1].needs, "NVIDIA")));
     CHECK(has(message_of([] { duet::dialect("fortran"); }), "opencl-c"));
     for (const auto& d : duet::dialects()) {
         INFO(d.name);
@@ -184,6 +194,8 @@ TEST_CASE("one kernel text: a kernel written only in CUDA C++ runs where a route
                     CHECK(e.kind() == duet::ErrorKind::usage);
                     CHECK(has(e.what(), "CUDA C++ (" + std::string(DUET_SOURCE_DIR)));
                     CHECK(has(e.what(), "SPIR-V"));
+                    // Not NVIDIA's OpenCL, or it is and clang or libclc is missing.
+                    CHECK((has(e.what(), "takes no PTX") || has(e.what(), "Debian:")));
                     continue;
                 }
                 MESSAGE("on " << dev->label() << ", blocks of " << tile << ", built as "
@@ -247,6 +259,39 @@ TEST_CASE("one kernel text: a kernel written only in OpenCL C runs on every devi
                 q->finish();
                 for (float x : data)
                     REQUIRE(x == 3.0f);
+            }
+        }
+}
+
+TEST_CASE("one kernel text: an app's PTX runs on CUDA and NVIDIA's OpenCL, elsewhere says why") {
+    constexpr int n = 1000;
+    std::vector<float> in(n), out(n, -1.0f);
+    for (int i = 0; i < n; ++i)
+        in[i] = 0.5f * static_cast<float>(i % 13) - 2.0f;
+    for (const char* backend : {"opencl", "cuda"})
+        for (auto* dev : duet_test::devices_of(backend)) {
+            SUBCASE(dev->label().c_str()) {
+                duet::BuildOptions o;
+                o.sources.add_file(std::string(DUET_SOURCE_DIR) + "/tests/data/one_text/scale.ptx");
+                std::unique_ptr<duet::Kernel> k;
+                try {
+                    k = dev->load_kernel("scale_ptx", o);
+                } catch (const duet::Error& e) {
+                    MESSAGE("on " << dev->label() << ": " << std::string(e.what()));
+                    CHECK(e.kind() == duet::ErrorKind::usage);
+                    CHECK(dev->info().backend == "opencl"); // the CUDA driver takes PTX
+                    CHECK(has(e.what(), "takes no PTX (only NVIDIA's OpenCL"));
+                    continue;
+                }
+                MESSAGE("on " << dev->label() << ": built as " << k->build_options());
+                auto q = dev->create_queue();
+                auto a = dev->alloc<float>(n), c = dev->alloc<float>(n);
+                q->write(*a, in);
+                q->launch(*k, duet::Range{1024}.local(128), *c, *a, 2.0f, n);
+                q->read(*c, out);
+                q->finish();
+                for (int i = 0; i < n; ++i)
+                    REQUIRE(out[i] == doctest::Approx(2.0f * in[i] + 1.0f));
             }
         }
 }

@@ -2,6 +2,7 @@
 //
 //   app source (BuildOptions::sources: CUDA C++,
 //     or OpenCL C with duet_opencl_c.cuh)   -> NVRTC
+//   app PTX (BuildOptions::sources)          -> the driver, which compiles it on load
 //   Duet's kernel, defines exactly those of
 //     an embedded build, no fast math,
 //     DUET_KERNEL_DIR unset                  -> the fatbin embedded at build time (NVRTC, with
@@ -182,6 +183,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 bool CudaDevice::takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const {
     if (route.translation == opencl_c_on_nvrtc)
         return true; // NVRTC's absence is the build's Error, with where it was looked for
+    if (dialect.name == "ptx")
+        return true; // the driver's JIT: PTX newer than the driver is the load's Error
     return Device::takes(dialect, route, why);
 }
 
@@ -194,6 +197,7 @@ std::unique_ptr<Kernel> CudaDevice::do_load_kernel(const std::string& name,
         auto [text, route] = choose_text(options.sources);
         source.origin = std::move(text.origin);
         source.extern_c = !route.translation.empty();
+        source.ptx = text.dialect == "ptx";
         source.text = route.translation.empty()
                           ? std::move(text.text)
                           : translated_source(route, text.text, source.origin);
@@ -249,6 +253,8 @@ std::unique_ptr<CudaKernel> CudaDevice::load_from(const ModuleSource& source,
                             e2.build_log());
             }
         }
+    } else if (source.ptx) {
+        kernel = std::make_unique<CudaKernel>(*this, ptx_module(source, from_memory), name);
     } else {
         kernel = std::make_unique<CudaKernel>(
             *this, compiled_module(source, name, options, cache_hit, from_memory), name);
@@ -277,6 +283,22 @@ std::shared_ptr<CudaModule> CudaDevice::embedded_module(const ModuleSource& sour
             (source.fatbin->defines.empty() ? "" : " -D" + replace_spaces(source.fatbin->defines)),
         kernels_defined_in(source.text, KernelLanguage::cuda),
         std::vector<std::pair<std::string, std::string>>{}, source.text);
+    modules_.emplace(key, module);
+    return module;
+}
+
+// An app's PTX, loaded as it is (cudaLibraryLoadData compiles PTX for the GPU); kept per device.
+std::shared_ptr<CudaModule> CudaDevice::ptx_module(const ModuleSource& source, bool& from_memory) {
+    const std::string key = "ptx\n" + source.text;
+    if (auto it = modules_.find(key); it != modules_.end()) {
+        from_memory = true;
+        return it->second;
+    }
+    std::vector<std::string> names;
+    for (const auto& k : scan_kernels(source.text, dialect("ptx")))
+        names.push_back(k.name);
+    auto module =
+        std::make_shared<CudaModule>(*this, source.text.c_str(), source.origin, "ptx", names);
     modules_.emplace(key, module);
     return module;
 }

@@ -32,7 +32,8 @@ class CudaDevice final : public Device {
                                  std::size_t bytes) override;
     std::size_t view_alignment() const override { return 256; } // cudaMalloc's alignment
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
-    // Also OpenCL C, through NVRTC and kernels_cu/duet_opencl_c.cuh (cuda_build.cpp).
+    // Also OpenCL C, through NVRTC and kernels_cu/duet_opencl_c.cuh, and PTX, which the driver
+    // compiles on load (cuda_build.cpp).
     bool takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const override;
 
     int ordinal() const { return info_.local_index; }
@@ -54,6 +55,7 @@ class CudaDevice final : public Device {
         std::string origin;    // "matmul.cu", the app's file, or "<string>"
         std::string text;      // CUDA C++ source (for NVRTC)
         bool extern_c = false; // every kernel extern "C" (a translated text): no name expressions
+        bool ptx = false;      // `text` is an app's PTX, for the driver (not NVRTC)
         const EmbeddedFatbin* fatbin = nullptr; // set when the embedded build may be used
     };
     // Loads kernel `name` from `source`: the embedded fatbin when set (falling back to NVRTC
@@ -64,6 +66,7 @@ class CudaDevice final : public Device {
     // Called with modules_mutex_ held; `cache_hit` is set when nothing was compiled,
     // `from_memory` when the module was already loaded.
     std::shared_ptr<CudaModule> embedded_module(const ModuleSource& source, bool& from_memory);
+    std::shared_ptr<CudaModule> ptx_module(const ModuleSource& source, bool& from_memory);
     std::shared_ptr<CudaModule> compiled_module(const ModuleSource& source, const std::string& name,
                                                 const BuildOptions& options, bool& cache_hit,
                                                 bool& from_memory);

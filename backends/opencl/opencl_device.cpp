@@ -5,10 +5,11 @@
 #include <duet/host_memory.hpp>
 
 #include "opencl_check.hpp"
+#include "opencl_clang.hpp"
 #include "opencl_device.hpp"
 #include "opencl_program.hpp"
 #include "opencl_queue.hpp"
-#include "opencl_spirv.hpp"
+#include "opencl_routes.hpp"
 #include "opencl_tile_map.hpp"
 
 namespace duet::opencl {
@@ -213,8 +214,8 @@ std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
     if (!options.sources.empty()) {
         // The text the dialect table's routes give this device (OpenclDevice::takes).
         auto [chosen, route] = choose_text(options.sources);
-        if (!route.translation.empty() || chosen.dialect == "spir-v")
-            return load_il_kernel(name, options, chosen, route);
+        if (!route.translation.empty() || !dialect(chosen.dialect).language)
+            return load_translated_kernel(name, options, chosen, route);
         source = std::move(chosen.text);
         origin = std::move(chosen.origin);
     } else {
@@ -241,8 +242,12 @@ std::unique_ptr<Kernel> OpenclDevice::do_load_kernel(const std::string& name,
 
 bool OpenclDevice::takes(const Dialect& dialect, const DialectRoute& route,
                          std::string& why) const {
+    // SPIR-V where the device takes IL (Intel's CPU runtime), PTX on NVIDIA's OpenCL: the
+    // table lists SPIR-V first, so a device that takes both builds IL.
     if (route.translation == cuda_via_spirv || dialect.name == "spir-v")
         return takes_il(device_, why);
+    if (route.translation == cuda_via_ptx || dialect.name == "ptx")
+        return takes_ptx(platform_, !route.translation.empty(), why);
     return Device::takes(dialect, route, why);
 }
 
@@ -268,24 +273,32 @@ OpenclDevice::program_once(const std::string& key, bool& in_memory,
     return slot->entry;
 }
 
-// A SPIR-V text, or CUDA C++ made SPIR-V (opencl_spirv.cpp), built from IL. Not in the on-disk
-// cache: clang's build is kept in memory for the process.
-std::unique_ptr<Kernel> OpenclDevice::load_il_kernel(const std::string& name,
-                                                     const BuildOptions& options,
-                                                     const KernelText& text,
-                                                     const DialectRoute& route) {
+// A SPIR-V or PTX text, or CUDA C++ made SPIR-V or PTX by clang (opencl_clang.cpp), built from
+// IL or as a program binary. Not in the on-disk cache: clang's build is kept in memory for the
+// process, under a key of the route, the text, the options and the tools.
+std::unique_ptr<Kernel> OpenclDevice::load_translated_kernel(const std::string& name,
+                                                             const BuildOptions& options,
+                                                             const KernelText& text,
+                                                             const DialectRoute& route) {
+    const bool ptx = route.translation == cuda_via_ptx || text.dialect == "ptx";
+    const ClangTarget target = ptx ? ClangTarget::ptx : ClangTarget::spir_v;
     const std::string opts = "-cl-kernel-arg-info";
-    std::string key = route.translation + '\0' + text.text + '\0' + opts;
+    std::string key = route.translation + '\0' + text.dialect + '\0' + text.text + '\0' + opts;
     for (const auto& [n, v] : options.defines)
         key += " -D" + n + "=" + v;
     key += options.fast_math ? " fast-math" : "";
+    if (!route.translation.empty())
+        key += '\0' + clang_tools(target).identity;
     bool in_memory = false;
     auto entry = program_once(key, in_memory, [&] {
-        std::string flags = "spir-v";
-        std::vector<unsigned char> il(text.text.begin(), text.text.end());
+        std::string flags = ptx ? "ptx" : "spir-v"; // what the device built
+        std::vector<unsigned char> bytes(text.text.begin(), text.text.end());
         if (!route.translation.empty())
-            il = cuda_to_spirv(text.text, text.origin, options, flags);
-        auto built = build_il_program(*this, il, opts, text.origin);
+            bytes = cuda_through_clang(target, text.text, text.origin, options, flags);
+        else if (ptx && (bytes.empty() || bytes.back() != '\0'))
+            bytes.push_back('\0'); // NVIDIA's OpenCL reads a PTX binary as a C string
+        auto built = build_program_from(*this, ptx ? ProgramForm::binary : ProgramForm::il, bytes,
+                                        opts, text.origin);
         built->options = flags + " | " + opts;
         return built;
     });

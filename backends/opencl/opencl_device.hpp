@@ -101,7 +101,8 @@ class OpenclDevice final : public Device {
     OpenclDevice(cl::Platform platform, cl::Device device, DeviceInfo info);
     const DeviceInfo& info() const override { return info_; }
     std::unique_ptr<Queue> create_queue(const QueueOptions& options) override;
-    // Also CUDA C++ and SPIR-V where the device takes IL (opencl_spirv.cpp).
+    // Also CUDA C++ and SPIR-V where the device takes IL, CUDA C++ and PTX on NVIDIA's OpenCL
+    // (opencl_routes.cpp).
     bool takes(const Dialect& dialect, const DialectRoute& route, std::string& why) const override;
     std::unique_ptr<Buffer> alloc_bytes(std::size_t bytes) override;
     std::unique_ptr<HostBuffer> alloc_host(std::size_t bytes) override;
@@ -152,9 +153,11 @@ class OpenclDevice final : public Device {
     std::unique_ptr<Kernel> make_kernel(const std::string& name,
                                         const std::shared_ptr<ProgramEntry>& entry, bool in_memory,
                                         const std::string& origin);
-    // A kernel from SPIR-V: a spir-v text, or a text taken through a SPIR-V route.
-    std::unique_ptr<Kernel> load_il_kernel(const std::string& name, const BuildOptions& options,
-                                           const KernelText& text, const DialectRoute& route);
+    // A kernel from SPIR-V or PTX: such a text, or a text taken through a route to either.
+    std::unique_ptr<Kernel> load_translated_kernel(const std::string& name,
+                                                   const BuildOptions& options,
+                                                   const KernelText& text,
+                                                   const DialectRoute& route);
     // One slot per (source, options): its build runs once, outside programs_mutex_, so builds of
     // different programs proceed at once (runapp builds a run's programs up front, in parallel).
     struct ProgramSlot {
