@@ -33,12 +33,8 @@ template <class T> struct Init {
     T *a, *b, *c;
     T init_a, init_b, init_c;
 };
-template <class T> struct Two {
-    T *x, *y;
-};
-template <class T> struct Three {
-    T *a, *b, *c;
-};
+template <class T> struct Two { T *x, *y; };
+template <class T> struct Three { T *a, *b, *c; };
 
 // One operation: upstream's label and weight (arrays moved per element), its kernel in each
 // text, and its closure's value where the kernel takes one.
@@ -83,31 +79,31 @@ template <class T> int run(const Args& o) {
     const auto ptr = [](duet::Buffer& x) { return x.device_pointer<T>(); };
     std::vector<Op> ops;
     ops.emplace_back("Init", 0, "init", "Init", [&] {
-                       init = {ptr(*a), ptr(*b), ptr(*c), T(up.start_a), T(up.start_b), T(up.start_c)};
-                       return duet::KernelArg::from(init);
-                   });
+        init = {ptr(*a), ptr(*b), ptr(*c), T(up.start_a), T(up.start_b), T(up.start_c)};
+        return duet::KernelArg::from(init);
+    });
     ops.emplace_back("Copy", 2, "copy", "Copy", [&] {
-                       copy = {ptr(*a), ptr(*c)};
-                       return duet::KernelArg::from(copy);
-                   });
+        copy = {ptr(*a), ptr(*c)};
+        return duet::KernelArg::from(copy);
+    });
     ops.emplace_back("Mul", 2, "mul", "Mul", [&] {
-                       mul = {ptr(*b), ptr(*c)};
-                       return duet::KernelArg::from(mul);
-                   });
+        mul = {ptr(*b), ptr(*c)};
+        return duet::KernelArg::from(mul);
+    });
     ops.emplace_back("Add", 3, "add", "Add", [&] {
-                       add = {ptr(*a), ptr(*b), ptr(*c)};
-                       return duet::KernelArg::from(add);
-                   });
+        add = {ptr(*a), ptr(*b), ptr(*c)};
+        return duet::KernelArg::from(add);
+    });
     ops.emplace_back("Triad", 3, "triad", "Triad", [&] {
-                       triad = {ptr(*a), ptr(*b), ptr(*c)};
-                       return duet::KernelArg::from(triad);
-                   });
+        triad = {ptr(*a), ptr(*b), ptr(*c)};
+        return duet::KernelArg::from(triad);
+    });
     ops.emplace_back("Dot", 2, "stream_dot", nullptr, nullptr);
     if (o.all)
         ops.emplace_back("Nstream", 4, "nstream", "Nstream", [&] {
-                           nstream = {ptr(*a), ptr(*b), ptr(*c)};
-                           return duet::KernelArg::from(nstream);
-                       });
+            nstream = {ptr(*a), ptr(*b), ptr(*c)};
+            return duet::KernelArg::from(nstream);
+        });
     for (auto& op : ops)
         op.kernel = load(op.cl_kernel, op.functor);
 
@@ -116,16 +112,17 @@ template <class T> int run(const Args& o) {
     auto sums = dev.alloc_host(sizeof(T) * shape.groups); // the partial sums, written by the GPU
     const T init_a = T(up.start_a), init_b = T(up.start_b), init_c = T(up.start_c);
     for (auto& op : ops) {
-        ports::ArgPool pool{{"a", duet::KernelArg::from(*a)},
-                            {"b", duet::KernelArg::from(*b)},
-                            {"c", duet::KernelArg::from(*c)},
-                            {"initA", duet::KernelArg::from(init_a)},
-                            {"initB", duet::KernelArg::from(init_b)},
-                            {"initC", duet::KernelArg::from(init_c)},
-                            {"array_size", duet::KernelArg::from(std::int64_t(o.n))},
-                            {"sum", duet::KernelArg::from(*sums)},
-                            {"sums", duet::KernelArg::from(*sums)},
-                            {"wg_sum", duet::KernelArg::from(duet::local(sizeof(T) * shape.group))}};
+        ports::ArgPool pool{
+            {"a", duet::KernelArg::from(*a)},
+            {"b", duet::KernelArg::from(*b)},
+            {"c", duet::KernelArg::from(*c)},
+            {"initA", duet::KernelArg::from(init_a)},
+            {"initB", duet::KernelArg::from(init_b)},
+            {"initC", duet::KernelArg::from(init_c)},
+            {"array_size", duet::KernelArg::from(std::int64_t(o.n))},
+            {"sum", duet::KernelArg::from(*sums)},
+            {"sums", duet::KernelArg::from(*sums)},
+            {"wg_sum", duet::KernelArg::from(duet::local(sizeof(T) * shape.group))}};
         const auto& params = op.kernel->declaration().parameter_names;
         if (op.closure && std::count(params.begin(), params.end(), "f"))
             pool["f"] = op.closure();
@@ -166,9 +163,9 @@ template <class T> int run(const Args& o) {
     std::vector<std::string> order;
     for (std::size_t i = 1; i < ops.size(); ++i)
         order.push_back(ops[i].label);
-    const std::size_t failed = ports::check_solution<T>(o.times, order, ha.data(), hb.data(),
-                                                        hc.data(), sum, o.n, up.start_a,
-                                                        up.start_b, up.start_c, up.scalar);
+    const std::size_t failed =
+        ports::check_solution<T>(o.times, order, ha.data(), hb.data(), hc.data(), sum, o.n,
+                                 up.start_a, up.start_b, up.start_c, up.scalar);
     if (o.csv)
         std::printf("function,num_times,n_elements,sizeof,max_MB_per_sec,min_runtime,"
                     "max_runtime,avg_runtime\n");

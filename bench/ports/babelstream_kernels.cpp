@@ -44,8 +44,8 @@ BabelStream read_babelstream(const std::string& dir) {
     return up;
 }
 
-duet::BuildOptions stream_options(const BabelStream& up, bool is_float, const std::string& cl_kernel,
-                                  const std::string& cu_kernel) {
+duet::BuildOptions stream_options(const BabelStream& up, bool is_float,
+                                  const std::string& cl_kernel, const std::string& cu_kernel) {
     const std::string t = is_float ? "float" : "double";
     duet::BuildOptions o;
     o.sources.add("opencl-c", up.cl_text, cl_kernel, up.cl_origin);

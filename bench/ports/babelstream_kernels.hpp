@@ -18,17 +18,17 @@ namespace ports {
 struct BabelStream {
     std::string cu_text, cu_origin; // CUDAStream.cu + babelstream_closures.cuh
     std::string cl_text, cl_origin; // OCLStream.cpp's kernel string, byte for byte
-    std::size_t tbsize = 0, tbsize_dot = 0, unroll = 0; // CUDAStream.h's and .cu's values
+    std::size_t tbsize = 0, tbsize_dot = 0, unroll = 0;       // CUDAStream.h's and .cu's values
     double start_a = 0, start_b = 0, start_c = 0, scalar = 0; // Stream.h's start values
-    std::string scalar_text;                                   // "0.4", as upstream passes it
+    std::string scalar_text;                                  // "0.4", as upstream passes it
 };
 BabelStream read_babelstream(const std::string& dir);
 
 // The BuildOptions of one operation: both texts, each with the kernel's name in it, the
 // defines upstream's builds pass (TYPE, startScalar, GRID_STRIDE, UNROLL_FACTOR, TBSIZE_DOT) and
 // every CUDA instantiation (one NVRTC build serves them all).
-duet::BuildOptions stream_options(const BabelStream& up, bool is_float, const std::string& cl_kernel,
-                                  const std::string& cu_kernel);
+duet::BuildOptions stream_options(const BabelStream& up, bool is_float,
+                                  const std::string& cl_kernel, const std::string& cu_kernel);
 
 // The kernel's arguments: each parameter it declares, by name, from `pool`; a parameter the
 // pool lacks exits naming the kernel's signature.

@@ -64,8 +64,9 @@ template <class T> bool run(const Args& o) {
     q->write(*in, h);
     q->write_bytes(*out, h.data(), blocks * sizeof(T));
     const auto launch = [&](const ports::ReducePass& p, const duet::Buffer& from) {
-        q->launch(*kernels[p.kernel], duet::Range(std::size_t(p.blocks) * p.threads).local(p.threads),
-                  from, *out, p.size, duet::local(p.shared_bytes));
+        q->launch(*kernels[p.kernel],
+                  duet::Range(std::size_t(p.blocks) * p.threads).local(p.threads), from, *out,
+                  p.size, duet::local(p.shared_bytes));
     };
     launch(plan.front(), *in); // the sample's warm-up
     constexpr int iterations = 100;
@@ -115,7 +116,8 @@ Args parse(int argc, char** argv) {
         }
         a = a.substr(a.find_first_not_of('-'));
         const auto eq = a.find('=');
-        const std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+        const std::string key = a.substr(0, eq),
+                          value = eq == std::string::npos ? "" : a.substr(eq + 1);
         if (key == "type" && (value == "int" || value == "float" || value == "double"))
             o.config.type = value;
         else if (key == "kernel" && !value.empty())

@@ -53,12 +53,14 @@ ReducePass pass(int kernel, unsigned size, unsigned threads, unsigned blocks,
     } else if (kernel == 7) {
         p.shared_bytes = (threads / 32 + 1) * c.type_size;
         // The sample launches the nIsPow2 = true instantiation for 1024 threads either way.
-        p.kernel = "reduce7<" + t + ", " + n + ", " + (pow2 || threads == 1024 ? "true" : "false") + ">";
+        p.kernel =
+            "reduce7<" + t + ", " + n + ", " + (pow2 || threads == 1024 ? "true" : "false") + ">";
     } else if (kernel == 8) {
         p.kernel = "cg_reduce<" + t + ">";
     } else {
         p.shared_bytes = 2 * c.type_size;
-        p.kernel = "multi_warp_cg_reduce<" + t + ", " + n + ", " + std::to_string(threads / 2) + ">";
+        p.kernel =
+            "multi_warp_cg_reduce<" + t + ", " + n + ", " + std::to_string(threads / 2) + ">";
     }
     return p;
 }

@@ -48,7 +48,8 @@ std::string raw_string_literal(const std::string& text, const std::string& origi
     fail(origin + " holds no raw string literal R\"DELIM(...)DELIM\"");
 }
 
-std::string macro_value(const std::string& text, const std::string& name, const std::string& origin) {
+std::string macro_value(const std::string& text, const std::string& name,
+                        const std::string& origin) {
     std::istringstream lines(text);
     for (std::string l; std::getline(lines, l);) {
         std::istringstream words(l);

@@ -15,6 +15,7 @@ std::string raw_string_literal(const std::string& text, const std::string& origi
 
 // The replacement of `#define NAME VALUE` in `text`, its outer parentheses removed ("(0.4)"
 // gives "0.4"), or exits naming `origin` when no such line exists.
-std::string macro_value(const std::string& text, const std::string& name, const std::string& origin);
+std::string macro_value(const std::string& text, const std::string& name,
+                        const std::string& origin);
 
 } // namespace ports
