@@ -19,6 +19,8 @@ crash's signature in the output is what counts, and the rerun decides. A real le
 "detected memory leaks" and is not retried. On 2026-12-07 it crashed at the exit of a runapp that
 test_security runs, in a test whose log also holds an expected "ERROR: AddressSanitizer failed
 to allocate" (a child started under ulimit -v): that line is not an AddressSanitizer report.
+On 2026-12-08 it crashed at the exit of the same test's child twice in a row (the rerun too):
+the tests' runapp() helper (tests/runapp_child.hpp) now runs such a child once more itself.
 """
 import re
 import sys
