@@ -65,7 +65,8 @@ std::string param_line(const std::string& ptx, const std::string& entry, std::si
     for (std::string line; std::getline(in, line);) {
         while (!line.empty() && (line.back() == ',' || line.back() == ' '))
             line.pop_back();
-        if (line.size() >= name.size() && line.compare(line.size() - name.size(), name.size(), name) == 0)
+        if (line.size() >= name.size() &&
+            line.compare(line.size() - name.size(), name.size(), name) == 0)
             return line;
     }
     FAIL("no parameter " << p << " of " << entry);
@@ -83,7 +84,7 @@ TEST_CASE("NVRTC's PTX in NVIDIA OpenCL's form: a hand-written sample") {
     CHECK(has(p, ".param .u64 .ptr .global .align 4 vecadd_param_0,"));
     CHECK(has(p, ".param .u64 .ptr .global .align 4 vecadd_param_1,"));
     CHECK(has(p, ".param .u64 .ptr .global .align 4 vecadd_param_2,"));
-    CHECK(has(p, "\t.param .u32 vecadd_param_3\n")); // a scalar stays
+    CHECK(has(p, "\t.param .u32 vecadd_param_3\n"));               // a scalar stays
     CHECK(has(out.ptx, "ld.param.u64 \t%rd1, [vecadd_param_0];")); // the body is untouched
 
     // No signature for the entry: refused, not guessed.
@@ -148,8 +149,8 @@ TEST_CASE("NVRTC to PTX in NVIDIA OpenCL's form: tests/data/one_text's CUDA kern
         return;
     }
     int files = 0;
-    for (const auto& f :
-         std::filesystem::directory_iterator(std::string(DUET_SOURCE_DIR) + "/tests/data/one_text")) {
+    for (const auto& f : std::filesystem::directory_iterator(std::string(DUET_SOURCE_DIR) +
+                                                             "/tests/data/one_text")) {
         if (f.path().extension() != ".cu")
             continue;
         ++files;
@@ -191,4 +192,19 @@ TEST_CASE("NVRTC to PTX: a text NVRTC refuses is a build Error with its log") {
         CHECK(has(e.what(), "NVRTC"));
         CHECK(has(e.build_log(), "undeclared"));
     }
+}
+
+TEST_CASE("NVRTC to PTX: the toolkit's headers are found, as on CUDA") {
+    if (!nvrtc_tool().missing.empty())
+        return;
+    const char* text = R"(#include <cuda_fp16.h>
+extern "C" __global__ void halve(__half* h, int n) {
+    if (threadIdx.x < n) h[threadIdx.x] = __float2half(__half2float(h[threadIdx.x]) * 0.5f);
+})";
+    const CudaPtx out = cuda_to_ptx(text, "half.cu", "sm_90", {}, {"halve"});
+    const std::string ptx(out.bytes.begin(), out.bytes.end() - 1);
+    INFO(out.flags << "\n" << ptx);
+    CHECK(has(out.flags, "-I"));
+    CHECK(has(param_line(ptx, "halve", 0), ".ptr .global .align 2"));
+    check_ptxas_accepts(ptx);
 }

@@ -22,16 +22,14 @@ CudaPtx through_nvrtc(const std::string& text, const std::string& origin,
                       const std::string& architecture, const BuildOptions& options,
                       const std::vector<std::string>& names) {
     const bool sm = architecture.rfind("sm_", 0) == 0;
-    std::vector<std::string> args =
+    const std::vector<std::string> args =
         nvrtc_ptx_options(sm ? "compute_" + architecture.substr(3) : "", options);
-    if (!sm) // NVRTC's default architecture
-        args.erase(std::remove(args.begin(), args.end(), "--gpu-architecture="), args.end());
     const NvrtcPtx made = nvrtc_ptx(text, origin, args, names);
     NvclPtx form = nvcl_form(made.ptx, scan_kernels(text, dialect("cuda-c++")));
     if (!form.error.empty())
         throw Error(ErrorKind::build, "opencl", "nvrtcGetPTX", 0, "",
-                    "NVRTC's PTX of " + origin + " could not be put in NVIDIA OpenCL's form: " +
-                        form.error,
+                    "NVRTC's PTX of " + origin +
+                        " could not be put in NVIDIA OpenCL's form: " + form.error,
                     made.ptx);
     CudaPtx out;
     out.bytes.assign(form.ptx.begin(), form.ptx.end());

@@ -18,7 +18,7 @@ std::string cuda_ptx_tool();
 
 // The PTX made of one CUDA C++ text for NVIDIA's OpenCL.
 struct CudaPtx {
-    std::vector<unsigned char> bytes;          // the program binary: PTX text with its NUL
+    std::vector<unsigned char> bytes;           // the program binary: PTX text with its NUL
     std::map<std::string, std::string> entries; // a name the app loads → its .entry's name
     std::map<std::string, std::string> refused; // an .entry this route cannot launch → why
     std::string flags;                          // the tool and its options, for build options

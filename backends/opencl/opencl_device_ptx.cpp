@@ -25,8 +25,7 @@ std::unique_ptr<Kernel> OpenclDevice::load_cuda_ptx_kernel(const std::string& na
     bool in_memory = false;
     auto entry = program_once(key, in_memory, [&] {
         CudaPtx ptx = cuda_to_ptx(text.text, text.origin, info().architecture, options, names);
-        auto built =
-            build_program_from(*this, ProgramForm::binary, ptx.bytes, opts, text.origin);
+        auto built = build_program_from(*this, ProgramForm::binary, ptx.bytes, opts, text.origin);
         built->options = "ptx by " + ptx.flags + " | " + opts;
         built->entries = std::move(ptx.entries);
         built->refused = std::move(ptx.refused);

@@ -14,6 +14,8 @@
 #include <duet/backend/log.hpp>
 #include <duet/error.hpp>
 
+#include "nvidia_toolkit.hpp"
+
 namespace duet::opencl {
 
 namespace {
@@ -96,14 +98,13 @@ Loaded load() {
         fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
         return fn != nullptr;
     };
-    const bool all = bind(a.create, "nvrtcCreateProgram") &&
-                     bind(a.compile, "nvrtcCompileProgram") &&
-                     bind(a.destroy, "nvrtcDestroyProgram") &&
-                     bind(a.log_size, "nvrtcGetProgramLogSize") &&
-                     bind(a.log, "nvrtcGetProgramLog") && bind(a.ptx_size, "nvrtcGetPTXSize") &&
-                     bind(a.ptx, "nvrtcGetPTX") && bind(a.add_name, "nvrtcAddNameExpression") &&
-                     bind(a.lowered, "nvrtcGetLoweredName") &&
-                     bind(a.error, "nvrtcGetErrorString") && bind(a.version, "nvrtcVersion");
+    const bool all =
+        bind(a.create, "nvrtcCreateProgram") && bind(a.compile, "nvrtcCompileProgram") &&
+        bind(a.destroy, "nvrtcDestroyProgram") && bind(a.log_size, "nvrtcGetProgramLogSize") &&
+        bind(a.log, "nvrtcGetProgramLog") && bind(a.ptx_size, "nvrtcGetPTXSize") &&
+        bind(a.ptx, "nvrtcGetPTX") && bind(a.add_name, "nvrtcAddNameExpression") &&
+        bind(a.lowered, "nvrtcGetLoweredName") && bind(a.error, "nvrtcGetErrorString") &&
+        bind(a.version, "nvrtcVersion");
     link_map* map = nullptr;
     l.tool.path = dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name ? map->l_name : "";
     int major = 0, minor = 0;
@@ -140,8 +141,11 @@ const NvrtcTool& nvrtc_tool() {
 }
 
 std::vector<std::string> nvrtc_ptx_options(const std::string& arch, const BuildOptions& options) {
-    std::vector<std::string> args{"-std=c++17", "-default-device", "--gpu-architecture=" + arch,
-                                  "-DDUET_CUDA=1"};
+    std::vector<std::string> args{"-std=c++17", "-default-device", "-DDUET_CUDA=1"};
+    if (!arch.empty())
+        args.push_back("--gpu-architecture=" + arch);
+    for (const auto& dir : nvidia::toolkit_include_dirs(nvrtc_tool().path))
+        args.push_back("-I" + dir);
     for (const auto& [n, v] : options.defines)
         args.push_back("-D" + n + (v.empty() ? "" : "=" + v));
     if (options.fast_math)

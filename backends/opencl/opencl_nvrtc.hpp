@@ -21,16 +21,17 @@ struct NvrtcTool {
 };
 const NvrtcTool& nvrtc_tool();
 
-// NVRTC's options for PTX of a CUDA C++ text for `arch` ("compute_90"): Duet's (-std=c++17,
-// -default-device, -DDUET_CUDA=1), the defines, fast math, and the app's cuda-c++ options
-// (checked by Device::load_kernel), less any architecture of theirs (the device decides).
+// NVRTC's options for PTX of a CUDA C++ text for `arch` ("compute_90"; "": NVRTC's default):
+// Duet's (-std=c++17, -default-device, -DDUET_CUDA=1), -I of the toolkit's headers where found
+// (backends/nvidia_tools/), the defines, fast math, and the app's cuda-c++ options (checked by
+// Device::load_kernel), less any architecture of theirs (the device decides).
 std::vector<std::string> nvrtc_ptx_options(const std::string& arch, const BuildOptions& options);
 
 // What one compile made.
 struct NvrtcPtx {
-    std::string ptx;                             // NVRTC's, CUDA's form, without the NUL
-    std::map<std::string, std::string> lowered;  // each name expression's PTX entry name
-    std::string log;                             // warnings
+    std::string ptx;                            // NVRTC's, CUDA's form, without the NUL
+    std::map<std::string, std::string> lowered; // each name expression's PTX entry name
+    std::string log;                            // warnings
 };
 // The PTX of `text` compiled with `args`, each of `name_expressions` ("vecadd", "tk<float>")
 // lowered. An unavailable Error where NVRTC is missing; a build Error with NVRTC's log where it

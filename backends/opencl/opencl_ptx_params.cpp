@@ -274,8 +274,7 @@ int pointee_alignment(const std::string& type) {
     // Before int's: "unsigned char", "short int".
     if (is({"char", "bool", "int8_t", "uint8_t"}))
         return 1;
-    if (is({"short", "int16_t", "uint16_t", "__half", "half", "__nv_bfloat16", "char2",
-            "uchar2"}))
+    if (is({"short", "int16_t", "uint16_t", "__half", "half", "__nv_bfloat16", "char2", "uchar2"}))
         return 2;
     if (is({"float", "int", "unsigned", "int32_t", "uint32_t", "__half2", "char4", "uchar4",
             "short2", "ushort2", "__nv_bfloat162"}))
