@@ -2,8 +2,8 @@
 # On the GPU machine: one kernel text through both APIs of the GPU. test_dialects runs a kernel
 # written only in OpenCL C (tests/data/one_text/group_sums.cl) on CUDA (NVRTC with
 # duet_opencl_c.cuh) and NVIDIA's OpenCL, a kernel written only in CUDA C++ (tile_sums.cu) on
-# CUDA and NVIDIA's OpenCL (clang to PTX with libclc: needs clang-15 and libclc-15 on the
-# machine, else its load names what is missing), a PTX text (scale.ptx) on both, and the
+# CUDA and NVIDIA's OpenCL (PTX by NVRTC, pointer parameters marked .ptr .global; else by clang
+# with libclc; with neither its load names what is missing), a PTX text (scale.ptx) on both, and the
 # separately written twins bound by parameter name, each on every device, checked against the
 # host. Then runapp runs Duet's own ladders through both APIs of the GPU three times in one call:
 # each device its twin file, and every device kernels_cl/ (--kernel-text opencl-c), then

@@ -4,14 +4,12 @@
 // ptxas accepts for sm_90 where the CUDA toolkit is installed. No device is needed.
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include <duet/error.hpp>
-#include <duet/tool_run.hpp>
 
 #include "opencl_clang.hpp"
+#include "ptxas_check.hpp"
 
 using duet::opencl::clang_tools;
 using duet::opencl::ClangTarget;
@@ -84,19 +82,7 @@ TEST_CASE("clang to PTX: every kernel an .entry, pointer parameters .ptr .global
     CHECK(has(ptx, "sqrt"));      // sqrtf, from libclc's builtins
     CHECK(!has(ptx, "call.uni")); // no call left to a builtin that was not linked in
 
-    const std::filesystem::path ptxas = "/usr/local/cuda/bin/ptxas";
-    if (!std::filesystem::exists(ptxas)) {
-        MESSAGE("no " << ptxas << ": ptxas not run");
-        return;
-    }
-    const duet::PrivateTempDir dir("duet-test-ptx", "the ptxas check");
-    std::ofstream(dir.path() / "k.ptx") << ptx;
-    const auto r =
-        duet::run_tool({ptxas.string(), "-arch=sm_90", "-o", (dir.path() / "k.cubin").string(),
-                        (dir.path() / "k.ptx").string()},
-                       dir.path());
-    INFO(r.output);
-    CHECK(r.code == 0);
+    check_ptxas_accepts(ptx);
 }
 
 TEST_CASE("clang to PTX: a text clang refuses is a build Error with clang's log") {

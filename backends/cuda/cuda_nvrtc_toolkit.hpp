@@ -5,13 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "nvidia_toolkit.hpp"
+
 namespace duet::cuda {
 
-// -I directories for NVRTC: <root>/include and, where it exists, <root>/include/cccl (CUDA 13
-// keeps CUB, Thrust and libcu++ there), for the first toolkit root that has
-// include/cooperative_groups.h among: the one above the NVRTC library `nvrtc_path` is in
-// (<root>/lib64/libnvrtc.so.13), CUDA_PATH, CUDA_HOME, /usr/local/cuda. Empty when none has.
-std::vector<std::string> toolkit_include_dirs(const std::string& nvrtc_path);
+// -I directories for NVRTC: the shared finder (backends/nvidia_tools/nvidia_toolkit.hpp).
+using nvidia::toolkit_include_dirs;
 
 // A digest of the contents of every file under `dirs` that `source` includes, directly or
 // through another (each #include <name> or "name" found in `dirs`, whatever #if surrounds it:

@@ -273,14 +273,17 @@ OpenclDevice::program_once(const std::string& key, bool& in_memory,
     return slot->entry;
 }
 
-// A SPIR-V or PTX text, or CUDA C++ made SPIR-V or PTX by clang (opencl_clang.cpp), built from
-// IL or as a program binary. Not in the on-disk cache: clang's build is kept in memory for the
-// process, under a key of the route, the text, the options and the tools.
+// A SPIR-V or PTX text, or CUDA C++ made SPIR-V by clang (opencl_clang.cpp; made PTX:
+// opencl_device_ptx.cpp), built from IL or as a program binary. Not in the on-disk cache: clang's
+// build is kept in memory for the process, under a key of the route, the text, the options and the
+// tools.
 std::unique_ptr<Kernel> OpenclDevice::load_translated_kernel(const std::string& name,
                                                              const BuildOptions& options,
                                                              const KernelText& text,
                                                              const DialectRoute& route) {
-    const bool ptx = route.translation == cuda_via_ptx || text.dialect == "ptx";
+    if (route.translation == cuda_via_ptx)
+        return load_cuda_ptx_kernel(name, options, text);
+    const bool ptx = text.dialect == "ptx";
     const ClangTarget target = ptx ? ClangTarget::ptx : ClangTarget::spir_v;
     const std::string opts = "-cl-kernel-arg-info";
     std::string key = route.translation + '\0' + text.dialect + '\0' + text.text + '\0' + opts;
@@ -309,8 +312,14 @@ std::unique_ptr<Kernel> OpenclDevice::make_kernel(const std::string& name,
                                                   const std::shared_ptr<ProgramEntry>& entry,
                                                   bool in_memory, const std::string& origin) {
     const double ms = in_memory ? 0.0 : entry->build_ms;
+    const auto lowered = entry->entries.find(name);
+    const std::string& entry_name = lowered == entry->entries.end() ? name : lowered->second;
+    if (auto no = entry->refused.find(entry_name); no != entry->refused.end())
+        throw Error(ErrorKind::unsupported, "opencl", "clCreateKernel", 0, "",
+                    "kernel '" + name + "' of " + origin + " cannot run on " + where() + ": " +
+                        no->second);
     try {
-        cl::Kernel k(entry->program, name.c_str());
+        cl::Kernel k(entry->program, entry_name.c_str());
         const auto max_wg = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
         return std::make_unique<OpenclKernel>(std::move(k), name, entry, max_wg, ms,
                                               in_memory          ? Provenance::memory_cache

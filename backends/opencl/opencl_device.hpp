@@ -158,6 +158,10 @@ class OpenclDevice final : public Device {
                                                    const BuildOptions& options,
                                                    const KernelText& text,
                                                    const DialectRoute& route);
+    // A kernel of CUDA C++ `text` through the cuda-c++-via-ptx route (opencl_device_ptx.cpp).
+    std::unique_ptr<Kernel> load_cuda_ptx_kernel(const std::string& name,
+                                                 const BuildOptions& options,
+                                                 const KernelText& text);
     // One slot per (source, options): its build runs once, outside programs_mutex_, so builds of
     // different programs proceed at once (runapp builds a run's programs up front, in parallel).
     struct ProgramSlot {

@@ -1,6 +1,7 @@
 #pragma once
 // Building programs (embedded sources, user sources, the binary cache) and kernels.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -22,6 +23,9 @@ struct ProgramEntry {
     std::string origin; // file name or the user's source origin
     double build_ms = 0;
     bool cache_hit = false; // from the on-disk cache, not compiled
+    // PTX of CUDA C++ (opencl_cuda_ptx.hpp): a name the app loads → its .entry's name, and the
+    // entries that cannot be launched → why.
+    std::map<std::string, std::string> entries, refused;
 };
 
 // The parameters of `k`: their count always (CL_KERNEL_NUM_ARGS); kind, type, size and name

@@ -9,6 +9,7 @@
 
 #include "opencl_check.hpp"
 #include "opencl_clang.hpp"
+#include "opencl_cuda_ptx.hpp"
 #include "opencl_device.hpp"
 
 namespace duet::opencl {
@@ -45,7 +46,7 @@ bool takes_ptx(const cl::Platform& platform, bool compile, std::string& why) {
               name + "\")";
         return false;
     }
-    why = compile ? clang_tools(ClangTarget::ptx).missing : "";
+    why = compile ? cuda_ptx_missing() : ""; // NVRTC, else clang with libclc
     return why.empty();
 }
 

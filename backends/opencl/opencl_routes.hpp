@@ -19,7 +19,8 @@ inline constexpr const char* cuda_via_ptx = "cuda-c++-via-ptx";
 // there; else false with `why`.
 bool takes_il(const cl::Device& d, std::string& why);
 // True when `platform` is NVIDIA's OpenCL, whose program binaries are PTX; else false with
-// `why`. With `compile`, clang with the nvptx64 target and libclc's bitcode must be there too.
+// `why`. With `compile`, NVRTC, or else clang with the nvptx64 target and libclc's bitcode,
+// must be there too (opencl_cuda_ptx.hpp).
 bool takes_ptx(const cl::Platform& platform, bool compile, std::string& why);
 
 // How a program's bytes reach the driver.
